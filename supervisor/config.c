@@ -1,0 +1,847 @@
+/* cluster.conf: loading and validating a run's configuration.
+ *
+ * The INI syntax itself (comments, "key = value" splitting, whitespace) is
+ * parsed by inih. inih as packaged (Debian, r55) does not pass line numbers to
+ * the handler, has a fixed 200-byte line buffer (it would silently split a
+ * longer line into several), truncates section names to 49 bytes, treats
+ * indented lines as continuations and never tells the handler about a
+ * section that has no keys. So inih reads from our own line reader, which
+ * hands it exactly one physical line per call and does the rest itself:
+ *
+ *   - it counts lines, so the handler (always called for the line the reader
+ *     last returned) knows its line number;
+ *   - it rejects bytes that cannot be in a text file (NUL, control
+ *     characters, invalid UTF-8), naming line and column;
+ *   - it strips a leading UTF-8 BOM, leading whitespace (so indentation is
+ *     allowed and never a continuation) and inline comments (" #..." and
+ *     " ;..." -- a '#' or ';' preceded by whitespace);
+ *   - it parses "[section]" headers itself and gives inih an empty line in
+ *     their place, so names may be of any length and empty sections are seen;
+ *   - it splits a "key = value" line too long for inih's buffer itself and
+ *     gives inih a short stand-in line;
+ *   - it reports a line that is neither a comment, a header nor a
+ *     "key = value" pair (inih would report it too, without a message).
+ *
+ * Every error is "FILE:LINE: message"; only the first one is reported. */
+#include "supervisor/config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NS_PER_US 1000ULL
+#define NS_PER_MS 1000000ULL
+#define NS_PER_S 1000000000ULL
+
+#define DEFAULT_DURATION_NS (30 * NS_PER_S)
+#define DEFAULT_QUANTUM_NS (10 * NS_PER_US)
+#define DEFAULT_CPUS 2
+#define MAX_CPUS 1024
+#define DEFAULT_MEMORY_BYTES (4ULL << 30)
+#define MAX_MACHINE_NAME 63
+#define MAX_FILE_SIZE (1 << 20)
+
+/* ---------------------------------------------------------------- values */
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/* Reads the decimal integer at *p, advancing *p. -1 on no digits or overflow. */
+static int parse_uint(const char **p, uint64_t *out)
+{
+    const char *s = *p;
+    uint64_t v = 0;
+    if (!is_digit(*s))
+        return -1;
+    for (; is_digit(*s); s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *p = s;
+    *out = v;
+    return 0;
+}
+
+int parse_duration(const char *s, uint64_t *out_ns)
+{
+    uint64_t whole, frac = 0, den = 1, unit;
+    if (!s || !out_ns || parse_uint(&s, &whole) < 0)
+        return -1;
+    if (*s == '.') {
+        const char *fs = ++s, *fe;
+        if (!is_digit(*s))
+            return -1;
+        while (is_digit(*s))
+            s++;
+        fe = s;
+        while (fe > fs && fe[-1] == '0')    /* "1.500s" is "1.5s" */
+            fe--;
+        /* No unit turns 19 or more significant decimals into whole ns. */
+        if (fe - fs > 18)
+            return -1;
+        for (; fs < fe; fs++) {
+            frac = frac * 10 + (uint64_t)(*fs - '0');
+            den *= 10;
+        }
+    }
+    if (*s == '\0' || strcmp(s, "s") == 0)
+        unit = NS_PER_S;
+    else if (strcmp(s, "ns") == 0)
+        unit = 1;
+    else if (strcmp(s, "us") == 0)
+        unit = NS_PER_US;
+    else if (strcmp(s, "ms") == 0)
+        unit = NS_PER_MS;
+    else if (strcmp(s, "m") == 0)
+        unit = 60 * NS_PER_S;
+    else if (strcmp(s, "h") == 0)
+        unit = 3600 * NS_PER_S;
+    else
+        return -1;
+
+    unsigned __int128 total = (unsigned __int128)whole * unit;
+    unsigned __int128 part = (unsigned __int128)frac * unit;
+    if (part % den != 0)        /* not a whole number of nanoseconds */
+        return -1;
+    total += part / den;
+    if (total > UINT64_MAX)
+        return -1;
+    *out_ns = (uint64_t)total;
+    return 0;
+}
+
+int parse_size(const char *s, uint64_t *out_bytes)
+{
+    uint64_t v;
+    unsigned shift;
+    if (!s || !out_bytes || parse_uint(&s, &v) < 0)
+        return -1;
+    switch (*s) {
+    case '\0': shift = 0; break;
+    case 'K': case 'k': shift = 10; break;
+    case 'M': case 'm': shift = 20; break;
+    case 'G': case 'g': shift = 30; break;
+    case 'T': case 't': shift = 40; break;
+    default: return -1;
+    }
+    if (*s && s[1] != '\0')
+        return -1;
+    if (shift && v > (UINT64_MAX >> shift))
+        return -1;
+    *out_bytes = v << shift;
+    return 0;
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+    static const char *const yes[] = { "true", "yes", "1" };
+    static const char *const no[] = { "false", "no", "0" };
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+        if (strcasecmp(s, yes[i]) == 0) {
+            *out = true;
+            return 0;
+        }
+        if (strcasecmp(s, no[i]) == 0) {
+            *out = false;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static bool valid_machine_name(const char *s)
+{
+    if (!is_alpha(*s) && !is_digit(*s))
+        return false;
+    for (s++; *s; s++)
+        if (!is_alpha(*s) && !is_digit(*s) && *s != '_' && *s != '.' && *s != '-')
+            return false;
+    return true;
+}
+
+/* Length of the identifier [A-Za-z_][A-Za-z0-9_]* at the start of s (0: none). */
+static size_t ident_len(const char *s)
+{
+    size_t n = 0;
+    if (!is_alpha(s[0]) && s[0] != '_')
+        return 0;
+    while (is_alpha(s[n]) || is_digit(s[n]) || s[n] == '_')
+        n++;
+    return n;
+}
+
+/* --------------------------------------------------------------- configs */
+
+static struct config *config_new(void)
+{
+    struct config *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->duration_ns = DEFAULT_DURATION_NS;
+    c->quantum_ns = DEFAULT_QUANTUM_NS;
+    c->cpus = DEFAULT_CPUS;
+    c->memory_bytes = DEFAULT_MEMORY_BYTES;
+    return c;
+}
+
+void config_free(struct config *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->nmachines; i++) {
+        struct machine_conf *m = &c->machines[i];
+        free(m->name);
+        free(m->command);
+        for (size_t j = 0; j < m->nenv; j++)
+            free(m->env[j]);
+        free(m->env);
+    }
+    free(c->machines);
+    free(c->check_command);
+    free(c->path);
+    free(c->dir);
+    free(c);
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    if (!err || errlen == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* ---------------------------------------------------------------- parser */
+
+enum section { SEC_NONE, SEC_SIMULATION, SEC_MACHINE, SEC_CHECK };
+
+enum key {
+    K_DURATION = 1 << 0,
+    K_QUANTUM = 1 << 1,
+    K_CPUS = 1 << 2,
+    K_MEMORY = 1 << 3,
+    K_COMMAND = 1 << 4,
+    K_START = 1 << 5,
+    K_DAEMON = 1 << 6,
+    K_ENV = 1 << 7,
+};
+
+static const struct {
+    enum section section;
+    const char *name;
+    enum key key;
+} keys[] = {
+    { SEC_SIMULATION, "duration", K_DURATION },
+    { SEC_SIMULATION, "quantum", K_QUANTUM },
+    { SEC_SIMULATION, "cpus", K_CPUS },
+    { SEC_SIMULATION, "memory", K_MEMORY },
+    { SEC_MACHINE, "command", K_COMMAND },
+    { SEC_MACHINE, "start", K_START },
+    { SEC_MACHINE, "daemon", K_DAEMON },
+    { SEC_MACHINE, "env", K_ENV },
+    { SEC_CHECK, "command", K_COMMAND },
+};
+
+struct parser {
+    const char *path;
+    char *err;
+    size_t errlen;
+    bool failed;
+
+    const char *buf;            /* the whole file */
+    size_t len, pos;
+    int lineno;                 /* of the line last handed to inih */
+    char *line;                 /* scratch copy of that line */
+
+    /* A "key = value" line too long for inih: the reader split it. */
+    bool stashed;
+    const char *stash_name, *stash_value;
+
+    struct config *c;
+    enum section section;
+    unsigned seen;              /* keys already set in the current section */
+    int simulation_line, check_line;
+};
+
+static int fail(struct parser *p, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Records the first error; returns 0 (an inih handler's "error"). */
+static int fail(struct parser *p, int line, const char *fmt, ...)
+{
+    va_list ap;
+    if (p->failed)
+        return 0;
+    p->failed = true;
+    if (!p->err || p->errlen == 0)
+        return 0;
+    int n = snprintf(p->err, p->errlen, "%s:%d: ", p->path, line);
+    if (n >= 0 && (size_t)n < p->errlen) {
+        va_start(ap, fmt);
+        vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return 0;
+}
+
+static struct machine_conf *cur_machine(struct parser *p)
+{
+    return &p->c->machines[p->c->nmachines - 1];
+}
+
+/* Offset of the first byte of s[0..n) that cannot be in a text line:
+ * control characters other than tab (and a CR ending the line), DEL, and
+ * anything that is not well-formed UTF-8. -1 when all is well. */
+static long bad_byte(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            if ((c < 0x20 && c != '\t' && !(c == '\r' && i + 1 == n)) || c == 0x7f)
+                return (long)i;
+            i++;
+            continue;
+        }
+        size_t len;
+        uint32_t cp;
+        if (c >= 0xc2 && c <= 0xdf) {
+            len = 2;
+            cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            len = 3;
+            cp = c & 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            len = 4;
+            cp = c & 0x07;
+        } else {
+            return (long)i;
+        }
+        if (i + len > n)
+            return (long)i;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xc0) != 0x80)
+                return (long)i;
+            cp = cp << 6 | (s[i + k] & 0x3f);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return (long)i;
+        i += len;
+    }
+    return -1;
+}
+
+static char *skip_blanks(char *s)
+{
+    while (is_blank(*s))
+        s++;
+    return s;
+}
+
+static void rstrip(char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && is_blank(s[n - 1]))
+        s[--n] = '\0';
+}
+
+/* Cuts an inline comment: a '#' that follows whitespace. A ';' does not
+ * start one, since commands are shell text ("a ; b"). */
+static void cut_comment(char *s)
+{
+    for (char *q = s + 1; *q; q++) {
+        if (*q == '#' && is_blank(q[-1])) {
+            *q = '\0';
+            break;
+        }
+    }
+    rstrip(s);
+}
+
+/* Checks the section that just ended (at a new header or the end of file),
+ * so that errors come out in the order of the file. */
+static int finish_section(struct parser *p)
+{
+    if (p->section == SEC_MACHINE && !cur_machine(p)->command)
+        return fail(p, cur_machine(p)->line, "machine \"%s\" has no command",
+                    cur_machine(p)->name);
+    return 1;
+}
+
+static void section_header(struct parser *p, char *s)
+{
+    size_t n = strlen(s);
+    int line = p->lineno;
+    if (n < 2 || s[n - 1] != ']') {
+        fail(p, line, "bad section header \"%s\" (expected \"[name]\")", s);
+        return;
+    }
+    s[n - 1] = '\0';
+    char *inner = skip_blanks(s + 1);
+    rstrip(inner);
+    p->seen = 0;
+    if (finish_section(p) == 0)
+        return;
+
+    if (strcmp(inner, "simulation") == 0 || strcmp(inner, "check") == 0) {
+        bool sim = inner[0] == 's';
+        int *first = sim ? &p->simulation_line : &p->check_line;
+        if (*first) {
+            fail(p, line, "duplicate section [%s]", inner);
+            return;
+        }
+        *first = line;
+        p->section = sim ? SEC_SIMULATION : SEC_CHECK;
+        return;
+    }
+    if (strncmp(inner, "machine", 7) != 0 || (inner[7] != '\0' && !is_blank(inner[7]))) {
+        fail(p, line, "unknown section [%s]", inner);
+        return;
+    }
+
+    char *name = skip_blanks(inner + 7);
+    size_t len = strlen(name);
+    if (len == 0) {
+        fail(p, line, "machine section has no name (use [machine NAME])");
+        return;
+    }
+    if (!valid_machine_name(name)) {
+        fail(p, line, "bad machine name \"%s\" (use letters, digits, '_', '.' and '-', "
+             "starting with a letter or digit)", name);
+        return;
+    }
+    if (len > MAX_MACHINE_NAME) {
+        fail(p, line, "machine name \"%s\" is too long (%zu characters, at most %d)",
+             name, len, MAX_MACHINE_NAME);
+        return;
+    }
+    struct config *c = p->c;
+    for (size_t i = 0; i < c->nmachines; i++) {
+        if (strcmp(c->machines[i].name, name) == 0) {
+            fail(p, line, "duplicate machine \"%s\"", name);
+            return;
+        }
+    }
+    struct machine_conf *ms = realloc(c->machines, (c->nmachines + 1) * sizeof *ms);
+    if (!ms) {
+        fail(p, line, "out of memory");
+        return;
+    }
+    c->machines = ms;
+    struct machine_conf *m = &ms[c->nmachines];
+    memset(m, 0, sizeof *m);
+    m->line = line;
+    if (!(m->name = strdup(name))) {
+        fail(p, line, "out of memory");
+        return;
+    }
+    c->nmachines++;
+    p->section = SEC_MACHINE;
+}
+
+/* The ini_reader: hands inih the next physical line, or NULL at the end of
+ * the file or after the first error. */
+#define SEMICOLON_STANDIN '\x1f'
+
+static char *read_line(char *str, int num, void *stream)
+{
+    struct parser *p = stream;
+    if (p->failed || p->pos >= p->len || num < 2)
+        return NULL;
+
+    const char *s = p->buf + p->pos;
+    const char *nl = memchr(s, '\n', p->len - p->pos);
+    size_t n = nl ? (size_t)(nl - s) : p->len - p->pos;
+    p->pos += n + (nl != NULL);
+    p->lineno++;
+    p->stashed = false;
+    str[0] = '\0';
+
+    long bad = bad_byte((const unsigned char *)s, n);
+    if (bad >= 0) {
+        unsigned char b = (unsigned char)s[bad];
+        if (b < 0x80)
+            fail(p, p->lineno, "binary data (byte 0x%02x at column %ld)", b, bad + 1);
+        else
+            fail(p, p->lineno, "invalid UTF-8 (byte 0x%02x at column %ld)", b, bad + 1);
+        return NULL;
+    }
+
+    memcpy(p->line, s, n);
+    p->line[n] = '\0';
+    char *t = p->line;
+    if (p->lineno == 1 && strncmp(t, "\xef\xbb\xbf", 3) == 0)
+        t += 3;
+    t = skip_blanks(t);
+    if (*t == '\0' || *t == '#' || *t == ';')
+        return str;                     /* blank or comment */
+    cut_comment(t);
+
+    if (*t == '[') {
+        section_header(p, t);
+        return p->failed ? NULL : str;
+    }
+
+    char *sep = strpbrk(t, "=:");
+    if (!sep) {
+        fail(p, p->lineno, "syntax error: \"%s\" is not \"key = value\", \"[section]\" "
+             "or a comment", t);
+        return NULL;
+    }
+    size_t tlen = strlen(t);
+    if (tlen + 1 <= (size_t)num) {
+        /* inih would cut " ;..." as a comment; commands are shell text, so
+         * hand it a stand-in byte (control bytes never reach here). */
+        for (char *q = t; *q; q++)
+            if (*q == ';') *q = SEMICOLON_STANDIN;
+        memcpy(str, t, tlen + 1);
+        return str;
+    }
+    /* Too long for inih's buffer: split it here, hand inih a stand-in. */
+    *sep = '\0';
+    rstrip(t);
+    p->stash_name = t;
+    p->stash_value = skip_blanks(sep + 1);
+    p->stashed = true;
+    snprintf(str, (size_t)num, "long=line");
+    return str;
+}
+
+static const char *section_label(struct parser *p, char *buf, size_t size)
+{
+    switch (p->section) {
+    case SEC_SIMULATION:
+        return "[simulation]";
+    case SEC_CHECK:
+        return "[check]";
+    default:
+        snprintf(buf, size, "[machine %s]", cur_machine(p)->name);
+        return buf;
+    }
+}
+
+static int set_duration(struct parser *p, uint64_t *out, const char *name, const char *value,
+                        bool positive)
+{
+    if (parse_duration(value, out) < 0)
+        return fail(p, p->lineno, "bad duration \"%s\" (use ns, us, ms, s, m or h)", value);
+    if (positive && *out == 0)
+        return fail(p, p->lineno, "%s must be greater than 0", name);
+    return 1;
+}
+
+static int set_env(struct parser *p, const char *value)
+{
+    int line = p->lineno;
+    struct machine_conf *m = cur_machine(p);
+    size_t n = ident_len(value);
+    if (n == 0 || value[n] != '=')
+        return fail(p, line, "bad env \"%s\" (use NAME=VALUE, NAME made of letters, digits "
+                    "and '_', not starting with a digit)", value);
+    for (size_t i = 0; i < m->nenv; i++)
+        if (strncmp(m->env[i], value, n + 1) == 0)
+            return fail(p, line, "duplicate env \"%.*s\" in [machine %s]", (int)n, value,
+                        m->name);
+    char **env = realloc(m->env, (m->nenv + 1) * sizeof *env);
+    if (!env)
+        return fail(p, line, "out of memory");
+    m->env = env;
+    if (!(env[m->nenv] = strdup(value)))
+        return fail(p, line, "out of memory");
+    m->nenv++;
+    return 1;
+}
+
+static int set_string(struct parser *p, char **out, const char *value)
+{
+    if (!(*out = strdup(value)))
+        return fail(p, p->lineno, "out of memory");
+    return 1;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+    struct parser *p = user;
+    struct config *c = p->c;
+    int line = p->lineno;
+    char label[MAX_MACHINE_NAME + 16];
+    (void)section;                      /* tracked by the reader */
+
+    if (p->failed)
+        return 0;
+    if (p->stashed) {
+        name = p->stash_name;
+        value = p->stash_value;
+    }
+    if (!value)
+        value = "";
+    char restored[4096];
+    if (!p->stashed && strchr(value, SEMICOLON_STANDIN)) {
+        snprintf(restored, sizeof restored, "%s", value);
+        for (char *q = restored; *q; q++)
+            if (*q == SEMICOLON_STANDIN) *q = ';';
+        value = restored;
+    }
+    if (*name == '\0')
+        return fail(p, line, "missing key name before \"=\"");
+    if (p->section == SEC_NONE)
+        return fail(p, line, "key \"%s\" outside any section", name);
+
+    enum key key = 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (keys[i].section == p->section && strcmp(keys[i].name, name) == 0)
+            key = keys[i].key;
+    if (!key)
+        return fail(p, line, "unknown key \"%s\" in %s", name,
+                    section_label(p, label, sizeof label));
+    if ((p->seen & key) && key != K_ENV)
+        return fail(p, line, "duplicate key \"%s\"", name);
+    p->seen |= key;
+    if (*value == '\0')
+        return fail(p, line, "key \"%s\" has no value", name);
+
+    switch (key) {
+    case K_DURATION:
+        return set_duration(p, &c->duration_ns, name, value, true);
+    case K_QUANTUM:
+        return set_duration(p, &c->quantum_ns, name, value, true);
+    case K_START:
+        return set_duration(p, &cur_machine(p)->start_ns, name, value, false);
+    case K_CPUS: {
+        const char *s = value;
+        uint64_t v;
+        if (parse_uint(&s, &v) < 0 || *s || v < 1 || v > MAX_CPUS)
+            return fail(p, line, "bad cpus \"%s\" (use an integer from 1 to %d)", value,
+                        MAX_CPUS);
+        c->cpus = (unsigned)v;
+        return 1;
+    }
+    case K_MEMORY:
+        if (parse_size(value, &c->memory_bytes) < 0 || c->memory_bytes == 0)
+            return fail(p, line, "bad size \"%s\" (use bytes, or a number with K, M, G "
+                        "or T)", value);
+        return 1;
+    case K_DAEMON:
+        if (parse_bool(value, &cur_machine(p)->daemon) < 0)
+            return fail(p, line, "bad boolean \"%s\" (use true or false)", value);
+        return 1;
+    case K_ENV:
+        return set_env(p, value);
+    case K_COMMAND:
+        return set_string(p, p->section == SEC_CHECK ? &c->check_command
+                          : &cur_machine(p)->command, value);
+    }
+    return fail(p, line, "internal error");
+}
+
+/* Reads all of PATH into a NUL-terminated buffer. */
+static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        set_err(err, errlen, "%s: cannot open: %s", path, strerror(EISDIR));
+        close(fd);
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    for (;;) {
+        if (!buf) {
+            set_err(err, errlen, "%s: out of memory", path);
+            close(fd);
+            return NULL;
+        }
+        if (n == cap) {
+            if (cap > MAX_FILE_SIZE) {
+                set_err(err, errlen, "%s: too large (more than %d bytes)", path,
+                        MAX_FILE_SIZE);
+                free(buf);
+                close(fd);
+                return NULL;
+            }
+            cap *= 2;
+            char *nb = realloc(buf, cap + 1);
+            if (!nb)
+                free(buf);
+            buf = nb;
+            continue;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            set_err(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+            free(buf);
+            close(fd);
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (n > MAX_FILE_SIZE) {
+        set_err(err, errlen, "%s: too large (more than %d bytes)", path, MAX_FILE_SIZE);
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* realpath(dirname(path)) */
+static char *file_dir(const char *path)
+{
+    char *copy = strdup(path);
+    if (!copy)
+        return NULL;
+    char *dir = realpath(dirname(copy), NULL);
+    free(copy);
+    return dir;
+}
+
+struct config *config_load(const char *path, char *err, size_t errlen)
+{
+    size_t len;
+    char *buf;
+    struct parser p = { 0 };
+
+    set_err(err, errlen, "%s", "");
+    if (!path) {
+        set_err(err, errlen, "no configuration file given");
+        return NULL;
+    }
+    if (!(buf = read_file(path, &len, err, errlen)))
+        return NULL;
+
+    p.path = path;
+    p.err = err;
+    p.errlen = errlen;
+    p.buf = buf;
+    p.len = len;
+    p.line = malloc(len + 1);
+    p.c = config_new();
+    if (!p.line || !p.c) {
+        set_err(err, errlen, "%s: out of memory", path);
+        goto fail;
+    }
+
+    int r = ini_parse_stream(read_line, &p, handler, &p);
+    if (!p.failed && r > 0)         /* inih saw an error the reader did not */
+        fail(&p, r, "syntax error");
+    else if (!p.failed && r < 0)
+        fail(&p, p.lineno, "out of memory");
+    if (p.failed)
+        goto fail;
+
+    struct config *c = p.c;
+    if (finish_section(&p) == 0)
+        goto fail;
+    if (c->nmachines == 0) {
+        fail(&p, 1, "no machines defined");
+        goto fail;
+    }
+    if (!(c->path = strdup(path))) {
+        set_err(err, errlen, "%s: out of memory", path);
+        goto fail;
+    }
+    if (!(c->dir = file_dir(path))) {
+        set_err(err, errlen, "%s: cannot resolve its directory: %s", path, strerror(errno));
+        goto fail;
+    }
+    free(p.line);
+    free(buf);
+    return c;
+
+fail:
+    config_free(p.c);
+    free(p.line);
+    free(buf);
+    return NULL;
+}
+
+/* -------------------------------------------------------------- dsim exec */
+
+/* argv as one /bin/sh command line: every argument single-quoted, a quote
+ * inside one written as '\'' -- so `sh -c` sees exactly argv. */
+static char *shell_join(char *const argv[])
+{
+    size_t size = 1;
+    for (size_t i = 0; argv[i]; i++) {
+        size += 3;                      /* quotes and separator */
+        for (const char *s = argv[i]; *s; s++)
+            size += *s == '\'' ? 4 : 1;
+    }
+    char *out = malloc(size), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; argv[i]; i++) {
+        if (i > 0)
+            *o++ = ' ';
+        *o++ = '\'';
+        for (const char *s = argv[i]; *s; s++) {
+            if (*s == '\'') {
+                memcpy(o, "'\\''", 4);
+                o += 4;
+            } else {
+                *o++ = *s;
+            }
+        }
+        *o++ = '\'';
+    }
+    *o = '\0';
+    return out;
+}
+
+struct config *config_for_exec(char *const argv[], char *err, size_t errlen)
+{
+    set_err(err, errlen, "%s", "");
+    if (!argv || !argv[0]) {
+        set_err(err, errlen, "no command given");
+        return NULL;
+    }
+    struct config *c = config_new();
+    if (!c)
+        goto nomem;
+    if (!(c->path = strdup("(exec)")))
+        goto nomem;
+    if (!(c->dir = getcwd(NULL, 0))) {
+        set_err(err, errlen, "cannot get the current directory: %s", strerror(errno));
+        config_free(c);
+        return NULL;
+    }
+    if (!(c->machines = calloc(1, sizeof *c->machines)))
+        goto nomem;
+    c->nmachines = 1;
+    struct machine_conf *m = &c->machines[0];
+    if (!(m->name = strdup("main")) || !(m->command = shell_join(argv)))
+        goto nomem;
+    return c;
+
+nomem:
+    set_err(err, errlen, "out of memory");
+    config_free(c);
+    return NULL;
+}

@@ -1,0 +1,199 @@
+#include "supervisor/machine.h"
+#include "supervisor/tracer.h"
+#include "syscalls/sys.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sched.h>
+#include <unistd.h>
+
+static const char *const default_env[] = {
+    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "HOME=/root", "LANG=C.UTF-8", "TERM=dumb",
+};
+
+/* The host facts a machine must not see, replaced by fixed files. */
+struct vfile { const char *target; const char *name; };
+static const struct vfile vfiles[] = {
+    { "/proc/cpuinfo", "cpuinfo" },
+    { "/proc/meminfo", "meminfo" },
+    { "/proc/sys/kernel/random/boot_id", "boot_id" },
+    { "/sys/devices/system/cpu/online", "cpus" },
+    { "/sys/devices/system/cpu/possible", "cpus" },
+    { "/sys/devices/system/cpu/present", "cpus" },
+};
+
+static int write_file(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+int machine_write_vfs(struct world *w)
+{
+    char dir[300], buf[8192];
+    snprintf(dir, sizeof dir, "%s/vfs", w->run_dir);
+    if (mkdir(dir, 0755) != 0) return -1;
+    unsigned n = w->conf->cpus;
+    size_t off = 0;
+    for (unsigned i = 0; i < n && off < sizeof buf - 512; i++)
+        off += (size_t)snprintf(buf + off, sizeof buf - off,
+            "processor\t: %u\nvendor_id\t: dsim\ncpu family\t: 6\nmodel\t\t: 0\n"
+            "model name\t: dsim virtual CPU\nstepping\t: 0\ncpu MHz\t\t: 1000.000\n"
+            "cache size\t: 1024 KB\nphysical id\t: 0\nsiblings\t: %u\ncore id\t\t: %u\n"
+            "cpu cores\t: %u\napicid\t\t: %u\nflags\t\t: fpu tsc cx8 cmov mmx fxsr sse sse2 "
+            "ht syscall nx lm sse3 ssse3 cx16 sse4_1 sse4_2 popcnt\nbogomips\t: 2000.00\n\n",
+            i, n, i, n, i);
+    if (write_file(dir, "cpuinfo", buf)) return -1;
+    unsigned long long kb = w->conf->memory_bytes / 1024;
+    snprintf(buf, sizeof buf,
+        "MemTotal:       %llu kB\nMemFree:        %llu kB\nMemAvailable:   %llu kB\n"
+        "Buffers:               0 kB\nCached:                0 kB\nSwapCached:            0 kB\n"
+        "SwapTotal:             0 kB\nSwapFree:              0 kB\n", kb, kb / 2, kb / 2);
+    if (write_file(dir, "meminfo", buf)) return -1;
+    snprintf(buf, sizeof buf, n > 1 ? "0-%u\n" : "0\n", n - 1);
+    if (write_file(dir, "cpus", buf)) return -1;
+    return write_file(dir, "boot_id", "6473696d-0000-4000-8000-000000000001\n");
+}
+
+/* Runs in the new namespaces as pid 1, before the command exists. */
+static void init_setup(struct world *w, struct machine *m)
+{
+    sethostname(m->name, strlen(m->name));
+    setdomainname("(none)", 6);
+    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+    char src[512];
+    for (size_t i = 0; i < sizeof vfiles / sizeof *vfiles; i++) {
+        snprintf(src, sizeof src, "%s/vfs/%s", w->run_dir, vfiles[i].name);
+        mount(src, vfiles[i].target, NULL, MS_BIND, NULL);
+    }
+    /* Bring up lo so localhost works; the namespace has no other interface. */
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s >= 0) {
+        struct ifreq ifr;
+        memset(&ifr, 0, sizeof ifr);
+        strcpy(ifr.ifr_name, "lo");
+        if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0) {
+            ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+            ioctl(s, SIOCSIFFLAGS, &ifr);
+        }
+        close(s);
+    }
+}
+
+static void command_exec(struct machine *m, const struct filter_prog *fp, const char *dir,
+                         char *const argv[], char *const envp[])
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, 0);
+    dup2(m->out_fd, 1);
+    dup2(m->err_fd, 2);
+    if (chdir(dir) != 0) _exit(126);
+    personality(ADDR_NO_RANDOMIZE);
+    prctl(PR_SET_TSC, PR_TSC_SIGSEGV);
+    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    struct sock_fprog prog = { (unsigned short)fp->len, fp->insns };
+    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) _exit(126);
+    if (m->conf->argv) execvpe(m->conf->argv[0], m->conf->argv, envp);
+    else execve(argv[0], argv, envp);
+    _exit(127);
+}
+
+static char **build_env(struct machine *m)
+{
+    size_t n = sizeof default_env / sizeof *default_env;
+    char **env = calloc(n + m->conf->nenv + 2, sizeof *env);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) env[k++] = strdup(default_env[i]);
+    if (asprintf(&env[k], "HOSTNAME=%s", m->name) > 0) k++;
+    for (size_t i = 0; i < m->conf->nenv; i++) {
+        const char *e = m->conf->env[i];
+        size_t nl = strcspn(e, "=");
+        for (size_t j = 0; j < k; j++)      /* the config overrides a default */
+            if (strncmp(env[j], e, nl + 1) == 0) { free(env[j]); env[j] = env[--k]; break; }
+        env[k++] = strdup(e);
+    }
+    env[k] = NULL;
+    return env;
+}
+
+static void free_env(char **env) { for (char **e = env; *e; e++) free(*e); free(env); }
+
+int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp)
+{
+    char *argv[] = { "/bin/sh", "-c", m->conf->command, NULL };
+    char **envp = build_env(m);
+    int sync[2];
+    if (pipe2(sync, O_CLOEXEC) != 0) { free_env(envp); return -1; }
+    pid_t self = getpid();
+    long init = syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWNET |
+                        CLONE_NEWIPC | SIGCHLD, 0, 0, 0, 0);
+    if (init == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != 0 && kill(self, 0) != 0) _exit(1);
+        setsid();
+        char c;
+        close(sync[1]);
+        if (read(sync[0], &c, 1) != 1) _exit(1);
+        init_setup(w, m);
+        pid_t cmd = fork();
+        if (cmd == 0) command_exec(m, fp, w->conf->dir, argv, envp);
+        for (;;)
+            if (wait(NULL) < 0 && errno == ECHILD) _exit(0);
+    }
+    free_env(envp);
+    close(sync[0]);
+    if (init < 0) { close(sync[1]); return -1; }
+    m->init_pid = (pid_t)init;
+    int status;
+    if (ptrace(PTRACE_SEIZE, init, 0, TRACE_OPTIONS) != 0 || write(sync[1], "x", 1) != 1) {
+        close(sync[1]);
+        return -1;
+    }
+    close(sync[1]);
+    if (waitpid((pid_t)init, &status, __WALL) != init || status >> 8 != (SIGTRAP | (PTRACE_EVENT_FORK << 8)))
+        return -1;
+    pid_t cmd = (pid_t)tracer_eventmsg((pid_t)init);
+    ptrace(PTRACE_DETACH, init, 0, 0);
+    if (waitpid(cmd, &status, __WALL) != cmd || !WIFSTOPPED(status))
+        return -1;
+    struct process *p = world_add_process(w, m, cmd, 2);
+    p->sh = sighand_new(w);
+    struct thread *t = world_add_thread(w, p, cmd, 2);
+    t->state = TS_NEW;
+    m->main = p;
+    m->started = true;
+    return 0;
+}
+
+void machine_kill(struct world *w, struct machine *m)
+{
+    if (m->init_pid > 0 && !m->init_reaped) kill(m->init_pid, SIGKILL);
+    for (size_t i = 0; i < w->nthreads; i++) {
+        struct thread *t = w->threads[i];
+        if (t->proc->m == m && t->state != TS_DEAD) {
+            kill(t->tid, SIGKILL);
+            t->state = TS_DYING;
+        }
+    }
+}

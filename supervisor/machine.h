@@ -1,0 +1,14 @@
+/* Starting and stopping a machine: namespaces, an untraced init as pid 1,
+ * and the machine's command as pid 2, traced from its first instruction. */
+#ifndef DSIM_MACHINE_H
+#define DSIM_MACHINE_H
+#include "supervisor/filter.h"
+#include "supervisor/world.h"
+
+/* Writes the files every machine sees in place of host facts (cpuinfo...). */
+int machine_write_vfs(struct world *w);
+/* Starts m; its command's first thread is added to w in TS_NEW. 0 or -1. */
+int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp);
+/* Kills every process of m (SIGKILL to its init); marks its threads dying. */
+void machine_kill(struct world *w, struct machine *m);
+#endif

@@ -1,0 +1,328 @@
+/* dsim: deterministic simulation testing for real programs. The command line. */
+#include "supervisor/config.h"
+#include "supervisor/run.h"
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define EXIT_USAGE 2
+
+static const char usage_text[] =
+    "usage: dsim run CONF --seeds SPEC [--trace FILE] [--output DIR]\n"
+    "       dsim verify CONF --seed N [--runs K] [--trace FILE]\n"
+    "       dsim replay CONF SEED [--trace FILE] [--output DIR]\n"
+    "       dsim exec [--seed N] [--duration D] [--env NAME=VALUE]... [--trace FILE] -- PROGRAM [ARG]...\n"
+    "       dsim --help | --version\n"
+    "\n"
+    "SPEC is a seed (7), a range (1-100), or a comma-separated list of both (1-10,42).\n"
+    "Exit status: 0 every seed passed, 1 a seed failed, 2 usage or config error.\n"
+    "See dsim(1) and cluster.conf(5).\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "dsim: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n%s", usage_text);
+    return EXIT_USAGE;
+}
+
+static void on_signal(int sig)
+{
+    dsim_interrupted = sig;
+    run_kill_all_async();
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* ---- seeds ---- */
+
+struct seeds { uint64_t *v; size_t n, cap; };
+
+static int parse_u64(const char *s, const char *end, uint64_t *out)
+{
+    if (s == end) return -1;
+    uint64_t v = 0;
+    for (const char *p = s; p < end; p++) {
+        if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10) return -1;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+static int add_seed(struct seeds *s, uint64_t v)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        if (s->cap > 100000000) return -1;
+        s->v = realloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n++] = v;
+    return 0;
+}
+
+static int parse_seeds(const char *spec, struct seeds *s)
+{
+    const char *p = spec;
+    while (*p) {
+        const char *end = p + strcspn(p, ",");
+        const char *dash = memchr(p, '-', (size_t)(end - p));
+        uint64_t a, b;
+        if (dash) {
+            if (parse_u64(p, dash, &a) || parse_u64(dash + 1, end, &b) || b < a || b - a >= 100000000) return -1;
+        } else if (parse_u64(p, end, &a)) {
+            return -1;
+        } else {
+            b = a;
+        }
+        for (uint64_t v = a;; v++) { if (add_seed(s, v)) return -1; if (v == b) break; }
+        p = *end ? end + 1 : end;
+        if (*end && !*p) return -1;
+    }
+    return s->n ? 0 : -1;
+}
+
+/* ---- reporting ---- */
+
+static void print_failure(FILE *f, const char *conf, uint64_t seed, const struct run_result *r)
+{
+    fprintf(f, "seed %" PRIu64 " FAILED: %s\n", seed, r->reason);
+    fprintf(f, "  simulated time %" PRIu64 ".%09" PRIu64 "s, %" PRIu64 " steps, trace hash %s\n",
+            r->vtime_ns / 1000000000, r->vtime_ns % 1000000000, r->steps, r->hash);
+    fprintf(f, "  replay: dsim replay %s %" PRIu64 "\n", conf, seed);
+    if (r->report) fputs(r->report, f);
+}
+
+static FILE *open_trace(const char *path)
+{
+    if (!path) return NULL;
+    FILE *f = fopen(path, "w");
+    if (!f) fprintf(stderr, "dsim: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+static struct config *load(const char *path)
+{
+    char err[1024];
+    struct config *c = config_load(path, err, sizeof err);
+    if (!c) fprintf(stderr, "%s\n", err);
+    return c;
+}
+
+static int interrupted_status(void) { return 128 + (dsim_interrupted ? dsim_interrupted : SIGINT); }
+
+/* ---- subcommands ---- */
+
+struct opts {
+    const char *seeds, *trace, *output, *seed;
+    const char *duration;
+    int runs;
+    char **env;
+    size_t nenv;
+};
+
+static int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
+{
+    static const struct option longopts[] = {
+        { "seeds", required_argument, 0, 's' }, { "seed", required_argument, 0, 'n' },
+        { "trace", required_argument, 0, 't' }, { "output", required_argument, 0, 'o' },
+        { "runs", required_argument, 0, 'r' }, { "duration", required_argument, 0, 'd' },
+        { "env", required_argument, 0, 'e' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+    };
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+        if (c == 'h') { fputs(usage_text, stdout); exit(0); }
+        if (c == '?' || !strchr(allowed, c)) return usage_error("unexpected option in %s", argv[0]);
+        switch (c) {
+        case 's': o->seeds = optarg; break;
+        case 'n': o->seed = optarg; break;
+        case 't': o->trace = optarg; break;
+        case 'o': o->output = optarg; break;
+        case 'd': o->duration = optarg; break;
+        case 'r': o->runs = atoi(optarg); if (o->runs < 1) return usage_error("bad --runs %s", optarg); break;
+        case 'e':
+            if (!strchr(optarg, '=')) return usage_error("bad --env %s (use NAME=VALUE)", optarg);
+            o->env = realloc(o->env, (o->nenv + 1) * sizeof *o->env);
+            o->env[o->nenv++] = optarg;
+            break;
+        }
+    }
+    return 0;
+}
+
+static int one_seed(const char *confpath, struct config *c, uint64_t seed, const struct opts *o,
+                    struct run_result *r, bool keep)
+{
+    char dir[4096];
+    struct run_opts ro = { 0 };
+    ro.trace_out = open_trace(o->trace);
+    if (o->trace && !ro.trace_out) return EXIT_USAGE;
+    if (keep && o->output) {
+        snprintf(dir, sizeof dir, "%s/seed-%" PRIu64, o->output, seed);
+        ro.keep_dir = dir;
+    }
+    run_seed(c, seed, &ro, r);
+    if (ro.trace_out) fclose(ro.trace_out);
+    return r->outcome == OUT_PASS ? 0 : 1;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    struct opts o = { 0 };
+    if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "run");
+    const char *confpath = argv[1];
+    if (parse_opts(argc - 1, argv + 1, &o, "sto")) return EXIT_USAGE;
+    if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
+    struct seeds s = { 0 };
+    if (!o.seeds) return usage_error("%s: --seeds is required", "run");
+    if (parse_seeds(o.seeds, &s)) return usage_error("bad --seeds %s", o.seeds);
+    struct config *c = load(confpath);
+    if (!c) return EXIT_USAGE;
+    if (o.output) mkdir(o.output, 0755);
+    size_t passed = 0;
+    int status = 0;
+    for (size_t i = 0; i < s.n; i++) {
+        struct run_result r;
+        if (one_seed(confpath, c, s.v[i], &o, &r, true) != 0) {
+            if (dsim_interrupted) { status = interrupted_status(); free(r.report); break; }
+            print_failure(stdout, confpath, s.v[i], &r);
+            printf("failed at seed %" PRIu64 " (%zu seeds passed first)\n", s.v[i], passed);
+            free(r.report);
+            status = 1;
+            break;
+        }
+        passed++;
+        free(r.report);
+    }
+    if (status == 0) printf("dsim: all %zu seeds passed\n", passed);
+    fflush(stdout);
+    config_free(c);
+    free(s.v);
+    return status;
+}
+
+static int parse_seed_arg(const char *s, uint64_t *out)
+{
+    return parse_u64(s, s + strlen(s), out);
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+    struct opts o = { .runs = 2 };
+    if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "verify");
+    const char *confpath = argv[1];
+    if (parse_opts(argc - 1, argv + 1, &o, "ntr")) return EXIT_USAGE;
+    uint64_t seed;
+    if (!o.seed || parse_seed_arg(o.seed, &seed)) return usage_error("%s: --seed N is required", "verify");
+    struct config *c = load(confpath);
+    if (!c) return EXIT_USAGE;
+    char first[33] = "";
+    bool same = true;
+    for (int i = 1; i <= o.runs; i++) {
+        struct run_result r;
+        one_seed(confpath, c, seed, &o, &r, false);
+        free(r.report);
+        if (dsim_interrupted) { config_free(c); return interrupted_status(); }
+        printf("run %d: %s %s\n", i, r.hash, outcome_name(r.outcome));
+        if (i == 1) memcpy(first, r.hash, sizeof first);
+        else if (strcmp(first, r.hash) != 0) same = false;
+    }
+    if (!same) printf("dsim: seed %" PRIu64 " is NOT deterministic: the hashes differ\n", seed);
+    printf("%s\n", first);
+    config_free(c);
+    return same ? 0 : 1;
+}
+
+static int cmd_replay(int argc, char **argv)
+{
+    struct opts o = { 0 };
+    if (argc < 3 || argv[1][0] == '-') return usage_error("%s: usage: dsim replay CONF SEED", "replay");
+    const char *confpath = argv[1];
+    uint64_t seed;
+    if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
+    if (parse_opts(argc - 2, argv + 2, &o, "to")) return EXIT_USAGE;
+    struct config *c = load(confpath);
+    if (!c) return EXIT_USAGE;
+    struct run_result r;
+    int status = one_seed(confpath, c, seed, &o, &r, true);
+    if (dsim_interrupted) status = interrupted_status();
+    else if (status) print_failure(stdout, confpath, seed, &r);
+    else printf("seed %" PRIu64 " passed: simulated time %.9fs, %" PRIu64 " steps\n", seed,
+                (double)r.vtime_ns / 1e9, r.steps);
+    printf("trace hash %s\n", r.hash);
+    free(r.report);
+    config_free(c);
+    return status;
+}
+
+static int cmd_exec(int argc, char **argv)
+{
+    struct opts o = { 0 };
+    if (parse_opts(argc, argv, &o, "ntde")) return EXIT_USAGE;
+    if (optind >= argc) return usage_error("%s: missing PROGRAM", "exec");
+    uint64_t seed = 1;
+    if (o.seed && parse_seed_arg(o.seed, &seed)) return usage_error("bad --seed %s", o.seed);
+    char err[1024];
+    struct config *c = config_for_exec(argv + optind, err, sizeof err);
+    if (!c) { fprintf(stderr, "dsim: %s\n", err); return EXIT_USAGE; }
+    if (o.duration && parse_duration(o.duration, &c->duration_ns))
+        return usage_error("bad --duration %s", o.duration);
+    c->machines[0].argv = argv + optind;
+    c->machines[0].env = o.env;
+    c->machines[0].nenv = o.nenv;
+    struct run_opts ro = { .exec_stdio = true };
+    ro.trace_out = open_trace(o.trace);
+    if (o.trace && !ro.trace_out) return EXIT_USAGE;
+    struct run_result r;
+    run_seed(c, seed, &ro, &r);
+    if (ro.trace_out) fclose(ro.trace_out);
+    fflush(stdout);
+    int status;
+    if (dsim_interrupted) status = interrupted_status();
+    else if (r.outcome == OUT_PASS || r.outcome == OUT_EXIT)
+        status = WIFSIGNALED(r.exit_status) ? 128 + WTERMSIG(r.exit_status) : WEXITSTATUS(r.exit_status);
+    else {
+        status = r.outcome == OUT_TIMEOUT ? 124 : 125;
+        fprintf(stderr, "dsim: seed %" PRIu64 ": %s\n", seed, r.reason);
+        if (r.report) fputs(r.report, stderr);
+    }
+    fprintf(stderr, "dsim: trace hash %s\n", r.hash);
+    free(r.report);
+    c->machines[0].env = NULL;
+    c->machines[0].nenv = 0;
+    config_free(c);
+    free(o.env);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc < 2) { fputs(usage_text, stderr); return EXIT_USAGE; }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { fputs(usage_text, stdout); return 0; }
+    if (!strcmp(cmd, "--version")) { printf("dsim %s\n", PACKAGE_VERSION); return 0; }
+    install_signals();
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "verify")) return cmd_verify(argc - 1, argv + 1);
+    if (!strcmp(cmd, "replay")) return cmd_replay(argc - 1, argv + 1);
+    if (!strcmp(cmd, "exec")) return cmd_exec(argc - 1, argv + 1);
+    return usage_error("unknown command %s", cmd);
+}

@@ -1,0 +1,31 @@
+/* One run: a config and a seed in, an outcome and a trace hash out. */
+#ifndef DSIM_RUN_H
+#define DSIM_RUN_H
+#include <signal.h>
+#include <stdio.h>
+#include "supervisor/world.h"
+
+struct run_opts {
+    FILE *trace_out;        /* full trace, or NULL */
+    const char *keep_dir;   /* copy machine outputs here (DIR/NAME.stdout), or NULL */
+    bool exec_stdio;        /* machine output goes to dsim's own stdout/stderr */
+    size_t recent;          /* trace events kept for the report */
+};
+
+struct run_result {
+    enum outcome outcome;
+    char reason[4096];
+    char hash[33];
+    uint64_t vtime_ns;
+    uint64_t steps;
+    int exit_status;        /* of the single machine, for `dsim exec` */
+    char *report;           /* malloc'd failure details (events, stderr), or NULL */
+};
+
+extern volatile sig_atomic_t dsim_interrupted;
+/* Kills every machine of the current run; async-signal-safe. */
+void run_kill_all_async(void);
+
+int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct run_result *r);
+const char *outcome_name(enum outcome o);
+#endif

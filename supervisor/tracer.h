@@ -1,0 +1,26 @@
+/* ptrace and tracee-memory plumbing. */
+#ifndef DSIM_TRACER_H
+#define DSIM_TRACER_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#define TRACE_OPTIONS (PTRACE_O_TRACESECCOMP | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
+                       PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL | \
+                       PTRACE_O_TRACESYSGOOD)
+
+int tracer_getregs(pid_t tid, struct user_regs_struct *r);
+int tracer_setregs(pid_t tid, const struct user_regs_struct *r);
+int tracer_cont(pid_t tid, int sig);
+int tracer_syscall(pid_t tid, int sig);
+unsigned long tracer_eventmsg(pid_t tid);
+
+/* Whole-or-nothing copies; return 0 or -1 (errno set, EFAULT for bad addresses). */
+int mem_read(pid_t pid, uint64_t addr, void *buf, size_t len);
+int mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len);
+/* Reads a NUL-terminated string of at most max-1 bytes; returns its length or -1. */
+ssize_t mem_read_str(pid_t pid, uint64_t addr, char *buf, size_t max);
+/* Writes through /proc/PID/mem, which may write read-only pages (code). */
+int mem_poke_text(pid_t pid, uint64_t addr, const void *buf, size_t len);
+#endif

@@ -1,0 +1,159 @@
+/* The world of one run: machines, processes, threads, the virtual clock,
+ * the PRNG streams and the trace. Everything here changes only at steps. */
+#ifndef DSIM_WORLD_H
+#define DSIM_WORLD_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include "supervisor/config.h"
+#include "supervisor/prng.h"
+#include "trace/trace.h"
+
+struct world;
+struct thread;
+
+enum thread_state {
+    TS_NEW,       /* at its first stop; runs when picked */
+    TS_READY,     /* at a syscall stop; its syscall runs when picked */
+    TS_BLOCKED,   /* at a syscall stop, waiting for a condition */
+    TS_HELD,      /* at an event stop, waiting (a vfork parent) */
+    TS_RUNNING,   /* holds the baton */
+    TS_DYING,     /* killed; its death notice has not arrived yet */
+    TS_DEAD,
+};
+
+typedef bool (*ready_fn)(struct world *w, struct thread *t);
+typedef void (*exit_fn)(struct world *w, struct thread *t, long result);
+
+struct process;
+
+struct thread {
+    int id;                 /* creation order in the run: names the thread */
+    pid_t tid;              /* host tid */
+    pid_t vtid;             /* tid inside the machine's PID namespace */
+    struct process *proc;
+    enum thread_state state;
+    bool awaiting_first_stop;
+
+    struct user_regs_struct regs;   /* valid while stopped at a syscall */
+    bool regs_dirty;
+
+    /* Blocking. */
+    uint64_t deadline;      /* virtual ns; UINT64_MAX = none */
+    ready_fn ready;         /* polled each round while blocked; may be NULL */
+    bool woken;             /* set by an explicit wake (futex, child exit) */
+    bool interrupted;       /* a signal must interrupt the blocked call */
+    bool timed_out;
+    int copy_fd;            /* supervisor's copy of the fd waited on, or -1 */
+    uint64_t futex_key;     /* address waited on */
+    int futex_mm;
+    uint32_t futex_bitset;
+    uint64_t sigsuspend_mask;
+    long scratch[6];        /* per-syscall state kept across a block */
+    long partial;           /* bytes a blocking write already moved */
+    int intr_sig;           /* the signal that interrupts the blocked call */
+    int *poll_copies;       /* copies of the fds a blocked poll/select waits on */
+    int npoll_copies;
+    bool retry;             /* the handler runs again after a block */
+
+    exit_fn on_exit;        /* called at the syscall-exit stop */
+    char pending_text[512]; /* canonical call text, completed at exit */
+
+    uint64_t ctid_addr;     /* CLONE_CHILD_CLEARTID / set_tid_address */
+    uint64_t steps;
+    bool exit_expected;     /* its own exit(): no group death follows */
+};
+
+struct sigaction_lite { uint64_t handler; uint64_t flags; };
+
+struct sighand {
+    int refs;
+    struct sigaction_lite act[65];
+};
+
+struct process {
+    pid_t pid;              /* host tgid */
+    pid_t vpid;
+    struct machine *m;
+    struct process *parent; /* NULL once orphaned (init reaps it) */
+    int mm;                 /* address-space id: keys private futexes */
+    int pidfd;              /* for pidfd_getfd; -1 until needed */
+    int nlive;              /* live threads */
+    struct thread *leader;
+    bool exited;            /* its leader's death was seen */
+    bool reaped;            /* its parent collected it with wait */
+    bool leader_zombie;     /* its leader called exit() while others live */
+    int wstatus;
+    struct sighand *sh;
+    uint64_t alarm_at;      /* ITIMER_REAL expiry (virtual ns), 0 = off */
+    uint64_t alarm_interval;
+    struct thread *vfork_parent; /* held until this child execs or exits */
+};
+
+struct machine {
+    struct machine_conf *conf;
+    const char *name;
+    int index;
+    pid_t init_pid;         /* host pid of dsim's untraced init (pid 1) */
+    bool init_reaped;
+    bool started, exited;
+    int wstatus;            /* of its command */
+    struct process *main;   /* the command's process (pid 2) */
+    struct prng entropy;
+    int out_fd, err_fd;     /* where its stdout and stderr go */
+};
+
+struct timerfd_state;
+
+enum outcome { OUT_RUNNING, OUT_PASS, OUT_EXIT, OUT_TIMEOUT, OUT_DEADLOCK,
+               OUT_FENCE, OUT_CHECK, OUT_INTERNAL };
+
+struct world {
+    struct config *conf;
+    uint64_t seed;
+    uint64_t now;               /* virtual ns since the run began */
+    struct prng sched;
+    struct trace *trace;
+    uint64_t steps;
+
+    struct thread **threads;    /* creation order; dead ones stay */
+    size_t nthreads, capthreads;
+    struct process **procs;
+    size_t nprocs, capprocs;
+    struct machine *machines;
+    size_t nmachines;
+    int next_mm, next_sighand;
+    struct thread *running;
+
+    struct timerfd_state *timerfds;
+    size_t ntimerfds, captimerfds;
+
+    char run_dir[256];
+    int exec_stdio;             /* dsim exec: machine output goes to ours */
+    /* Files outside the simulation (dsim's own stdout/stderr): writes to
+     * them pass through, since nothing simulated waits on them. */
+    struct { dev_t dev; ino_t ino; } external[2];
+    int nexternal;
+
+    enum outcome outcome;
+    char reason[4096];
+};
+
+/* Virtual clocks. */
+#define DSIM_EPOCH_S   1735689600ULL        /* 2025-01-01T00:00:00Z */
+#define DSIM_BOOT_NS   (100ULL * 1000000000ULL)  /* uptime when the run begins */
+static inline uint64_t world_realtime(const struct world *w) { return DSIM_EPOCH_S * 1000000000ULL + w->now; }
+static inline uint64_t world_monotonic(const struct world *w) { return DSIM_BOOT_NS + w->now; }
+
+/* run.c */
+struct thread *world_thread_by_tid(struct world *w, pid_t tid);
+struct process *world_proc_by_vpid(struct machine *m, struct world *w, pid_t vpid);
+struct thread *world_thread_by_vtid(struct world *w, struct machine *m, pid_t vtid);
+struct thread *world_add_thread(struct world *w, struct process *p, pid_t tid, pid_t vtid);
+struct process *world_add_process(struct world *w, struct machine *m, pid_t pid, pid_t vpid);
+void world_fail(struct world *w, enum outcome o, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Makes a blocked thread runnable (explicit wake). */
+void thread_wake(struct thread *t);
+#endif

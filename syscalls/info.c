@@ -1,0 +1,93 @@
+/* What a machine learns about its host: fixed, per machine, never the host's. */
+#include "syscalls/sys.h"
+#include "supervisor/tracer.h"
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
+#include <sys/times.h>
+#include <sys/utsname.h>
+
+enum sys_action sys_uname(struct world *w, struct thread *t)
+{
+    struct utsname u;
+    memset(&u, 0, sizeof u);
+    strcpy(u.sysname, "Linux");
+    snprintf(u.nodename, sizeof u.nodename, "%s", t->proc->m->name);
+    strcpy(u.release, "6.1.0-dsim");
+    strcpy(u.version, "#1 SMP PREEMPT_DYNAMIC dsim");
+    strcpy(u.machine, "x86_64");
+    strcpy(u.domainname, "(none)");
+    return emulate(t, mem_write(t->tid, ARG0(t), &u, sizeof u) ? -EFAULT : 0);
+}
+
+static long live_processes(struct world *w, struct machine *m)
+{
+    long n = 1;     /* init */
+    for (size_t i = 0; i < w->nprocs; i++)
+        if (w->procs[i]->m == m && !w->procs[i]->exited) n++;
+    return n;
+}
+
+enum sys_action sys_sysinfo(struct world *w, struct thread *t)
+{
+    struct sysinfo si;
+    memset(&si, 0, sizeof si);
+    si.uptime = (long)(world_monotonic(w) / 1000000000ULL);
+    si.totalram = w->conf->memory_bytes;
+    si.freeram = w->conf->memory_bytes / 2;
+    si.procs = (unsigned short)live_processes(w, t->proc->m);
+    si.mem_unit = 1;
+    return emulate(t, mem_write(t->tid, ARG0(t), &si, sizeof si) ? -EFAULT : 0);
+}
+
+enum sys_action sys_sched_getaffinity(struct world *w, struct thread *t)
+{
+    /* The kernel's mask is nr_cpu_ids bits rounded up to longs. */
+    size_t size = ((w->conf->cpus + 63) / 64) * 8, len = (size_t)ARG1(t);
+    if (len < size || (len & 7)) return emulate(t, -EINVAL);
+    unsigned char mask[128];
+    memset(mask, 0, sizeof mask);
+    for (unsigned i = 0; i < w->conf->cpus && i < 1024; i++) mask[i / 8] |= (unsigned char)(1u << (i % 8));
+    return emulate(t, mem_write(t->tid, ARG2(t), mask, size) ? -EFAULT : (long)size);
+}
+
+enum sys_action sys_sched_setaffinity(struct world *w, struct thread *t) { return emulate(t, 0); }
+enum sys_action sys_sched_yield(struct world *w, struct thread *t) { return emulate(t, 0); }
+
+enum sys_action sys_getcpu(struct world *w, struct thread *t)
+{
+    unsigned zero = 0;
+    if (ARG0(t) && mem_write(t->tid, ARG0(t), &zero, sizeof zero)) return emulate(t, -EFAULT);
+    if (ARG1(t) && mem_write(t->tid, ARG1(t), &zero, sizeof zero)) return emulate(t, -EFAULT);
+    return emulate(t, 0);
+}
+
+/* CPU time is virtual: steps taken times the quantum. */
+enum sys_action sys_times(struct world *w, struct thread *t)
+{
+    bool ok;
+    uint64_t cpu = clock_now(w, t, 2 /* CLOCK_PROCESS_CPUTIME_ID */, &ok);
+    struct tms tm = { (clock_t)(cpu / 10000000), 0, 0, 0 };
+    if (ARG0(t) && mem_write(t->tid, ARG0(t), &tm, sizeof tm)) return emulate(t, -EFAULT);
+    return emulate(t, (long)(world_monotonic(w) / 10000000));
+}
+
+enum sys_action sys_getrusage(struct world *w, struct thread *t)
+{
+    int who = (int)ARG0(t);
+    if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN && who != RUSAGE_THREAD) return emulate(t, -EINVAL);
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    if (who != RUSAGE_CHILDREN) {
+        bool ok;
+        uint64_t cpu = clock_now(w, t, who == RUSAGE_THREAD ? 3 : 2, &ok);
+        ru.ru_utime.tv_sec = (time_t)(cpu / 1000000000ULL);
+        ru.ru_utime.tv_usec = (suseconds_t)(cpu % 1000000000ULL / 1000);
+        ru.ru_maxrss = 16384;
+    }
+    return emulate(t, mem_write(t->tid, ARG1(t), &ru, sizeof ru) ? -EFAULT : 0);
+}
+
+enum sys_action sys_enosys(struct world *w, struct thread *t) { return emulate(t, -ENOSYS); }
+enum sys_action sys_pass(struct world *w, struct thread *t) { return SYS_PASS; }
+enum sys_action sys_fence(struct world *w, struct thread *t) { return SYS_FENCE; }

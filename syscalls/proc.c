@@ -1,0 +1,274 @@
+/* Processes and threads: clone, fork, vfork, exec, exit, wait. The kernel
+ * does the real work; the supervisor keeps the family tree it needs to know
+ * when a wait can return, and never lets one sleep in the kernel. */
+#include "syscalls/sys.h"
+#include "supervisor/tracer.h"
+#include <elf.h>
+#include <sys/ptrace.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <linux/sched.h>
+
+bool run_take_early_stop(pid_t pid);
+
+#define NS_FLAGS (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWIPC | \
+                  CLONE_NEWUSER | CLONE_NEWCGROUP)
+
+/* The thread's id inside its PID namespace, from the last NSpid field. */
+static pid_t ns_tid(pid_t tid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", tid);
+    FILE *f = fopen(path, "r");
+    pid_t v = 0;
+    if (!f) return 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "NSpid:", 6) == 0) {
+            char *last = strrchr(line, '\t');
+            v = last ? (pid_t)atoi(last + 1) : 0;
+            break;
+        }
+    fclose(f);
+    return v;
+}
+
+static void clone_done(struct world *w, struct thread *t, long result) {}
+
+static enum sys_action start_clone(struct thread *t, unsigned long flags, uint64_t ctid)
+{
+    if (flags & NS_FLAGS) return SYS_FENCE;
+    t->scratch[0] = (long)flags;
+    t->scratch[1] = (long)ctid;
+    t->on_exit = clone_done;
+    return SYS_PASS_EXIT;
+}
+
+enum sys_action sys_clone(struct world *w, struct thread *t) { return start_clone(t, ARG0(t), ARG3(t)); }
+enum sys_action sys_fork(struct world *w, struct thread *t) { return start_clone(t, SIGCHLD, 0); }
+enum sys_action sys_vfork(struct world *w, struct thread *t)
+{
+    return start_clone(t, CLONE_VM | CLONE_VFORK | SIGCHLD, 0);
+}
+
+enum sys_action sys_clone3(struct world *w, struct thread *t)
+{
+    struct clone_args a;
+    if (ARG1(t) < 64) return emulate(t, -EINVAL);
+    memset(&a, 0, sizeof a);
+    if (mem_read(t->tid, ARG0(t), &a, 64)) return emulate(t, -EFAULT);
+    return start_clone(t, (unsigned long)a.flags, a.child_tid);
+}
+
+void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid, int event)
+{
+    unsigned long flags = (unsigned long)parent->scratch[0];
+    struct process *pp = parent->proc, *cp = pp;
+    pid_t vtid = ns_tid(child_tid);
+    if (!(flags & CLONE_THREAD)) {
+        cp = world_add_process(w, pp->m, child_tid, vtid);
+        cp->parent = (flags & CLONE_PARENT) ? pp->parent : pp;
+        if (flags & CLONE_VM) cp->mm = pp->mm;
+        if (flags & CLONE_SIGHAND) { cp->sh = pp->sh; pp->sh->refs++; }
+        else cp->sh = sighand_copy(w, pp->sh);
+    }
+    struct thread *c = world_add_thread(w, cp, child_tid, vtid);
+    c->awaiting_first_stop = !run_take_early_stop(child_tid);
+    if (flags & CLONE_CHILD_CLEARTID) c->ctid_addr = (uint64_t)parent->scratch[1];
+    trace_event(w->trace, w->now, pp->m->name, parent->vtid, "%s %d",
+                flags & CLONE_THREAD ? "new thread" : "new process", vtid);
+    if (event == PTRACE_EVENT_VFORK) {
+        parent->state = TS_HELD;
+        cp->vfork_parent = parent;
+    }
+}
+
+static void release_vfork_parent(struct process *p)
+{
+    if (p->vfork_parent && p->vfork_parent->state == TS_HELD) p->vfork_parent->state = TS_NEW;
+    p->vfork_parent = NULL;
+}
+
+/* Reseeds AT_RANDOM and hides the vDSO (so clocks become syscalls). */
+static void patch_auxv(struct world *w, struct thread *t)
+{
+    struct user_regs_struct r;
+    if (tracer_getregs(t->tid, &r)) return;
+    uint64_t sp = r.rsp, word;
+    if (mem_read(t->tid, sp, &word, 8)) return;
+    uint64_t p = sp + 8 + (word + 1) * 8;                  /* past argc, argv, NULL */
+    for (int i = 0; i < 100000; i++, p += 8) {             /* past envp and its NULL */
+        if (mem_read(t->tid, p, &word, 8)) return;
+        if (!word) break;
+    }
+    p += 8;
+    for (int i = 0; i < 64; i++, p += 16) {
+        uint64_t pair[2];
+        if (mem_read(t->tid, p, pair, sizeof pair) || pair[0] == AT_NULL) break;
+        if (pair[0] == AT_RANDOM) {
+            unsigned char bytes[16];
+            random_fill(w, t, bytes, sizeof bytes);
+            mem_write(t->tid, pair[1], bytes, sizeof bytes);
+        } else if (pair[0] == AT_SYSINFO_EHDR) {
+            uint64_t zero = 0;
+            mem_write(t->tid, p + 8, &zero, 8);
+        }
+    }
+}
+
+void proc_on_exec(struct world *w, struct thread *t)
+{
+    struct process *p = t->proc;
+    /* The other threads die; each sends a death notice. */
+    for (size_t i = 0; i < w->nthreads; i++) {
+        struct thread *o = w->threads[i];
+        if (o->proc == p && o != t && o->state != TS_DEAD) o->state = TS_DYING;
+    }
+    p->mm = ++w->next_mm;
+    t->ctid_addr = 0;
+    if (p->sh->refs > 1) {
+        struct sighand *own = sighand_copy(w, p->sh);
+        sighand_put(p->sh);
+        p->sh = own;
+    }
+    sighand_exec_reset(p->sh);
+    patch_auxv(w, t);
+    release_vfork_parent(p);
+}
+
+enum sys_action sys_execve(struct world *w, struct thread *t)
+{
+    t->on_exit = clone_done;
+    return SYS_PASS_EXIT;
+}
+
+enum sys_action sys_exit(struct world *w, struct thread *t)
+{
+    struct process *p = t->proc;
+    t->exit_expected = true;
+    if (t == p->leader && p->nlive > 1) {
+        p->leader_zombie = true;
+        p->nlive--;
+    }
+    return SYS_PASS;
+}
+
+enum sys_action sys_exit_group(struct world *w, struct thread *t)
+{
+    for (size_t i = 0; i < w->nthreads; i++) {
+        struct thread *o = w->threads[i];
+        if (o->proc == t->proc && o != t && o->state != TS_DEAD) o->state = TS_DYING;
+    }
+    return SYS_PASS;
+}
+
+void proc_on_exit(struct world *w, struct process *p)
+{
+    release_vfork_parent(p);
+    for (size_t i = 0; i < w->nprocs; i++)
+        if (w->procs[i]->parent == p) w->procs[i]->parent = NULL;     /* init reaps it */
+    struct process *parent = p->parent;
+    if (parent && parent->sh) {
+        struct sigaction_lite *a = &parent->sh->act[SIGCHLD];
+        if (a->handler == (uint64_t)SIG_IGN || (a->flags & SA_NOCLDWAIT)) p->reaped = true;
+        signal_generated(w, parent, NULL, SIGCHLD);
+    }
+}
+
+/* ---- wait ---- */
+
+static bool child_matches(const struct process *c, const struct process *p, long which)
+{
+    if (c->parent != p || c->reaped) return false;
+    return which <= 0 || c->vpid == (pid_t)which;    /* process groups: any child */
+}
+
+static bool has_zombie(struct world *w, struct process *p, long which)
+{
+    for (size_t i = 0; i < w->nprocs; i++)
+        if (child_matches(w->procs[i], p, which) && w->procs[i]->exited) return true;
+    return false;
+}
+
+static bool has_child(struct world *w, struct process *p, long which)
+{
+    for (size_t i = 0; i < w->nprocs; i++)
+        if (child_matches(w->procs[i], p, which)) return true;
+    return false;
+}
+
+static void mark_reaped(struct world *w, struct process *p, pid_t vpid)
+{
+    for (size_t i = 0; i < w->nprocs; i++)
+        if (child_matches(w->procs[i], p, vpid) && w->procs[i]->exited) { w->procs[i]->reaped = true; return; }
+}
+
+static void zero_rusage(struct thread *t, uint64_t addr)
+{
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    if (addr) mem_write(t->tid, addr, &ru, sizeof ru);
+}
+
+static void wait4_done(struct world *w, struct thread *t, long result)
+{
+    if (result > 0) { mark_reaped(w, t->proc, (pid_t)result); zero_rusage(t, ARG3(t)); }
+}
+
+static bool wait4_ready(struct world *w, struct thread *t)
+{
+    return has_zombie(w, t->proc, (long)(int)ARG0(t)) || !has_child(w, t->proc, (long)(int)ARG0(t));
+}
+
+enum sys_action sys_wait4(struct world *w, struct thread *t)
+{
+    long which = (int)ARG0(t);
+    if (!has_child(w, t->proc, which)) return SYS_PASS;          /* ECHILD */
+    if ((ARG2(t) & WNOHANG) || has_zombie(w, t->proc, which)) {
+        t->on_exit = wait4_done;
+        return SYS_PASS_EXIT;
+    }
+    return block(t, UINT64_MAX, wait4_ready);
+}
+
+static long waitid_which(struct thread *t)
+{
+    int idtype = (int)ARG0(t);
+    return idtype == P_PID ? (long)(int)ARG1(t) : -1;
+}
+
+static void waitid_done(struct world *w, struct thread *t, long result)
+{
+    int pid = 0;
+    if (result == 0 && ARG2(t) && mem_read(t->tid, ARG2(t) + 16, &pid, sizeof pid) == 0 && pid > 0 &&
+        !(ARG3(t) & WNOWAIT))
+        mark_reaped(w, t->proc, pid);
+    if (result == 0) zero_rusage(t, ARG4(t));
+}
+
+static bool waitid_ready(struct world *w, struct thread *t)
+{
+    return has_zombie(w, t->proc, waitid_which(t)) || !has_child(w, t->proc, waitid_which(t));
+}
+
+enum sys_action sys_waitid(struct world *w, struct thread *t)
+{
+    long which = waitid_which(t);
+    if (!(ARG3(t) & WEXITED) || (int)ARG0(t) == P_PIDFD) return SYS_FENCE;
+    if (!has_child(w, t->proc, which)) return SYS_PASS;
+    if ((ARG3(t) & WNOHANG) || has_zombie(w, t->proc, which)) {
+        t->on_exit = waitid_done;
+        return SYS_PASS_EXIT;
+    }
+    return block(t, UINT64_MAX, waitid_ready);
+}
+
+enum sys_action sys_set_tid_address(struct world *w, struct thread *t)
+{
+    t->ctid_addr = ARG0(t);
+    return SYS_PASS;     /* the kernel must clear the word at exit itself */
+}

@@ -1,0 +1,204 @@
+/* Signals. The kernel queues and delivers them; the supervisor decides when:
+ * a thread takes a signal only when it resumes at a step, and a thread held
+ * in an emulated blocking call is interrupted as Linux would interrupt it. */
+#include "syscalls/sys.h"
+#include "supervisor/tracer.h"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+struct sighand *sighand_new(struct world *w)
+{
+    struct sighand *sh = calloc(1, sizeof *sh);
+    sh->refs = 1;
+    return sh;
+}
+
+struct sighand *sighand_copy(struct world *w, const struct sighand *from)
+{
+    struct sighand *sh = sighand_new(w);
+    if (from) memcpy(sh->act, from->act, sizeof sh->act);
+    return sh;
+}
+
+void sighand_put(struct sighand *sh)
+{
+    if (sh && --sh->refs == 0) free(sh);
+}
+
+void sighand_exec_reset(struct sighand *sh)
+{
+    for (int i = 0; i < 65; i++)
+        if (sh->act[i].handler != (uint64_t)SIG_IGN) sh->act[i] = (struct sigaction_lite){ 0, 0 };
+}
+
+static bool ignored(const struct sighand *sh, int sig)
+{
+    uint64_t h = sh->act[sig].handler;
+    if (h == (uint64_t)SIG_IGN) return true;
+    return h == (uint64_t)SIG_DFL &&
+           (sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT);
+}
+
+struct sigstate { uint64_t pending, blocked; };
+
+/* Pending and blocked sets of a stopped thread (signal events only: /proc). */
+static bool read_sigstate(pid_t tid, struct sigstate *s)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", tid);
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    memset(s, 0, sizeof *s);
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "SigPnd:", 7) || !strncmp(line, "ShdPnd:", 7))
+            s->pending |= strtoull(line + 7, NULL, 16);
+        else if (!strncmp(line, "SigBlk:", 7))
+            s->blocked = strtoull(line + 7, NULL, 16);
+    }
+    fclose(f);
+    return true;
+}
+
+#define BIT(sig) (1ULL << ((sig) - 1))
+
+static uint64_t effective_mask(struct thread *t, uint64_t blocked)
+{
+    return (t->state == TS_BLOCKED && SYSNR(t) == SYS_rt_sigsuspend) ? t->sigsuspend_mask : blocked;
+}
+
+void signal_generated(struct world *w, struct process *p, struct thread *target, int sig)
+{
+    if (sig <= 0 || sig > 64 || sig == SIGKILL || sig == SIGSTOP || !p->sh || ignored(p->sh, sig)) return;
+    for (size_t i = 0; i < w->nthreads; i++) {
+        struct thread *o = w->threads[i];
+        if (o->proc != p || (target && o != target)) continue;
+        if (o->state == TS_DEAD || o->state == TS_DYING) continue;
+        struct sigstate s;
+        if (!read_sigstate(o->tid, &s)) continue;
+        if (effective_mask(o, s.blocked) & BIT(sig)) continue;
+        /* A thread that will return to user mode anyway takes it then. */
+        if (o->state != TS_BLOCKED) return;
+        o->interrupted = true;
+        o->intr_sig = sig;
+        return;
+    }
+}
+
+enum sys_action signal_interrupt(struct world *w, struct thread *t, const struct sys_entry *e)
+{
+    if (SYSNR(t) == SYS_rt_sigsuspend) return SYS_PASS;  /* the kernel swaps the mask and returns */
+    if (t->partial > 0) return emulate(t, t->partial);     /* a write interrupted midway */
+    sleep_interrupted(w, t);
+    struct sigaction_lite *a = &t->proc->sh->act[t->intr_sig];
+    bool handler = a->handler != (uint64_t)SIG_DFL && a->handler != (uint64_t)SIG_IGN;
+    if (handler && (a->flags & SA_RESTART) && e && e->restart == RS_RESTART_SA) {
+        /* Skip it now; the call is made again once the handler returns. */
+        t->regs.rax = t->regs.orig_rax;
+        t->regs.rip -= 2;
+        return SYS_EMULATE;
+    }
+    return emulate(t, -EINTR);
+}
+
+enum sys_action sys_rt_sigaction(struct world *w, struct thread *t)
+{
+    int sig = (int)ARG0(t);
+    if (ARG1(t) && sig >= 1 && sig <= 64 && sig != SIGKILL && sig != SIGSTOP) {
+        uint64_t act[2];
+        if (mem_read(t->tid, ARG1(t), act, sizeof act) == 0)
+            t->proc->sh->act[sig] = (struct sigaction_lite){ act[0], act[1] };
+    }
+    return SYS_PASS;
+}
+
+/* kill and friends run in the kernel (it translates pids in the namespace);
+ * the supervisor then interrupts whoever Linux would interrupt. */
+static void kill_done(struct world *w, struct thread *t, long result)
+{
+    long nr = SYSNR(t);
+    if (result != 0) return;
+    struct machine *m = t->proc->m;
+    int sig;
+    if (nr == SYS_tgkill || nr == SYS_rt_tgsigqueueinfo) {
+        sig = (int)ARG2(t);
+        struct thread *o = world_thread_by_vtid(w, m, (pid_t)ARG1(t));
+        if (o) signal_generated(w, o->proc, o, sig);
+        return;
+    }
+    if (nr == SYS_tkill) {
+        struct thread *o = world_thread_by_vtid(w, m, (pid_t)ARG0(t));
+        if (o) signal_generated(w, o->proc, o, (int)ARG1(t));
+        return;
+    }
+    pid_t pid = (pid_t)ARG0(t);
+    sig = (int)ARG1(t);
+    for (size_t i = 0; i < w->nprocs; i++) {
+        struct process *p = w->procs[i];
+        if (p->m != m || p->exited) continue;
+        if (pid > 0 && p->vpid != pid) continue;
+        signal_generated(w, p, NULL, sig);
+    }
+}
+
+enum sys_action sys_kill(struct world *w, struct thread *t)
+{
+    t->on_exit = kill_done;
+    return SYS_PASS_EXIT;
+}
+
+enum sys_action sys_pause(struct world *w, struct thread *t)
+{
+    return block(t, UINT64_MAX, NULL);      /* only a signal ends it */
+}
+
+static bool deliverable_now(struct thread *t, uint64_t mask)
+{
+    struct sigstate s;
+    if (!read_sigstate(t->tid, &s)) return false;
+    uint64_t ready = s.pending & ~mask;
+    for (int sig = 1; sig <= 64; sig++)
+        if ((ready & BIT(sig)) && !ignored(t->proc->sh, sig)) return true;
+    return false;
+}
+
+enum sys_action sys_rt_sigsuspend(struct world *w, struct thread *t)
+{
+    uint64_t mask;
+    if (ARG1(t) != 8) return emulate(t, -EINVAL);
+    if (mem_read(t->tid, ARG0(t), &mask, sizeof mask)) return emulate(t, -EFAULT);
+    mask &= ~(BIT(SIGKILL) | BIT(SIGSTOP));
+    t->sigsuspend_mask = mask;
+    if (deliverable_now(t, mask)) return SYS_PASS;
+    return block(t, UINT64_MAX, NULL);
+}
+
+static bool sigwait_ready(struct world *w, struct thread *t)
+{
+    struct sigstate s;
+    return read_sigstate(t->tid, &s) && (s.pending & (uint64_t)t->scratch[1]);
+}
+
+enum sys_action sys_rt_sigtimedwait(struct world *w, struct thread *t)
+{
+    if (!t->retry) {
+        uint64_t set;
+        if (ARG3(t) != 8) return emulate(t, -EINVAL);
+        if (mem_read(t->tid, ARG0(t), &set, sizeof set)) return emulate(t, -EFAULT);
+        t->scratch[1] = (long)set;
+        uint64_t timeout = UINT64_MAX;
+        if (ARG2(t)) {
+            uint64_t ns;
+            int e = read_timespec(t, ARG2(t), &ns);
+            if (e) return emulate(t, e);
+            timeout = w->now + ns;
+        }
+        t->scratch[0] = (long)timeout;
+        if (sigwait_ready(w, t) || timeout == w->now) return SYS_PASS;
+    }
+    if (sigwait_ready(w, t)) return SYS_PASS;
+    if (t->timed_out) return emulate(t, -EAGAIN);
+    return block(t, (uint64_t)t->scratch[0], sigwait_ready);
+}

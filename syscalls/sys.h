@@ -1,0 +1,96 @@
+/* Syscall handlers: one family per file, one dispatch table as data. */
+#ifndef DSIM_SYS_H
+#define DSIM_SYS_H
+#include "supervisor/world.h"
+#include <errno.h>
+
+enum sys_action {
+    SYS_EMULATE,    /* skip the call; the tracee sees t->regs.rax */
+    SYS_PASS,       /* let the kernel run it; no exit stop */
+    SYS_PASS_EXIT,  /* let the kernel run it and call t->on_exit with the result */
+    SYS_BLOCK,      /* keep the thread stopped; retried when it can run */
+    SYS_FENCE,      /* cannot be made deterministic: the run stops */
+};
+
+typedef enum sys_action (*sys_handler)(struct world *w, struct thread *t);
+
+/* Interruption by a signal: what Linux does when a handler runs. */
+enum sys_restart { RS_EINTR, RS_RESTART_SA /* restarts under SA_RESTART */ };
+
+struct sys_entry {
+    const char *name;
+    sys_handler handler;     /* NULL: unknown, a fence */
+    const char *args;        /* per argument: d int, l long, x hex, f fd, s path, p pointer */
+    enum sys_restart restart;
+};
+
+extern const struct sys_entry sys_table[];
+extern const unsigned sys_table_len;
+const struct sys_entry *sys_lookup(long nr);
+
+/* Argument access on the stopped thread. */
+#define ARG0(t) ((t)->regs.rdi)
+#define ARG1(t) ((t)->regs.rsi)
+#define ARG2(t) ((t)->regs.rdx)
+#define ARG3(t) ((t)->regs.r10)
+#define ARG4(t) ((t)->regs.r8)
+#define ARG5(t) ((t)->regs.r9)
+#define SYSNR(t) ((long)(t)->regs.orig_rax)
+
+static inline enum sys_action emulate(struct thread *t, long result)
+{
+    t->regs.rax = (unsigned long long)result;
+    return SYS_EMULATE;
+}
+/* Block until deadline (UINT64_MAX: none), ready() or an explicit wake. */
+enum sys_action block(struct thread *t, uint64_t deadline, ready_fn ready);
+
+/* Generic handlers. */
+enum sys_action sys_pass(struct world *w, struct thread *t);
+enum sys_action sys_enosys(struct world *w, struct thread *t);
+enum sys_action sys_fence(struct world *w, struct thread *t);
+
+/* fd helpers (fs.c): a supervisor copy of a tracee fd, or -1 with errno. */
+int fd_copy(struct world *w, struct thread *t, int fd);
+/* 1 if a blocking call on fd should wait for `events`, 0 if it can go now,
+ * -1 if the fd is bad (let the kernel report it). Keeps the copy in t->copy_fd
+ * when it returns 1. */
+int fd_must_wait(struct world *w, struct thread *t, int fd, short events);
+bool fd_ready_check(struct world *w, struct thread *t);
+void thread_drop_copy(struct thread *t);
+
+/* futex.c */
+int futex_wake_key(struct world *w, int mm, uint64_t addr, int n, uint32_t bitset);
+
+/* signal.c: a signal was generated for p (thread t, or any thread if NULL). */
+void signal_generated(struct world *w, struct process *p, struct thread *t, int sig);
+/* What a blocked call does when a signal interrupts it. */
+enum sys_action signal_interrupt(struct world *w, struct thread *t, const struct sys_entry *e);
+struct sighand *sighand_new(struct world *w);
+struct sighand *sighand_copy(struct world *w, const struct sighand *from);
+void sighand_put(struct sighand *sh);
+void sighand_exec_reset(struct sighand *sh);
+
+/* time.c: convert between virtual time and user timespecs. */
+uint64_t ts_to_ns(int64_t sec, int64_t nsec);
+/* Absolute virtual deadline for an absolute time on clock `clk`. */
+uint64_t deadline_for_abs(struct world *w, int clk, uint64_t abs_ns);
+/* Reads a struct timespec at addr; -EFAULT/-EINVAL or 0. */
+int read_timespec(struct thread *t, uint64_t addr, uint64_t *ns);
+uint64_t clock_now(struct world *w, struct thread *t, int clk, bool *ok);
+/* Writes the time left of an interrupted nanosleep/clock_nanosleep. */
+void sleep_interrupted(struct world *w, struct thread *t);
+/* timerfd and itimer expiry: earliest virtual time of a timer event, and firing. */
+uint64_t timers_next(struct world *w);
+void timers_fire(struct world *w);
+
+/* proc.c */
+void proc_on_exec(struct world *w, struct thread *t);
+/* A process's last thread is gone: wake waiters, reparent children. */
+void proc_on_exit(struct world *w, struct process *p);
+/* A clone/fork/vfork event stop: registers the child. */
+void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid, int event);
+
+/* random.c */
+void random_fill(struct world *w, struct thread *t, void *buf, size_t len);
+#endif

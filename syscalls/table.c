@@ -1,0 +1,129 @@
+/* The dispatch table: every syscall dsim knows, its handler, how to print
+ * its arguments and what a signal does to it. A syscall missing here is a
+ * fence: the run stops and names it. */
+#include "syscalls/sys.h"
+#include <seccomp.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+
+#define HANDLERS(X) \
+    X(sys_read) X(sys_readv) X(sys_pread64) X(sys_preadv) X(sys_recvfrom) X(sys_recvmsg) \
+    X(sys_write) X(sys_writev) X(sys_sendto) X(sys_sendmsg) X(sys_accept) X(sys_ioctl) X(sys_fcntl) \
+    X(sys_poll) X(sys_ppoll) X(sys_select) X(sys_pselect6) X(sys_epoll_wait) X(sys_epoll_pwait) \
+    X(sys_epoll_pwait2) X(sys_clock_gettime) X(sys_clock_getres) X(sys_clock_settime) \
+    X(sys_gettimeofday) X(sys_time) X(sys_nanosleep) X(sys_clock_nanosleep) X(sys_alarm) \
+    X(sys_getitimer) X(sys_setitimer) X(sys_timerfd_create) X(sys_timerfd_settime) \
+    X(sys_timerfd_gettime) X(sys_futex) X(sys_clone) X(sys_clone3) X(sys_fork) X(sys_vfork) \
+    X(sys_execve) X(sys_exit) X(sys_exit_group) X(sys_wait4) X(sys_waitid) X(sys_set_tid_address) \
+    X(sys_rt_sigaction) X(sys_kill) X(sys_pause) X(sys_rt_sigsuspend) X(sys_rt_sigtimedwait) \
+    X(sys_getrandom) X(sys_uname) X(sys_sysinfo) X(sys_sched_getaffinity) X(sys_sched_setaffinity) \
+    X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage)
+#define DECLARE(h) enum sys_action h(struct world *w, struct thread *t);
+HANDLERS(DECLARE)
+
+/* Restart policy: R restarts under SA_RESTART, I always fails with EINTR. */
+#define R RS_RESTART_SA
+#define I RS_EINTR
+#define E(name, handler, args, rs) [SYS_##name] = { #name, handler, args, rs },
+#define PASS(name, args) E(name, sys_pass, args, I)
+
+const struct sys_entry sys_table[] = {
+    /* Files and fds: local and deterministic given the same files. */
+    PASS(open, "sxx") PASS(openat, "dsxx") PASS(creat, "sx") PASS(close, "f") PASS(close_range, "ffx")
+    PASS(stat, "sp") PASS(fstat, "fp") PASS(lstat, "sp") PASS(newfstatat, "dspx") PASS(statx, "dsxxp")
+    PASS(access, "sx") PASS(faccessat, "dsx") PASS(faccessat2, "dsxx") PASS(lseek, "fld")
+    PASS(getdents, "fpd") PASS(getdents64, "fpd") PASS(readlink, "spd") PASS(readlinkat, "dspd")
+    PASS(mkdir, "sx") PASS(mkdirat, "dsx") PASS(rmdir, "s") PASS(unlink, "s") PASS(unlinkat, "dsx")
+    PASS(rename, "ss") PASS(renameat, "dsds") PASS(renameat2, "dsdsx") PASS(link, "ss")
+    PASS(linkat, "dsdsx") PASS(symlink, "ss") PASS(symlinkat, "sds") PASS(chmod, "sx")
+    PASS(fchmod, "fx") PASS(fchmodat, "dsx") PASS(chown, "sdd") PASS(fchown, "fdd") PASS(lchown, "sdd")
+    PASS(fchownat, "dsddx") PASS(truncate, "sl") PASS(ftruncate, "fl") PASS(fsync, "f")
+    PASS(fdatasync, "f") PASS(sync, "") PASS(syncfs, "f") PASS(fallocate, "fxll") PASS(fadvise64, "fddx")
+    PASS(readahead, "fdd") PASS(sync_file_range, "fddx") PASS(mknod, "sxd") PASS(mknodat, "dsxd")
+    PASS(dup, "f") PASS(dup2, "ff") PASS(dup3, "ffx") PASS(pipe, "p") PASS(pipe2, "px")
+    PASS(chdir, "s") PASS(fchdir, "f") PASS(getcwd, "pd") PASS(umask, "x") PASS(statfs, "sp")
+    PASS(fstatfs, "fp") PASS(utimensat, "dspx") PASS(utimes, "sp") PASS(utime, "sp")
+    PASS(futimesat, "dsp") PASS(getxattr, "sspd") PASS(lgetxattr, "sspd") PASS(fgetxattr, "fspd")
+    PASS(listxattr, "spd") PASS(llistxattr, "spd") PASS(flistxattr, "fpd") PASS(setxattr, "sspdx")
+    PASS(lsetxattr, "sspdx") PASS(fsetxattr, "fspdx") PASS(removexattr, "ss") PASS(lremovexattr, "ss")
+    PASS(fremovexattr, "fs") PASS(eventfd, "d") PASS(eventfd2, "dx") PASS(epoll_create, "d")
+    PASS(epoll_create1, "x") PASS(epoll_ctl, "dxfp") PASS(signalfd, "fpd") PASS(signalfd4, "fpdx")
+    PASS(memfd_create, "sx") PASS(inotify_init1, "x") PASS(inotify_add_watch, "fsx")
+    PASS(inotify_rm_watch, "fd") PASS(sendfile, "ffpd") PASS(copy_file_range, "fpfpdx")
+    PASS(splice, "fpfpdx") PASS(tee, "ffdx") PASS(pwrite64, "fpdl") PASS(pwritev, "fpdd")
+    PASS(pwritev2, "fpddx") PASS(flock, "fx") PASS(chroot, "s")
+    E(read, sys_read, "fpd", R) E(readv, sys_readv, "fpd", R) E(pread64, sys_pread64, "fpdl", R)
+    E(preadv, sys_preadv, "fpdl", R) E(preadv2, sys_preadv, "fpddx", R)
+    E(write, sys_write, "fpd", R) E(writev, sys_writev, "fpd", R)
+    E(ioctl, sys_ioctl, "fxx", R) E(fcntl, sys_fcntl, "fdx", R)
+    /* Sockets within a machine (AF_UNIX); the network comes later. */
+    PASS(socket, "ddd") PASS(socketpair, "ddxp") PASS(bind, "fpd") PASS(listen, "fd")
+    PASS(connect, "fpd") PASS(shutdown, "fd") PASS(getsockname, "fpp") PASS(getpeername, "fpp")
+    PASS(setsockopt, "fddpd") PASS(getsockopt, "fddpp")
+    E(recvfrom, sys_recvfrom, "fpdxpp", R) E(recvmsg, sys_recvmsg, "fpx", R)
+    E(sendto, sys_sendto, "fpdxpd", R) E(sendmsg, sys_sendmsg, "fpx", R)
+    E(accept, sys_accept, "fpp", R) E(accept4, sys_accept, "fppx", R)
+    /* Readiness. */
+    E(poll, sys_poll, "pdd", I) E(ppoll, sys_ppoll, "pdppd", I) E(select, sys_select, "dpppp", I)
+    E(pselect6, sys_pselect6, "dppppp", I) E(epoll_wait, sys_epoll_wait, "fpdd", I)
+    E(epoll_pwait, sys_epoll_pwait, "fpddpd", I) E(epoll_pwait2, sys_epoll_pwait2, "fpdppd", I)
+    /* Identity and limits: fixed by the namespaces or harmless. */
+    PASS(getpid, "") PASS(getppid, "") PASS(gettid, "") PASS(getuid, "") PASS(geteuid, "")
+    PASS(getgid, "") PASS(getegid, "") PASS(getgroups, "dp") PASS(setgroups, "dp")
+    PASS(getresuid, "ppp") PASS(getresgid, "ppp") PASS(setuid, "d") PASS(setgid, "d")
+    PASS(setreuid, "dd") PASS(setregid, "dd") PASS(setresuid, "ddd") PASS(setresgid, "ddd")
+    PASS(setfsuid, "d") PASS(setfsgid, "d") PASS(getpgid, "d") PASS(getpgrp, "") PASS(getsid, "d")
+    PASS(setsid, "") PASS(setpgid, "dd") PASS(getrlimit, "dp") PASS(setrlimit, "dp")
+    PASS(prlimit64, "ddpp") PASS(capget, "pp") PASS(capset, "pp") PASS(prctl, "dxxxx")
+    PASS(personality, "x") PASS(sched_getparam, "dp") PASS(sched_setparam, "dp")
+    PASS(sched_getscheduler, "d") PASS(sched_setscheduler, "ddp") PASS(sched_get_priority_max, "d")
+    PASS(sched_get_priority_min, "d") PASS(getpriority, "dd") PASS(setpriority, "ddd")
+    PASS(ioprio_get, "dd") PASS(ioprio_set, "ddd") PASS(sched_getattr, "dpxx") PASS(sched_setattr, "dpx")
+    PASS(sethostname, "sd") PASS(setdomainname, "sd") PASS(membarrier, "xx") PASS(mbind, "pdxpdx")
+    PASS(get_mempolicy, "ppdpx") PASS(set_mempolicy, "dpd") PASS(mlockall, "x") PASS(munlockall, "")
+    PASS(pkey_alloc, "xx") PASS(pkey_free, "d") PASS(pkey_mprotect, "pdxd") PASS(kcmp, "ddddd")
+    PASS(rt_sigpending, "pd") PASS(restart_syscall, "")
+    PASS(mmap, "pdxxfd") PASS(munmap, "pd") PASS(mprotect, "pdx") PASS(brk, "p") PASS(madvise, "pdx")
+    E(uname, sys_uname, "p", I) E(sysinfo, sys_sysinfo, "p", I) E(getcpu, sys_getcpu, "ppp", I)
+    E(sched_getaffinity, sys_sched_getaffinity, "ddp", I) E(sched_setaffinity, sys_sched_setaffinity, "ddp", I)
+    E(sched_yield, sys_sched_yield, "", I) E(times, sys_times, "p", I) E(getrusage, sys_getrusage, "dp", I)
+    E(getrandom, sys_getrandom, "pdx", I)
+    /* Refused so that libc falls back to what dsim can follow. */
+    E(rseq, sys_enosys, "pdxx", I) E(io_uring_setup, sys_enosys, "dp", I)
+    E(io_uring_enter, sys_enosys, "fddxp", I) E(io_uring_register, sys_enosys, "fdpd", I)
+    E(io_setup, sys_enosys, "dp", I) E(io_destroy, sys_enosys, "x", I) E(io_submit, sys_enosys, "xdp", I)
+    E(io_cancel, sys_enosys, "xpp", I) E(io_getevents, sys_enosys, "xddpp", I)
+    /* Time. */
+    E(clock_gettime, sys_clock_gettime, "dp", I) E(clock_getres, sys_clock_getres, "dp", I)
+    E(clock_settime, sys_clock_settime, "dp", I) E(settimeofday, sys_clock_settime, "pp", I)
+    E(gettimeofday, sys_gettimeofday, "pp", I) E(time, sys_time, "p", I)
+    E(nanosleep, sys_nanosleep, "pp", I) E(clock_nanosleep, sys_clock_nanosleep, "dxpp", I)
+    E(alarm, sys_alarm, "d", I) E(getitimer, sys_getitimer, "dp", I) E(setitimer, sys_setitimer, "dpp", I)
+    E(timerfd_create, sys_timerfd_create, "dx", I) E(timerfd_settime, sys_timerfd_settime, "fxpp", I)
+    E(timerfd_gettime, sys_timerfd_gettime, "fp", I)
+    /* Threads and processes. */
+    E(futex, sys_futex, "pxdppx", R) E(set_tid_address, sys_set_tid_address, "p", I)
+    E(clone, sys_clone, "xppppx", I) E(clone3, sys_clone3, "pd", I) E(fork, sys_fork, "", I)
+    E(vfork, sys_vfork, "", I) E(execve, sys_execve, "spp", I) E(execveat, sys_execve, "dsppx", I)
+    E(exit, sys_exit, "d", I) E(exit_group, sys_exit_group, "d", I)
+    E(wait4, sys_wait4, "dpxp", R) E(waitid, sys_waitid, "ddpxp", R)
+    /* Signals. */
+    E(rt_sigaction, sys_rt_sigaction, "dppd", I) E(kill, sys_kill, "dd", I) E(tkill, sys_kill, "dd", I)
+    E(tgkill, sys_kill, "ddd", I) E(rt_sigqueueinfo, sys_kill, "ddp", I)
+    E(rt_tgsigqueueinfo, sys_kill, "dddp", I) E(pause, sys_pause, "", I)
+    E(rt_sigsuspend, sys_rt_sigsuspend, "pd", I) E(rt_sigtimedwait, sys_rt_sigtimedwait, "pppd", I)
+};
+const unsigned sys_table_len = sizeof sys_table / sizeof *sys_table;
+
+const struct sys_entry *sys_lookup(long nr)
+{
+    if (nr >= 0 && (unsigned long)nr < sys_table_len && sys_table[nr].name) return &sys_table[nr];
+    /* Unknown: a fence, named as libseccomp names it. */
+    static struct sys_entry unknown;
+    static char name[64];
+    char *n = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, (int)nr);
+    snprintf(name, sizeof name, "%s", n ? n : "unknown");
+    free(n);
+    unknown = (struct sys_entry){ name, NULL, "xxxxxx", RS_EINTR };
+    return &unknown;
+}

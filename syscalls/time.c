@@ -1,0 +1,383 @@
+/* Virtual time: clocks, sleeps, alarms and timerfds. Nothing here reads the
+ * host clock; every value derives from w->now. */
+#include "syscalls/sys.h"
+#include "supervisor/tracer.h"
+#include <linux/kcmp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NS 1000000000ULL
+
+uint64_t ts_to_ns(int64_t sec, int64_t nsec)
+{
+    if (sec < 0) return 0;
+    if ((uint64_t)sec >= UINT64_MAX / NS - 1) return UINT64_MAX / 2;
+    return (uint64_t)sec * NS + (uint64_t)nsec;
+}
+
+int read_timespec(struct thread *t, uint64_t addr, uint64_t *ns)
+{
+    struct timespec ts;
+    if (mem_read(t->tid, addr, &ts, sizeof ts) != 0) return -EFAULT;
+    if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (long)NS) return -EINVAL;
+    *ns = ts_to_ns(ts.tv_sec, ts.tv_nsec);
+    return 0;
+}
+
+static int write_timespec(struct thread *t, uint64_t addr, uint64_t ns)
+{
+    struct timespec ts = { (time_t)(ns / NS), (long)(ns % NS) };
+    return mem_write(t->tid, addr, &ts, sizeof ts) == 0 ? 0 : -EFAULT;
+}
+
+static uint64_t cpu_time(struct world *w, struct process *p, struct thread *only)
+{
+    uint64_t steps = 0;
+    for (size_t i = 0; i < w->nthreads; i++) {
+        struct thread *o = w->threads[i];
+        if (only ? o == only : o->proc == p) steps += o->steps;
+    }
+    return steps * w->conf->quantum_ns;
+}
+
+/* The value of clock clk as thread t sees it. */
+uint64_t clock_now(struct world *w, struct thread *t, int clk, bool *ok)
+{
+    *ok = true;
+    switch (clk) {
+    case CLOCK_REALTIME: case CLOCK_REALTIME_COARSE: case CLOCK_REALTIME_ALARM: case CLOCK_TAI:
+        return world_realtime(w);
+    case CLOCK_MONOTONIC: case CLOCK_MONOTONIC_RAW: case CLOCK_MONOTONIC_COARSE:
+    case CLOCK_BOOTTIME: case CLOCK_BOOTTIME_ALARM:
+        return world_monotonic(w);
+    case CLOCK_PROCESS_CPUTIME_ID: return cpu_time(w, t->proc, NULL);
+    case CLOCK_THREAD_CPUTIME_ID: return cpu_time(w, t->proc, t);
+    }
+    if (clk < 0 && (clk & 7) != 3) {        /* a CPU clock of another pid or tid */
+        pid_t id = ~(clk >> 3);
+        if (clk & 4) {
+            struct thread *o = id ? world_thread_by_vtid(w, t->proc->m, id) : t;
+            if (o) return cpu_time(w, o->proc, o);
+        } else {
+            struct process *p = id ? world_proc_by_vpid(t->proc->m, w, id) : t->proc;
+            if (p) return cpu_time(w, p, NULL);
+        }
+    }
+    *ok = false;
+    return 0;
+}
+
+static bool is_realtime(int clk)
+{
+    return clk == CLOCK_REALTIME || clk == CLOCK_REALTIME_ALARM || clk == CLOCK_TAI ||
+           clk == CLOCK_REALTIME_COARSE;
+}
+
+uint64_t deadline_for_abs(struct world *w, int clk, uint64_t abs_ns)
+{
+    uint64_t base = is_realtime(clk) ? world_realtime(w) : world_monotonic(w);
+    return abs_ns <= base ? w->now : w->now + (abs_ns - base);
+}
+
+enum sys_action sys_clock_gettime(struct world *w, struct thread *t)
+{
+    bool ok;
+    uint64_t v = clock_now(w, t, (int)ARG0(t), &ok);
+    if (!ok) return emulate(t, -EINVAL);
+    return emulate(t, write_timespec(t, ARG1(t), v));
+}
+
+enum sys_action sys_clock_getres(struct world *w, struct thread *t)
+{
+    int clk = (int)ARG0(t);
+    bool ok;
+    clock_now(w, t, clk, &ok);
+    if (!ok) return emulate(t, -EINVAL);
+    uint64_t res = (clk == CLOCK_REALTIME_COARSE || clk == CLOCK_MONOTONIC_COARSE) ? 4000000 : 1;
+    return emulate(t, ARG1(t) ? write_timespec(t, ARG1(t), res) : 0);
+}
+
+enum sys_action sys_clock_settime(struct world *w, struct thread *t)
+{
+    /* Setting the host clock would escape the simulation; per-machine clock
+     * offsets come with clock faults. Refuse as an unprivileged caller would. */
+    return emulate(t, -EPERM);
+}
+
+enum sys_action sys_gettimeofday(struct world *w, struct thread *t)
+{
+    uint64_t now = world_realtime(w);
+    if (ARG0(t)) {
+        struct timeval tv = { (time_t)(now / NS), (suseconds_t)(now % NS / 1000) };
+        if (mem_write(t->tid, ARG0(t), &tv, sizeof tv)) return emulate(t, -EFAULT);
+    }
+    if (ARG1(t)) {
+        struct timezone tz = { 0, 0 };
+        if (mem_write(t->tid, ARG1(t), &tz, sizeof tz)) return emulate(t, -EFAULT);
+    }
+    return emulate(t, 0);
+}
+
+enum sys_action sys_time(struct world *w, struct thread *t)
+{
+    time_t s = (time_t)(world_realtime(w) / NS);
+    if (ARG0(t) && mem_write(t->tid, ARG0(t), &s, sizeof s)) return emulate(t, -EFAULT);
+    return emulate(t, s);
+}
+
+/* A sleep finished by its deadline; interrupted sleeps are handled by the
+ * dispatcher (EINTR). */
+static enum sys_action sleep_until(struct thread *t, uint64_t deadline)
+{
+    if (t->retry && t->timed_out) return emulate(t, 0);
+    return block(t, deadline, NULL);
+}
+
+/* An interrupted relative sleep reports the time left, as Linux does. */
+void sleep_interrupted(struct world *w, struct thread *t)
+{
+    long nr = SYSNR(t);
+    uint64_t rem_addr = nr == SYS_nanosleep ? ARG1(t) : nr == SYS_clock_nanosleep && !(ARG1(t) & TIMER_ABSTIME) ? ARG3(t) : 0;
+    uint64_t deadline = (uint64_t)t->scratch[0];
+    if (rem_addr) write_timespec(t, rem_addr, deadline > w->now ? deadline - w->now : 0);
+}
+
+enum sys_action sys_nanosleep(struct world *w, struct thread *t)
+{
+    if (!t->retry) {
+        uint64_t ns;
+        int e = read_timespec(t, ARG0(t), &ns);
+        if (e) return emulate(t, e);
+        if (ns == 0) return emulate(t, 0);
+        t->scratch[0] = (long)(w->now + ns);
+    }
+    return sleep_until(t, (uint64_t)t->scratch[0]);
+}
+
+enum sys_action sys_clock_nanosleep(struct world *w, struct thread *t)
+{
+    if (!t->retry) {
+        int clk = (int)ARG0(t);
+        if (clk == CLOCK_THREAD_CPUTIME_ID) return emulate(t, -EINVAL);
+        bool ok;
+        clock_now(w, t, clk, &ok);
+        if (!ok || clk == CLOCK_PROCESS_CPUTIME_ID || clk < 0) return emulate(t, ok ? -ENOTSUP : -EINVAL);
+        uint64_t ns;
+        int e = read_timespec(t, ARG2(t), &ns);
+        if (e) return emulate(t, e);
+        uint64_t deadline = (ARG1(t) & TIMER_ABSTIME) ? deadline_for_abs(w, clk, ns) : w->now + ns;
+        if (deadline <= w->now) return emulate(t, 0);
+        t->scratch[0] = (long)deadline;
+    }
+    return sleep_until(t, (uint64_t)t->scratch[0]);
+}
+
+/* ---- alarm and setitimer (ITIMER_REAL) ---- */
+
+static void itimer_read(struct world *w, struct process *p, struct itimerval *v)
+{
+    uint64_t left = p->alarm_at > w->now ? p->alarm_at - w->now : (p->alarm_at ? 1 : 0);
+    v->it_value.tv_sec = (time_t)(left / NS);
+    v->it_value.tv_usec = (suseconds_t)((left % NS + 999) / 1000);
+    if (v->it_value.tv_usec >= 1000000) { v->it_value.tv_sec++; v->it_value.tv_usec -= 1000000; }
+    v->it_interval.tv_sec = (time_t)(p->alarm_interval / NS);
+    v->it_interval.tv_usec = (suseconds_t)(p->alarm_interval % NS / 1000);
+}
+
+enum sys_action sys_alarm(struct world *w, struct thread *t)
+{
+    struct process *p = t->proc;
+    struct itimerval old;
+    itimer_read(w, p, &old);
+    long ret = old.it_value.tv_sec + (old.it_value.tv_usec >= 500000);
+    if (ret == 0 && old.it_value.tv_usec) ret = 1;
+    unsigned secs = (unsigned)ARG0(t);
+    p->alarm_at = secs ? w->now + secs * NS : 0;
+    p->alarm_interval = 0;
+    return emulate(t, ret);
+}
+
+static int read_timeval_ns(struct thread *t, uint64_t addr, uint64_t *ns)
+{
+    struct timeval tv;
+    if (mem_read(t->tid, addr, &tv, sizeof tv)) return -EFAULT;
+    if (tv.tv_sec < 0 || tv.tv_usec < 0 || tv.tv_usec >= 1000000) return -EINVAL;
+    *ns = ts_to_ns(tv.tv_sec, tv.tv_usec * 1000);
+    return 0;
+}
+
+enum sys_action sys_getitimer(struct world *w, struct thread *t)
+{
+    if (ARG0(t) != ITIMER_REAL) return ARG0(t) <= ITIMER_PROF ? SYS_FENCE : emulate(t, -EINVAL);
+    struct itimerval v;
+    itimer_read(w, t->proc, &v);
+    return emulate(t, mem_write(t->tid, ARG1(t), &v, sizeof v) ? -EFAULT : 0);
+}
+
+enum sys_action sys_setitimer(struct world *w, struct thread *t)
+{
+    /* CPU-time timers would need CPU accounting per instruction: a fence. */
+    if (ARG0(t) != ITIMER_REAL) return ARG0(t) <= ITIMER_PROF ? SYS_FENCE : emulate(t, -EINVAL);
+    uint64_t value = 0, interval = 0;
+    if (ARG1(t)) {
+        int e = read_timeval_ns(t, ARG1(t), &value);
+        if (!e) e = read_timeval_ns(t, ARG1(t) + sizeof(struct timeval), &interval);
+        if (e) return emulate(t, e);
+    }
+    if (ARG2(t)) {
+        struct itimerval old;
+        itimer_read(w, t->proc, &old);
+        if (mem_write(t->tid, ARG2(t), &old, sizeof old)) return emulate(t, -EFAULT);
+    }
+    t->proc->alarm_at = value ? w->now + value : 0;
+    t->proc->alarm_interval = value ? interval : 0;
+    return emulate(t, 0);
+}
+
+/* ---- timerfd: a real eventfd whose counter the supervisor bumps ---- */
+
+struct timerfd_state {
+    int copy;               /* supervisor's copy of the eventfd */
+    struct process *owner;
+    int clk;
+    uint64_t expiry;        /* virtual ns, 0 = disarmed */
+    uint64_t interval;
+};
+
+/* The state of the timerfd behind the tracee's fd. Every eventfd shares one
+ * anonymous inode, so compare open file descriptions with kcmp. */
+static struct timerfd_state *timerfd_find(struct world *w, struct thread *t, int fd)
+{
+    pid_t self = getpid();
+    for (size_t i = 0; i < w->ntimerfds; i++)
+        if (w->timerfds[i].copy >= 0 &&
+            syscall(SYS_kcmp, self, t->proc->pid, KCMP_FILE, w->timerfds[i].copy, fd) == 0)
+            return &w->timerfds[i];
+    return NULL;
+}
+
+static void timerfd_created(struct world *w, struct thread *t, long result)
+{
+    t->regs.rdi = (unsigned long long)t->scratch[0];
+    t->regs.rsi = (unsigned long long)t->scratch[1];
+    t->regs_dirty = true;
+    if (result < 0) return;
+    int c = fd_copy(w, t, (int)result);
+    if (c < 0) return;
+    if (w->ntimerfds == w->captimerfds) {
+        w->captimerfds = w->captimerfds ? 2 * w->captimerfds : 8;
+        w->timerfds = realloc(w->timerfds, w->captimerfds * sizeof *w->timerfds);
+    }
+    w->timerfds[w->ntimerfds++] = (struct timerfd_state){ c, t->proc,
+                                                          (int)t->scratch[0], 0, 0 };
+}
+
+enum sys_action sys_timerfd_create(struct world *w, struct thread *t)
+{
+    int clk = (int)ARG0(t), flags = (int)ARG1(t);
+    if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC && clk != CLOCK_BOOTTIME &&
+        clk != CLOCK_REALTIME_ALARM && clk != CLOCK_BOOTTIME_ALARM)
+        return emulate(t, -EINVAL);
+    if (flags & ~(TFD_CLOEXEC | TFD_NONBLOCK)) return emulate(t, -EINVAL);
+    /* Becomes eventfd2(0, flags): the same read/poll semantics, and only the
+     * supervisor ever adds to it. TFD_* and EFD_* flags share values. */
+    t->scratch[0] = (long)ARG0(t);
+    t->scratch[1] = (long)ARG1(t);
+    t->regs.orig_rax = SYS_eventfd2;
+    t->regs.rdi = 0;
+    t->regs.rsi = (unsigned long long)flags;
+    t->regs_dirty = true;
+    t->on_exit = timerfd_created;
+    return SYS_PASS_EXIT;
+}
+
+static void itimerspec_of(struct world *w, struct timerfd_state *s, struct itimerspec *v)
+{
+    uint64_t left = s->expiry > w->now ? s->expiry - w->now : (s->expiry ? 1 : 0);
+    v->it_value = (struct timespec){ (time_t)(left / NS), (long)(left % NS) };
+    v->it_interval = (struct timespec){ (time_t)(s->interval / NS), (long)(s->interval % NS) };
+}
+
+enum sys_action sys_timerfd_settime(struct world *w, struct thread *t)
+{
+    struct timerfd_state *s = timerfd_find(w, t, (int)ARG0(t));
+    if (!s) return emulate(t, -EINVAL);
+    if (ARG1(t) & ~(unsigned long long)(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)) return emulate(t, -EINVAL);
+    uint64_t value, interval;
+    int e = read_timespec(t, ARG2(t) + sizeof(struct timespec), &value);
+    if (!e) e = read_timespec(t, ARG2(t), &interval);
+    if (e) return emulate(t, e);
+    if (ARG3(t)) {
+        struct itimerspec old;
+        itimerspec_of(w, s, &old);
+        if (mem_write(t->tid, ARG3(t), &old, sizeof old)) return emulate(t, -EFAULT);
+    }
+    /* Re-arming resets the count; the copy may be blocking, so never read
+     * it unless it holds something. */
+    uint64_t drain;
+    struct pollfd pfd = { s->copy, POLLIN, 0 };
+    if (poll(&pfd, 1, 0) == 1 && read(s->copy, &drain, sizeof drain) < 0) {}
+    if (value == 0) s->expiry = 0;
+    else if (ARG1(t) & TFD_TIMER_ABSTIME) s->expiry = deadline_for_abs(w, s->clk, value);
+    else s->expiry = w->now + value;
+    if (s->expiry && s->expiry <= w->now) s->expiry = w->now;
+    s->interval = value ? interval : 0;
+    return emulate(t, 0);
+}
+
+enum sys_action sys_timerfd_gettime(struct world *w, struct thread *t)
+{
+    struct timerfd_state *s = timerfd_find(w, t, (int)ARG0(t));
+    if (!s) return emulate(t, -EINVAL);
+    struct itimerspec v;
+    itimerspec_of(w, s, &v);
+    return emulate(t, mem_write(t->tid, ARG1(t), &v, sizeof v) ? -EFAULT : 0);
+}
+
+uint64_t timers_next(struct world *w)
+{
+    uint64_t next = UINT64_MAX;
+    for (size_t i = 0; i < w->ntimerfds; i++)
+        if (w->timerfds[i].copy >= 0 && w->timerfds[i].expiry && w->timerfds[i].expiry < next)
+            next = w->timerfds[i].expiry;
+    for (size_t i = 0; i < w->nprocs; i++) {
+        struct process *p = w->procs[i];
+        if (!p->exited && p->alarm_at && p->alarm_at < next) next = p->alarm_at;
+    }
+    return next;
+}
+
+static uint64_t expirations(uint64_t now, uint64_t *expiry, uint64_t interval)
+{
+    if (!interval) { *expiry = 0; return 1; }
+    uint64_t n = 1 + (now - *expiry) / interval;
+    *expiry += n * interval;
+    return n;
+}
+
+void timers_fire(struct world *w)
+{
+    for (size_t i = 0; i < w->ntimerfds; i++) {
+        struct timerfd_state *s = &w->timerfds[i];
+        if (s->copy < 0) continue;
+        if (s->owner->exited) { close(s->copy); s->copy = -1; continue; }
+        if (!s->expiry || s->expiry > w->now) continue;
+        uint64_t n = expirations(w->now, &s->expiry, s->interval);
+        if (write(s->copy, &n, sizeof n) < 0) {}
+    }
+    for (size_t i = 0; i < w->nprocs; i++) {
+        struct process *p = w->procs[i];
+        if (p->exited || !p->alarm_at || p->alarm_at > w->now) continue;
+        expirations(w->now, &p->alarm_at, p->alarm_interval);
+        trace_event(w->trace, w->now, p->m->name, p->vpid, "timer SIGALRM");
+        if (kill(p->pid, SIGALRM) == 0) signal_generated(w, p, NULL, SIGALRM);
+    }
+}

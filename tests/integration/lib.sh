@@ -1,0 +1,50 @@
+# Shared helpers for integration tests. Sourced by tests/integration/t_*.sh.
+# Environment (set by `make check`): DSIM (the binary), SRCDIR, BUILDDIR.
+set -u
+: "${SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${BUILDDIR:=$SRCDIR}"
+: "${DSIM:=$BUILDDIR/dsim}"
+PROGS="$SRCDIR/tests/programs"
+BIN="$BUILDDIR/tests/programs/bin"
+mkdir -p "$BIN"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/dsim-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "# $*"; }
+
+# build NAME: compile tests/programs/NAME.c into $BIN/NAME (once), print path.
+build() {
+    local src="$PROGS/$1.c" out="$BIN/$1"
+    if [ ! -x "$out" ] || [ "$src" -nt "$out" ]; then
+        cc -std=gnu11 -O1 -g -Wall -pthread -o "$out.tmp.$$" "$src" >&2 || fail "cannot build $1"
+        mv -f "$out.tmp.$$" "$out"
+    fi
+    echo "$out"
+}
+
+# dsim_exec SEED PROG ARGS... : run one program under dsim; its stdout goes to
+# stdout, dsim's stderr (including the final "dsim: trace hash HEX" line) to
+# $TMP/exec.err. Returns the program's exit status.
+dsim_exec() {
+    local seed=$1; shift
+    "$DSIM" exec --seed "$seed" -- "$@" 2>"$TMP/exec.err"
+}
+
+# exec_hash: the trace hash of the last dsim_exec.
+exec_hash() { sed -n 's/^dsim: trace hash \([0-9a-f]*\)$/\1/p' "$TMP/exec.err" | tail -n 1; }
+
+# same_hash_twice SEED PROG ARGS...: run twice, fail unless both hashes match.
+# Prints the hash.
+same_hash_twice() {
+    local seed=$1; shift
+    dsim_exec "$seed" "$@" >"$TMP/a.out"; local h1; h1=$(exec_hash)
+    dsim_exec "$seed" "$@" >"$TMP/b.out"; local h2; h2=$(exec_hash)
+    [ -n "$h1" ] || { cat "$TMP/exec.err" >&2; fail "no trace hash from dsim exec"; }
+    [ "$h1" = "$h2" ] || fail "seed $seed: hash differs between runs: $h1 vs $h2"
+    cmp -s "$TMP/a.out" "$TMP/b.out" || fail "seed $seed: output differs between runs"
+    echo "$h1"
+}
+
+# write_conf FILE <<EOF ... : write a cluster.conf.
+write_conf() { cat > "$1"; }

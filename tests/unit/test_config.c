@@ -1,0 +1,777 @@
+/* Unit tests for supervisor/config.c: cluster.conf parsing, durations, sizes
+ * and the config of `dsim exec`. */
+#include <check.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "supervisor/config.h"
+
+#define S 1000000000ULL
+
+static char tmpdir[1024];
+static char conf[PATH_MAX];            /* tmpdir/cluster.conf */
+static char err[1024];
+
+static void setup(void)
+{
+    const char *t = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/dsim-test-config.XXXXXX", t && *t ? t : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    snprintf(conf, sizeof conf, "%s/cluster.conf", tmpdir);
+}
+
+static void teardown(void)
+{
+    char cmd[PATH_MAX + 32];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", tmpdir);
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Loads TEXT as cluster.conf; it must succeed. */
+#define LOAD_OK(text) load_ok(__LINE__, (text), strlen(text))
+static struct config *load_ok(int line, const char *text, size_t len)
+{
+    write_file(conf, text, len);
+    err[0] = '\0';
+    struct config *c = config_load(conf, err, sizeof err);
+    ck_assert_msg(c != NULL, "line %d: config_load failed: %s", line, err);
+    return c;
+}
+
+/* Loads LEN bytes of TEXT; it must fail with "CONF:" followed by FMT. */
+#define EXPECT_ERR(text, ...) expect_err(__LINE__, (text), strlen(text), __VA_ARGS__)
+/* For a string literal holding NUL bytes. */
+#define EXPECT_ERR_LIT(lit, ...) expect_err(__LINE__, (lit), sizeof(lit) - 1, __VA_ARGS__)
+static void expect_err(int line, const char *text, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void expect_err(int line, const char *text, size_t len, const char *fmt, ...)
+{
+    char want[2048];
+    va_list ap;
+    int n = snprintf(want, sizeof want, "%s:", conf);
+    va_start(ap, fmt);
+    vsnprintf(want + n, sizeof want - (size_t)n, fmt, ap);
+    va_end(ap);
+
+    write_file(conf, text, len);
+    strcpy(err, "(untouched)");
+    struct config *c = config_load(conf, err, sizeof err);
+    ck_assert_msg(c == NULL, "line %d: config_load succeeded, wanted \"%s\"", line, want);
+    ck_assert_msg(strcmp(err, want) == 0, "line %d:\n got \"%s\"\nwant \"%s\"", line, err,
+                  want);
+}
+
+static char *real_tmpdir(void)
+{
+    char *r = realpath(tmpdir, NULL);
+    ck_assert_ptr_nonnull(r);
+    return r;
+}
+
+/* ------------------------------------------------------------ valid files */
+
+START_TEST(test_full_config)
+{
+    const char *text =
+        "# a cluster for the tests\n"                           /* 1 */
+        "[simulation]\n"                                        /* 2 */
+        "duration = 1m            # one minute\n"               /* 3 */
+        "quantum = 250ns\n"                                     /* 4 */
+        "cpus = 4 # inline comment\n"                           /* 5 */
+        "memory = 512M\n"                                       /* 6 */
+        "\n"                                                    /* 7 */
+        "[machine db]\n"                                        /* 8 */
+        "command = ./db --port 5432\n"                          /* 9 */
+        "start = 0\n"                                           /* 10 */
+        "env = PGDATA=/var/db\n"                                /* 11 */
+        "env = COLOR=#fff # '#' after '=' is no comment\n"      /* 12 */
+        "env = EMPTY=\n"                                        /* 13 */
+        "env = _X1=a=b c\n"                                     /* 14 */
+        "daemon = false\n"                                      /* 15 */
+        "; a comment\n"                                         /* 16 */
+        "[machine web-1.a_B]   # the front end\n"               /* 17 */
+        "  command = sh -c 'echo hi;echo there'  # indented\n"  /* 18 */
+        "\tstart = 1.5s\n"                                      /* 19 */
+        "  daemon = yes\n"                                      /* 20 */
+        "\n"                                                    /* 21 */
+        "[check]\n"                                             /* 22 */
+        "command = ./check.sh --all\n";                         /* 23 */
+    struct config *c = LOAD_OK(text);
+    char *dir = real_tmpdir();
+
+    ck_assert_str_eq(c->path, conf);
+    ck_assert_str_eq(c->dir, dir);
+    ck_assert_uint_eq(c->duration_ns, 60 * S);
+    ck_assert_uint_eq(c->quantum_ns, 250);
+    ck_assert_uint_eq(c->cpus, 4);
+    ck_assert_uint_eq(c->memory_bytes, 512ULL << 20);
+    ck_assert_uint_eq(c->nmachines, 2);
+
+    struct machine_conf *m = &c->machines[0];
+    ck_assert_str_eq(m->name, "db");
+    ck_assert_str_eq(m->command, "./db --port 5432");
+    ck_assert_uint_eq(m->start_ns, 0);
+    ck_assert(!m->daemon);
+    ck_assert_int_eq(m->line, 8);
+    ck_assert_uint_eq(m->nenv, 4);
+    ck_assert_str_eq(m->env[0], "PGDATA=/var/db");
+    ck_assert_str_eq(m->env[1], "COLOR=#fff");
+    ck_assert_str_eq(m->env[2], "EMPTY=");
+    ck_assert_str_eq(m->env[3], "_X1=a=b c");
+
+    m = &c->machines[1];
+    ck_assert_str_eq(m->name, "web-1.a_B");
+    ck_assert_str_eq(m->command, "sh -c 'echo hi;echo there'");
+    ck_assert_uint_eq(m->start_ns, 1500000000ULL);
+    ck_assert(m->daemon);
+    ck_assert_int_eq(m->line, 17);
+    ck_assert_uint_eq(m->nenv, 0);
+
+    ck_assert_str_eq(c->check_command, "./check.sh --all");
+    free(dir);
+    config_free(c);
+}
+END_TEST
+
+/* A ';' is shell text in a command, never a comment. */
+START_TEST(test_semicolon_in_command)
+{
+    struct config *c = LOAD_OK("[machine a]\ncommand = echo a ; echo b   # two\n");
+    ck_assert_str_eq(c->machines[0].command, "echo a ; echo b");
+    config_free(c);
+}
+END_TEST
+
+START_TEST(test_defaults)
+{
+    struct config *c = LOAD_OK("[machine a]\ncommand = ./a\n");
+    ck_assert_uint_eq(c->duration_ns, 30 * S);
+    ck_assert_uint_eq(c->quantum_ns, 10000);
+    ck_assert_uint_eq(c->cpus, 2);
+    ck_assert_uint_eq(c->memory_bytes, 4ULL << 30);
+    ck_assert_uint_eq(c->nmachines, 1);
+    ck_assert_str_eq(c->machines[0].name, "a");
+    ck_assert_str_eq(c->machines[0].command, "./a");
+    ck_assert_uint_eq(c->machines[0].start_ns, 0);
+    ck_assert(!c->machines[0].daemon);
+    ck_assert_uint_eq(c->machines[0].nenv, 0);
+    ck_assert_int_eq(c->machines[0].line, 1);
+    ck_assert_ptr_null(c->check_command);
+    config_free(c);
+
+    /* An empty [simulation] and an empty [check] change nothing. */
+    c = LOAD_OK("[simulation]\n[check]\n[machine a]\ncommand = ./a\n");
+    ck_assert_uint_eq(c->duration_ns, 30 * S);
+    ck_assert_ptr_null(c->check_command);
+    ck_assert_int_eq(c->machines[0].line, 3);
+    config_free(c);
+}
+END_TEST
+
+START_TEST(test_env_repeats_in_order)
+{
+    struct config *c = LOAD_OK("[machine a]\n"
+                               "env = A=1\n"
+                               "command = x\n"
+                               "env = B=2\n"
+                               "env = C=\n"
+                               "env = D=x y z\n"
+                               "[machine b]\n"
+                               "command = y\n"
+                               "env = A=other\n");
+    ck_assert_uint_eq(c->machines[0].nenv, 4);
+    ck_assert_str_eq(c->machines[0].env[0], "A=1");
+    ck_assert_str_eq(c->machines[0].env[1], "B=2");
+    ck_assert_str_eq(c->machines[0].env[2], "C=");
+    ck_assert_str_eq(c->machines[0].env[3], "D=x y z");
+    ck_assert_uint_eq(c->machines[1].nenv, 1);
+    ck_assert_str_eq(c->machines[1].env[0], "A=other");
+    config_free(c);
+}
+END_TEST
+
+START_TEST(test_daemon_values)
+{
+    static const struct { const char *v; bool want; } cases[] = {
+        { "true", true }, { "yes", true }, { "1", true }, { "TRUE", true }, { "Yes", true },
+        { "false", false }, { "no", false }, { "0", false }, { "False", false },
+        { "NO", false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "[machine a]\ncommand = x\ndaemon = %s\n", cases[i].v);
+        struct config *c = LOAD_OK(text);
+        ck_assert_msg(c->machines[0].daemon == cases[i].want, "daemon = %s", cases[i].v);
+        config_free(c);
+    }
+}
+END_TEST
+
+START_TEST(test_syntax_variants)
+{
+    /* CRLF line ends, a UTF-8 BOM, tabs, UTF-8 text, a ';' without space. */
+    struct config *c = LOAD_OK("\xef\xbb\xbf[simulation]\r\n"
+                               "cpus\t=\t1024\r\n"
+                               "\r\n"
+                               "[ machine  a ]\r\n"
+                               "command = echo h\xc3\xa9llo \xe2\x9c\x93;echo b\r\n");
+    ck_assert_uint_eq(c->cpus, 1024);
+    ck_assert_str_eq(c->machines[0].name, "a");
+    ck_assert_str_eq(c->machines[0].command, "echo h\xc3\xa9llo \xe2\x9c\x93;echo b");
+    ck_assert_int_eq(c->machines[0].line, 4);
+    config_free(c);
+
+    /* No newline at the end of the file. */
+    c = LOAD_OK("[machine a]\ncommand = x");
+    ck_assert_str_eq(c->machines[0].command, "x");
+    config_free(c);
+}
+END_TEST
+
+START_TEST(test_long_lines)
+{
+    /* inih's own line buffer is 200 bytes: longer lines must still work. */
+    char cmd[1001], name[64], text[4096];
+    for (int i = 0; i < 1000; i++)
+        cmd[i] = "abcdefghij "[i % 11];
+    cmd[1000] = '\0';
+    memset(name, 'n', 63);
+    name[63] = '\0';
+    snprintf(text, sizeof text,
+             "[machine %s]\n"
+             "command = %s   # a comment\n"
+             "env = LONG=%s\n"
+             "start = 1s\n", name, cmd, cmd);
+    struct config *c = LOAD_OK(text);
+    ck_assert_str_eq(c->machines[0].name, name);
+    ck_assert_str_eq(c->machines[0].command, cmd);
+    ck_assert_str_eq(c->machines[0].env[0] + 5, cmd);
+    ck_assert_uint_eq(c->machines[0].start_ns, S);
+    config_free(c);
+
+    /* Line numbers stay right after long lines. */
+    snprintf(text, sizeof text, "[machine a]\ncommand = %s\nstart = soon\n", cmd);
+    EXPECT_ERR(text, "3: bad duration \"soon\" (use ns, us, ms, s, m or h)");
+    snprintf(text, sizeof text, "[machine a]\n%.300s = 1\n", cmd + 1);
+    EXPECT_ERR(text, "2: unknown key \"%.300s\" in [machine a]", cmd + 1);
+    snprintf(text, sizeof text, "[machine a]\ncommand = x\n%.300s\n", cmd);
+    EXPECT_ERR(text, "3: syntax error: \"%.300s\" is not \"key = value\", \"[section]\" "
+               "or a comment", cmd);
+}
+END_TEST
+
+START_TEST(test_relative_path)
+{
+    char old[PATH_MAX], sub[sizeof tmpdir + 8], path[sizeof sub + 16];
+    ck_assert_ptr_nonnull(getcwd(old, sizeof old));
+    snprintf(sub, sizeof sub, "%s/sub", tmpdir);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    snprintf(path, sizeof path, "%s/cluster.conf", sub);
+    write_file(path, "[machine a]\ncommand = x\n", 24);
+
+    ck_assert_int_eq(chdir(tmpdir), 0);
+    struct config *c = config_load("sub/cluster.conf", err, sizeof err);
+    struct config *c2 = config_load("./sub/../sub/cluster.conf", err, sizeof err);
+    ck_assert_int_eq(chdir(sub), 0);
+    struct config *c3 = config_load("cluster.conf", err, sizeof err);
+    ck_assert_int_eq(chdir(old), 0);
+
+    char *dir = real_tmpdir(), want[PATH_MAX + 8];
+    snprintf(want, sizeof want, "%s/sub", dir);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_ptr_nonnull(c2);
+    ck_assert_ptr_nonnull(c3);
+    ck_assert_str_eq(c->path, "sub/cluster.conf");
+    ck_assert_str_eq(c->dir, want);
+    ck_assert_str_eq(c2->path, "./sub/../sub/cluster.conf");
+    ck_assert_str_eq(c2->dir, want);
+    ck_assert_str_eq(c3->path, "cluster.conf");
+    ck_assert_str_eq(c3->dir, want);
+    free(dir);
+    config_free(c);
+    config_free(c2);
+    config_free(c3);
+}
+END_TEST
+
+/* ----------------------------------------------------------------- errors */
+
+START_TEST(test_err_unknown_key)
+{
+    EXPECT_ERR("[simulation]\n"
+               "duration = 30s\n"
+               "\n"
+               "[machine a]\n"
+               "command = ./a\n"
+               "# comment\n"
+               "comand = ./b\n",
+               "7: unknown key \"comand\" in [machine a]");
+    EXPECT_ERR("[simulation]\nduraton = 1s\n", "2: unknown key \"duraton\" in [simulation]");
+    EXPECT_ERR("[machine a]\ncommand = x\n[check]\ncmd = y\n",
+               "4: unknown key \"cmd\" in [check]");
+    EXPECT_ERR("[check]\nstart = 1s\n", "2: unknown key \"start\" in [check]");
+    /* Keys are case-sensitive and belong to their section. */
+    EXPECT_ERR("[machine a]\nCommand = x\n", "2: unknown key \"Command\" in [machine a]");
+    EXPECT_ERR("[machine a]\ncommand = x\ncpus = 2\n",
+               "3: unknown key \"cpus\" in [machine a]");
+    EXPECT_ERR("[machine a]\n= x\n", "2: missing key name before \"=\"");
+}
+END_TEST
+
+START_TEST(test_err_bad_values)
+{
+    EXPECT_ERR("[simulation]\n"
+               "# the limit\n"
+               "duration = 30 parsecs\n"
+               "[machine a]\ncommand = x\n",
+               "3: bad duration \"30 parsecs\" (use ns, us, ms, s, m or h)");
+    EXPECT_ERR("[simulation]\nquantum = -1us\n",
+               "2: bad duration \"-1us\" (use ns, us, ms, s, m or h)");
+    EXPECT_ERR("[machine a]\ncommand = x\nstart = 5 s\n",
+               "3: bad duration \"5 s\" (use ns, us, ms, s, m or h)");
+    EXPECT_ERR("[simulation]\nduration = 0s\n", "2: duration must be greater than 0");
+    EXPECT_ERR("[simulation]\nquantum = 0\n", "2: quantum must be greater than 0");
+    EXPECT_ERR("[simulation]\ncpus = 0\n", "2: bad cpus \"0\" (use an integer from 1 to 1024)");
+    EXPECT_ERR("[simulation]\ncpus = 1025\n",
+               "2: bad cpus \"1025\" (use an integer from 1 to 1024)");
+    EXPECT_ERR("[simulation]\ncpus = two\n",
+               "2: bad cpus \"two\" (use an integer from 1 to 1024)");
+    EXPECT_ERR("[simulation]\n\ncpus = -2\n",
+               "3: bad cpus \"-2\" (use an integer from 1 to 1024)");
+    EXPECT_ERR("[simulation]\nmemory = 4X\n",
+               "2: bad size \"4X\" (use bytes, or a number with K, M, G or T)");
+    EXPECT_ERR("[simulation]\nmemory = 0\n",
+               "2: bad size \"0\" (use bytes, or a number with K, M, G or T)");
+    EXPECT_ERR("[machine a]\ncommand = x\ndaemon = maybe\n",
+               "3: bad boolean \"maybe\" (use true or false)");
+    EXPECT_ERR("[machine a]\ncommand =\n", "2: key \"command\" has no value");
+    EXPECT_ERR("[machine a]\ncommand = x\nstart =   # nothing\n", "3: key \"start\" has no value");
+    EXPECT_ERR("[machine a]\ncommand = x\n[check]\ncommand = # nothing\n",
+               "4: key \"command\" has no value");
+}
+END_TEST
+
+START_TEST(test_err_env)
+{
+    const char *hint = "(use NAME=VALUE, NAME made of letters, digits and '_', not "
+                       "starting with a digit)";
+    EXPECT_ERR("[machine a]\ncommand = x\nenv = 1A=b\n", "3: bad env \"1A=b\" %s", hint);
+    EXPECT_ERR("[machine a]\ncommand = x\nenv = NOVALUE\n", "3: bad env \"NOVALUE\" %s", hint);
+    EXPECT_ERR("[machine a]\ncommand = x\nenv = =x\n", "3: bad env \"=x\" %s", hint);
+    EXPECT_ERR("[machine a]\ncommand = x\nenv = A-B=x\n", "3: bad env \"A-B=x\" %s", hint);
+    EXPECT_ERR("[machine a]\ncommand = x\nenv = A B=x\n", "3: bad env \"A B=x\" %s", hint);
+    EXPECT_ERR("[machine a]\nenv = A=1\nenv = AB=2\nenv = A=3\ncommand = x\n",
+               "4: duplicate env \"A\" in [machine a]");
+}
+END_TEST
+
+START_TEST(test_err_duplicates)
+{
+    EXPECT_ERR("[simulation]\nduration = 1s\nduration = 2s\n", "3: duplicate key \"duration\"");
+    EXPECT_ERR("[machine a]\ncommand = x\nstart = 1s\ndaemon = no\nstart = 2s\n",
+               "5: duplicate key \"start\"");
+    EXPECT_ERR("[machine a]\ncommand = x\n[check]\ncommand = y\ncommand = z\n",
+               "5: duplicate key \"command\"");
+    EXPECT_ERR("[machine a]\n"          /* 1 */
+               "command = x\n"          /* 2 */
+               "[machine b]\n"          /* 3 */
+               "command = y\n"          /* 4 */
+               "[machine db]\n"         /* 5 */
+               "command = z\n"          /* 6 */
+               "\n"                     /* 7 */
+               "# again\n"              /* 8 */
+               "[machine db]\n"         /* 9 */
+               "command = w\n",         /* 10 */
+               "9: duplicate machine \"db\"");
+    EXPECT_ERR("[simulation]\n[machine a]\ncommand = x\n[simulation]\n",
+               "4: duplicate section [simulation]");
+    EXPECT_ERR("[check]\n[machine a]\ncommand = x\n[check]\ncommand = y\n",
+               "4: duplicate section [check]");
+}
+END_TEST
+
+START_TEST(test_err_sections)
+{
+    EXPECT_ERR("[foo]\n[machine a]\ncommand = x\n", "1: unknown section [foo]");
+    EXPECT_ERR("[machine a]\ncommand = x\n[Simulation]\n", "3: unknown section [Simulation]");
+    EXPECT_ERR("[machines a]\n", "1: unknown section [machines a]");
+    EXPECT_ERR("[]\n", "1: unknown section []");
+    EXPECT_ERR("[machine a\ncommand = x\n",
+               "1: bad section header \"[machine a\" (expected \"[name]\")");
+    EXPECT_ERR("[machine a] junk\n",
+               "1: bad section header \"[machine a] junk\" (expected \"[name]\")");
+    EXPECT_ERR("command = x\n[machine a]\n", "1: key \"command\" outside any section");
+    EXPECT_ERR("# first a comment\n\ncommand = x\n", "3: key \"command\" outside any section");
+}
+END_TEST
+
+START_TEST(test_err_machine_names)
+{
+    const char *hint = "(use letters, digits, '_', '.' and '-', starting with a letter or "
+                       "digit)";
+    EXPECT_ERR("[machine]\ncommand = x\n", "1: machine section has no name (use [machine NAME])");
+    EXPECT_ERR("[machine a]\ncommand = x\n[machine   ]\n",
+               "3: machine section has no name (use [machine NAME])");
+    EXPECT_ERR("[machine a b]\n", "1: bad machine name \"a b\" %s", hint);
+    EXPECT_ERR("[machine -a]\n", "1: bad machine name \"-a\" %s", hint);
+    EXPECT_ERR("[machine .]\n", "1: bad machine name \".\" %s", hint);
+    EXPECT_ERR("[machine a/b]\n", "1: bad machine name \"a/b\" %s", hint);
+    EXPECT_ERR("[machine _a]\n", "1: bad machine name \"_a\" %s", hint);
+    EXPECT_ERR("[machine \xc3\xa9]\n", "1: bad machine name \"\xc3\xa9\" %s", hint);
+
+    char name[65], text[128];
+    memset(name, 'x', 64);
+    name[64] = '\0';
+    snprintf(text, sizeof text, "[machine %s]\ncommand = x\n", name);
+    EXPECT_ERR(text, "1: machine name \"%s\" is too long (64 characters, at most 63)", name);
+    name[63] = '\0';
+    snprintf(text, sizeof text, "[machine %s]\ncommand = x\n", name);
+    struct config *c = LOAD_OK(text);
+    ck_assert_str_eq(c->machines[0].name, name);
+    config_free(c);
+    c = LOAD_OK("[machine 0]\ncommand = x\n[machine A.b-c_d]\ncommand = y\n");
+    ck_assert_str_eq(c->machines[0].name, "0");
+    ck_assert_str_eq(c->machines[1].name, "A.b-c_d");
+    config_free(c);
+}
+END_TEST
+
+START_TEST(test_err_no_command)
+{
+    EXPECT_ERR("[machine b]\ncommand = x\n\n[machine a]\nstart = 1s\n",
+               "4: machine \"a\" has no command");
+    EXPECT_ERR("[machine a]\n", "1: machine \"a\" has no command");
+    EXPECT_ERR("[machine a]\n# command = x\n[machine b]\ncommand = y\n",
+               "1: machine \"a\" has no command");
+    /* The first error in the file is the one reported. */
+    EXPECT_ERR("[machine a]\n[machine b]\ncommand = y\nnonsense\n",
+               "1: machine \"a\" has no command");
+    EXPECT_ERR("[machine a]\nstart = later\n", "2: bad duration \"later\" (use ns, us, ms, s, m "
+               "or h)");
+}
+END_TEST
+
+START_TEST(test_err_no_machines)
+{
+    EXPECT_ERR("", "1: no machines defined");
+    EXPECT_ERR("\n\n# nothing\n", "1: no machines defined");
+    EXPECT_ERR("[simulation]\ncpus = 2\n[check]\ncommand = x\n", "1: no machines defined");
+}
+END_TEST
+
+START_TEST(test_err_syntax)
+{
+    EXPECT_ERR("[machine a]\ncommand = x\njust some words\n",
+               "3: syntax error: \"just some words\" is not \"key = value\", \"[section]\" "
+               "or a comment");
+    /* An indented line is not a continuation of the previous value. */
+    EXPECT_ERR("[machine a]\ncommand = ./prog \\\n    --flag\n",
+               "3: syntax error: \"--flag\" is not \"key = value\", \"[section]\" or a "
+               "comment");
+    EXPECT_ERR("[machine a]\ncommand = x\n  start = 1s\n  start = 2s\n",
+               "4: duplicate key \"start\"");
+    EXPECT_ERR("[machine a]\ncommand = x\nstart 1s # no equals sign\n",
+               "3: syntax error: \"start 1s\" is not \"key = value\", \"[section]\" or a "
+               "comment");
+}
+END_TEST
+
+START_TEST(test_err_binary)
+{
+    EXPECT_ERR_LIT("\x00\xff\x01\x02\x03", "1: binary data (byte 0x00 at column 1)");
+    EXPECT_ERR_LIT("\xff\xfe\x00\x01", "1: invalid UTF-8 (byte 0xff at column 1)");
+    EXPECT_ERR_LIT("[machine a]\ncommand = x\nenv = A=\x00" "b\n",
+                   "3: binary data (byte 0x00 at column 9)");
+    EXPECT_ERR("[machine a]\ncommand = \x01\n", "2: binary data (byte 0x01 at column 11)");
+    EXPECT_ERR("[machine a]\ncommand = x\x7f\n", "2: binary data (byte 0x7f at column 12)");
+    EXPECT_ERR("[machine a]\ncommand = a\rb\n", "2: binary data (byte 0x0d at column 12)");
+    EXPECT_ERR("[machine a]\n\n\n\x7f" "ELF\x02\x01\x01\n",
+               "4: binary data (byte 0x7f at column 1)");
+    /* Malformed UTF-8: stray continuation, overlong, surrogate, truncated. */
+    EXPECT_ERR("[machine a]\ncommand = \x80\n", "2: invalid UTF-8 (byte 0x80 at column 11)");
+    EXPECT_ERR("[machine a]\ncommand = \xc0\xaf\n", "2: invalid UTF-8 (byte 0xc0 at column 11)");
+    EXPECT_ERR("[machine a]\ncommand = \xed\xa0\x80\n",
+               "2: invalid UTF-8 (byte 0xed at column 11)");
+    EXPECT_ERR("[machine a]\ncommand = x\xe2\x9c\n", "2: invalid UTF-8 (byte 0xe2 at column 12)");
+    EXPECT_ERR("[machine a]\ncommand = \xf5\x80\x80\x80\n",
+               "2: invalid UTF-8 (byte 0xf5 at column 11)");
+}
+END_TEST
+
+/* Random bytes and randomly damaged valid files never crash the parser, and
+ * every error names the file and a line. */
+START_TEST(test_garbage_fuzz)
+{
+    static const char valid[] = "[simulation]\nduration = 1s\ncpus = 3\n"
+                                "[machine a]\ncommand = ./a x\nenv = A=b\n"
+                                "[machine b]\ncommand = y\ndaemon = yes\n[check]\ncommand = z\n";
+    unsigned char buf[4096];
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    size_t prefix = strlen(conf);
+    for (int round = 0; round < 400; round++) {
+        size_t len;
+        if (round % 2 == 0) {
+            len = (size_t)(round * 37 % (int)sizeof buf);
+            for (size_t i = 0; i < len; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                buf[i] = (unsigned char)x;
+            }
+        } else {
+            len = sizeof valid - 1;
+            memcpy(buf, valid, len);
+            for (int k = 0; k < 1 + round % 4; k++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                buf[x % len] = (unsigned char)(x >> 32);
+            }
+        }
+        write_file(conf, buf, len);
+        struct config *c = config_load(conf, err, sizeof err);
+        if (c) {
+            ck_assert_uint_ge(c->nmachines, 1);
+            config_free(c);
+            continue;
+        }
+        int line = 0, n = 0;
+        ck_assert_msg(strncmp(err, conf, prefix) == 0, "round %d: %s", round, err);
+        ck_assert_msg(sscanf(err + prefix, ":%d: %n", &line, &n) == 1 && n > 0 && line >= 1,
+                      "round %d: %s", round, err);
+        ck_assert_msg(err[prefix + (size_t)n] != '\0', "round %d: empty message", round);
+    }
+}
+END_TEST
+
+START_TEST(test_err_open)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/missing.conf", tmpdir);
+    ck_assert_ptr_null(config_load(path, err, sizeof err));
+    char want[PATH_MAX + 64];
+    snprintf(want, sizeof want, "%s: cannot open: %s", path, strerror(ENOENT));
+    ck_assert_str_eq(err, want);
+
+    ck_assert_ptr_null(config_load(tmpdir, err, sizeof err));
+    snprintf(want, sizeof want, "%s: cannot open: %s", tmpdir, strerror(EISDIR));
+    ck_assert_str_eq(err, want);
+
+    /* A tiny error buffer is truncated, never overrun. */
+    char small[8];
+    memset(small, 'Z', sizeof small);
+    ck_assert_ptr_null(config_load(path, small, 6));
+    ck_assert_uint_eq(strlen(small), 5);
+    ck_assert_int_eq(small[6], 'Z');
+    write_file(conf, "[foo]\n", 6);
+    ck_assert_ptr_null(config_load(conf, small, 6));
+    ck_assert_uint_eq(strlen(small), 5);
+    ck_assert_ptr_null(config_load(conf, NULL, 0));
+}
+END_TEST
+
+/* ------------------------------------------------------ durations, sizes */
+
+START_TEST(test_parse_duration)
+{
+    static const struct { const char *s; uint64_t ns; } good[] = {
+        { "10ns", 10 },
+        { "250us", 250000 },
+        { "500ms", 500000000 },
+        { "30s", 30 * S },
+        { "1m", 60 * S },
+        { "2h", 7200 * S },
+        { "5", 5 * S },
+        { "0", 0 },
+        { "0ns", 0 },
+        { "007ms", 7000000 },
+        { "1.5s", 1500000000 },
+        { "1.5", 1500000000 },
+        { "0.5ms", 500000 },
+        { "1.250us", 1250 },
+        { "2.25h", 8100 * S },
+        { "0.1m", 6 * S },
+        { "1.000000000000000000000000s", S },
+        { "0.000000001s", 1 },
+        { "18446744073709551615ns", UINT64_MAX },
+        { "18446744073s", 18446744073 * S },
+        { "18446744073.709551615s", UINT64_MAX },
+    };
+    static const char *const bad[] = {
+        "", "s", "ms", "-1s", "+1s", " 1s", "1s ", "1 s", "10S", "10sec", "1e3s", "1.s",
+        ".5s", "1..5s", "1.5.2s", "1.5ns", "0.0000000001s", "1,5s", "30 parsecs", "1d", "5mm",
+        "18446744073709551616ns", "18446744074s", "18446744073.709551616s",
+        "99999999999999999999999999s", "0x10s",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        uint64_t v = 42;
+        ck_assert_msg(parse_duration(good[i].s, &v) == 0, "\"%s\" rejected", good[i].s);
+        ck_assert_msg(v == good[i].ns, "\"%s\" = %llu, want %llu", good[i].s,
+                      (unsigned long long)v, (unsigned long long)good[i].ns);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint64_t v = 42;
+        ck_assert_msg(parse_duration(bad[i], &v) == -1, "\"%s\" accepted", bad[i]);
+        ck_assert_msg(v == 42, "\"%s\" wrote its output", bad[i]);
+    }
+    uint64_t v;
+    ck_assert_int_eq(parse_duration(NULL, &v), -1);
+}
+END_TEST
+
+START_TEST(test_parse_size)
+{
+    static const struct { const char *s; uint64_t n; } good[] = {
+        { "4G", 4ULL << 30 },
+        { "512M", 512ULL << 20 },
+        { "1024K", 1ULL << 20 },
+        { "4096", 4096 },
+        { "1T", 1ULL << 40 },
+        { "2g", 2ULL << 30 },
+        { "3k", 3072 },
+        { "0", 0 },
+        { "16777215T", 16777215ULL << 40 },
+        { "18446744073709551615", UINT64_MAX },
+    };
+    static const char *const bad[] = {
+        "", "G", "-1", "+1", "4 G", "4GB", "4GiB", "1.5G", "4X", "4P", "16E", " 4", "4 ",
+        "16777216T", "17179869184G", "18446744073709551616", "0x10",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        uint64_t v = 42;
+        ck_assert_msg(parse_size(good[i].s, &v) == 0, "\"%s\" rejected", good[i].s);
+        ck_assert_msg(v == good[i].n, "\"%s\" = %llu, want %llu", good[i].s,
+                      (unsigned long long)v, (unsigned long long)good[i].n);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint64_t v = 42;
+        ck_assert_msg(parse_size(bad[i], &v) == -1, "\"%s\" accepted", bad[i]);
+        ck_assert_msg(v == 42, "\"%s\" wrote its output", bad[i]);
+    }
+    uint64_t v;
+    ck_assert_int_eq(parse_size(NULL, &v), -1);
+}
+END_TEST
+
+/* ------------------------------------------------------------- dsim exec */
+
+START_TEST(test_exec_config)
+{
+    char *const argv[] = { "./prog", "--flag", "it's a test", "", NULL };
+    struct config *c = config_for_exec(argv, err, sizeof err);
+    ck_assert_msg(c != NULL, "%s", err);
+    char *cwd = getcwd(NULL, 0);
+    ck_assert_str_eq(c->path, "(exec)");
+    ck_assert_str_eq(c->dir, cwd);
+    ck_assert_uint_eq(c->duration_ns, 30 * S);
+    ck_assert_uint_eq(c->quantum_ns, 10000);
+    ck_assert_uint_eq(c->cpus, 2);
+    ck_assert_uint_eq(c->memory_bytes, 4ULL << 30);
+    ck_assert_ptr_null(c->check_command);
+    ck_assert_uint_eq(c->nmachines, 1);
+    struct machine_conf *m = &c->machines[0];
+    ck_assert_str_eq(m->name, "main");
+    ck_assert_str_eq(m->command, "'./prog' '--flag' 'it'\\''s a test' ''");
+    ck_assert_uint_eq(m->start_ns, 0);
+    ck_assert(!m->daemon);
+    ck_assert_uint_eq(m->nenv, 0);
+    free(cwd);
+    config_free(c);
+
+    char *const none[] = { NULL };
+    ck_assert_ptr_null(config_for_exec(none, err, sizeof err));
+    ck_assert_str_eq(err, "no command given");
+    ck_assert_ptr_null(config_for_exec(NULL, err, sizeof err));
+    ck_assert_str_eq(err, "no command given");
+}
+END_TEST
+
+/* `sh -c COMMAND` must see exactly argv. */
+START_TEST(test_exec_quoting_roundtrip)
+{
+    char *const argv[] = {
+        "printf", "<%s>\\n", "it's", "a  b", "", "$HOME", "`id`", "$(id)", "\\", "x\ny",
+        "'", "''", "\"", "*", "~", "a;b|c&d", "#x", "\t", "!", NULL,
+    };
+    struct config *c = config_for_exec(argv, err, sizeof err);
+    ck_assert_msg(c != NULL, "%s", err);
+
+    char want[1024] = "";
+    for (int i = 2; argv[i]; i++) {
+        strcat(want, "<");
+        strcat(want, argv[i]);
+        strcat(want, ">\n");
+    }
+    FILE *f = popen(c->machines[0].command, "r");
+    ck_assert_ptr_nonnull(f);
+    char got[1024];
+    size_t n = fread(got, 1, sizeof got - 1, f);
+    got[n] = '\0';
+    ck_assert_int_eq(pclose(f), 0);
+    ck_assert_str_eq(got, want);
+    config_free(c);
+}
+END_TEST
+
+static Suite *config_suite(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("load");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_full_config);
+    tcase_add_test(tc, test_semicolon_in_command);
+    tcase_add_test(tc, test_defaults);
+    tcase_add_test(tc, test_env_repeats_in_order);
+    tcase_add_test(tc, test_daemon_values);
+    tcase_add_test(tc, test_syntax_variants);
+    tcase_add_test(tc, test_long_lines);
+    tcase_add_test(tc, test_relative_path);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("errors");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_err_unknown_key);
+    tcase_add_test(tc, test_err_bad_values);
+    tcase_add_test(tc, test_err_env);
+    tcase_add_test(tc, test_err_duplicates);
+    tcase_add_test(tc, test_err_sections);
+    tcase_add_test(tc, test_err_machine_names);
+    tcase_add_test(tc, test_err_no_command);
+    tcase_add_test(tc, test_err_no_machines);
+    tcase_add_test(tc, test_err_syntax);
+    tcase_add_test(tc, test_err_binary);
+    tcase_add_test(tc, test_garbage_fuzz);
+    tcase_add_test(tc, test_err_open);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("values");
+    tcase_add_test(tc, test_parse_duration);
+    tcase_add_test(tc, test_parse_size);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("exec");
+    tcase_add_test(tc, test_exec_config);
+    tcase_add_test(tc, test_exec_quoting_roundtrip);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(config_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,358 @@
+/* Unit tests for the trace (trace/trace.c). The golden hash below is part of
+ * the recorded format: if it changes, every recorded run's fingerprint does. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "trace/trace.h"
+
+#define LINE1 "0.000000000 db1 100 start\n"
+#define LINE2 "1.500000000 db1 101 write fd=3 len=42\n"
+#define LINE3 "12.000000001 net 0 deliver db1->db2\n"
+#define GOLDEN_HASH "0d5a591961d9c7723a9d5808208746ab"
+/* XXH3-128 of no input at all. */
+#define EMPTY_HASH "99aa06d3014798d86001c324468d497f"
+
+static void three_events(struct trace *t)
+{
+	trace_event(t, 0, "db1", 100, "start");
+	trace_event(t, 1500000000ULL, "db1", 101, "write fd=%d len=%zu", 3,
+	            (size_t)42);
+	trace_event(t, 12000000001ULL, "net", 0, "deliver %s->%s", "db1", "db2");
+}
+
+static void hash_of(struct trace *t, char out[33])
+{
+	trace_hash_hex(t, out);
+}
+
+/* One-shot XXH3-128 of a buffer, printed the way trace_hash_hex does. */
+static void oneshot_hex(const void *data, size_t len, char out[33])
+{
+	XXH128_hash_t d = XXH3_128bits(data, len);
+	snprintf(out, 33, "%016llx%016llx", (unsigned long long)d.high64,
+	         (unsigned long long)d.low64);
+}
+
+START_TEST(test_empty)
+{
+	struct trace *t = trace_new(NULL, 4);
+	ck_assert_ptr_nonnull(t);
+	char h[33];
+	hash_of(t, h);
+	ck_assert_str_eq(h, EMPTY_HASH);
+	ck_assert_uint_eq(trace_count(t), 0);
+	ck_assert_ptr_null(trace_recent(t, 0));
+	trace_free(t);
+	trace_free(NULL);
+}
+END_TEST
+
+START_TEST(test_golden)
+{
+	struct trace *t = trace_new(NULL, 0);
+	three_events(t);
+	char h[33], want[33];
+	hash_of(t, h);
+	ck_assert_uint_eq(strlen(h), 32);
+	ck_assert_str_eq(h, GOLDEN_HASH);
+	/* and it is plain XXH3-128 over the concatenated lines */
+	static const char all[] = LINE1 LINE2 LINE3;
+	oneshot_hex(all, sizeof all - 1, want);
+	ck_assert_str_eq(h, want);
+	ck_assert_uint_eq(trace_count(t), 3);
+	trace_free(t);
+}
+END_TEST
+
+START_TEST(test_same_events_same_hash)
+{
+	struct trace *a = trace_new(NULL, 2), *b = trace_new(NULL, 0);
+	three_events(a);
+	three_events(b);
+	char ha[33], hb[33];
+	hash_of(a, ha);
+	hash_of(b, hb);
+	ck_assert_str_eq(ha, hb);
+	trace_free(a);
+	trace_free(b);
+}
+END_TEST
+
+START_TEST(test_one_byte_changes_hash)
+{
+	char base[33], h[33];
+	struct trace *t = trace_new(NULL, 0);
+	three_events(t);
+	hash_of(t, base);
+	trace_free(t);
+
+	/* text */
+	t = trace_new(NULL, 0);
+	trace_event(t, 0, "db1", 100, "start");
+	trace_event(t, 1500000000ULL, "db1", 101, "write fd=%d len=%zu", 3,
+	            (size_t)43);
+	trace_event(t, 12000000001ULL, "net", 0, "deliver %s->%s", "db1", "db2");
+	hash_of(t, h);
+	ck_assert_str_ne(h, base);
+	trace_free(t);
+
+	/* time, by one nanosecond */
+	t = trace_new(NULL, 0);
+	trace_event(t, 1, "db1", 100, "start");
+	trace_event(t, 1500000000ULL, "db1", 101, "write fd=%d len=%zu", 3,
+	            (size_t)42);
+	trace_event(t, 12000000001ULL, "net", 0, "deliver %s->%s", "db1", "db2");
+	hash_of(t, h);
+	ck_assert_str_ne(h, base);
+	trace_free(t);
+
+	/* machine */
+	t = trace_new(NULL, 0);
+	trace_event(t, 0, "db2", 100, "start");
+	trace_event(t, 1500000000ULL, "db1", 101, "write fd=%d len=%zu", 3,
+	            (size_t)42);
+	trace_event(t, 12000000001ULL, "net", 0, "deliver %s->%s", "db1", "db2");
+	hash_of(t, h);
+	ck_assert_str_ne(h, base);
+	trace_free(t);
+
+	/* tid */
+	t = trace_new(NULL, 0);
+	trace_event(t, 0, "db1", 100, "start");
+	trace_event(t, 1500000000ULL, "db1", 101, "write fd=%d len=%zu", 3,
+	            (size_t)42);
+	trace_event(t, 12000000001ULL, "net", 1, "deliver %s->%s", "db1", "db2");
+	hash_of(t, h);
+	ck_assert_str_ne(h, base);
+	trace_free(t);
+}
+END_TEST
+
+START_TEST(test_order_matters)
+{
+	struct trace *a = trace_new(NULL, 0), *b = trace_new(NULL, 0);
+	trace_event(a, 5, "m", 1, "x");
+	trace_event(a, 5, "m", 1, "y");
+	trace_event(b, 5, "m", 1, "y");
+	trace_event(b, 5, "m", 1, "x");
+	char ha[33], hb[33];
+	hash_of(a, ha);
+	hash_of(b, hb);
+	ck_assert_str_ne(ha, hb);
+	trace_free(a);
+	trace_free(b);
+}
+END_TEST
+
+START_TEST(test_hash_bytes)
+{
+	char base[33], h[33], h2[33];
+	struct trace *t = trace_new(NULL, 0);
+	three_events(t);
+	hash_of(t, base);
+
+	/* even zero bytes are recorded (as a length) */
+	trace_hash_bytes(t, "", 0);
+	hash_of(t, h);
+	ck_assert_str_ne(h, base);
+	ck_assert_uint_eq(trace_count(t), 3);
+	trace_free(t);
+
+	/* boundaries are unambiguous: "ab"+"c" differs from "a"+"bc" */
+	struct trace *a = trace_new(NULL, 0), *b = trace_new(NULL, 0);
+	trace_hash_bytes(a, "ab", 2);
+	trace_hash_bytes(a, "c", 1);
+	trace_hash_bytes(b, "a", 1);
+	trace_hash_bytes(b, "bc", 2);
+	hash_of(a, h);
+	hash_of(b, h2);
+	ck_assert_str_ne(h, h2);
+	trace_free(a);
+	trace_free(b);
+
+	/* the exact encoding: 8-byte little-endian length, then the bytes */
+	a = trace_new(NULL, 0);
+	trace_hash_bytes(a, "hello", 5);
+	hash_of(a, h);
+	static const unsigned char enc[] = { 5, 0, 0, 0, 0, 0, 0, 0,
+		'h', 'e', 'l', 'l', 'o' };
+	oneshot_hex(enc, sizeof enc, h2);
+	ck_assert_str_eq(h, h2);
+	/* and the bytes themselves matter */
+	b = trace_new(NULL, 0);
+	trace_hash_bytes(b, "hellp", 5);
+	hash_of(b, h2);
+	ck_assert_str_ne(h, h2);
+	trace_free(a);
+	trace_free(b);
+}
+END_TEST
+
+START_TEST(test_hex_does_not_disturb)
+{
+	struct trace *a = trace_new(NULL, 0), *b = trace_new(NULL, 0);
+	char ha[33], hb[33], tmp[33];
+	trace_event(a, 0, "db1", 100, "start");
+	trace_hash_hex(a, tmp);
+	trace_hash_hex(a, ha);
+	ck_assert_str_eq(tmp, ha);
+	trace_event(a, 1500000000ULL, "db1", 101, "write fd=%d len=%zu", 3,
+	            (size_t)42);
+	trace_hash_hex(a, tmp);
+	trace_event(a, 12000000001ULL, "net", 0, "deliver %s->%s", "db1", "db2");
+	three_events(b);
+	hash_of(a, ha);
+	hash_of(b, hb);
+	ck_assert_str_eq(ha, hb);
+	ck_assert_str_eq(ha, GOLDEN_HASH);
+	trace_free(a);
+	trace_free(b);
+}
+END_TEST
+
+START_TEST(test_output_text)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	ck_assert_ptr_nonnull(f);
+	struct trace *t = trace_new(f, 0);
+	three_events(t);
+	trace_event(t, UINT64_MAX, "m", -1, "%s", "");
+	trace_event(t, 999999999ULL, "m", 7, "100%%");
+	trace_free(t);  /* must not close f */
+	ck_assert_int_ge(fputs("end\n", f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_str_eq(text, LINE1 LINE2 LINE3
+	                 "18446744073.709551615 m -1 \n"
+	                 "0.999999999 m 7 100%\n"
+	                 "end\n");
+	free(text);
+}
+END_TEST
+
+START_TEST(test_ring)
+{
+	struct trace *t = trace_new(NULL, 3);
+	ck_assert_ptr_null(trace_recent(t, 0));
+	trace_event(t, 1, "m", 1, "e%d", 1);
+	ck_assert_str_eq(trace_recent(t, 0), "0.000000001 m 1 e1");
+	ck_assert_ptr_null(trace_recent(t, 1));
+	trace_event(t, 2, "m", 1, "e%d", 2);
+	ck_assert_str_eq(trace_recent(t, 0), "0.000000002 m 1 e2");
+	ck_assert_str_eq(trace_recent(t, 1), "0.000000001 m 1 e1");
+	ck_assert_ptr_null(trace_recent(t, 2));
+	for (int i = 3; i <= 10; i++)
+		trace_event(t, (uint64_t)i, "m", 1, "e%d", i);
+	ck_assert_str_eq(trace_recent(t, 0), "0.000000010 m 1 e10");
+	ck_assert_str_eq(trace_recent(t, 1), "0.000000009 m 1 e9");
+	ck_assert_str_eq(trace_recent(t, 2), "0.000000008 m 1 e8");
+	ck_assert_ptr_null(trace_recent(t, 3));
+	ck_assert_ptr_null(trace_recent(t, 1000));
+	ck_assert_uint_eq(trace_count(t), 10);
+	trace_free(t);
+
+	/* ring = 0 keeps nothing but still hashes and counts */
+	t = trace_new(NULL, 0);
+	trace_event(t, 1, "m", 1, "x");
+	ck_assert_ptr_null(trace_recent(t, 0));
+	ck_assert_uint_eq(trace_count(t), 1);
+	trace_free(t);
+
+	/* ring = 1 */
+	t = trace_new(NULL, 1);
+	trace_event(t, 1, "m", 1, "x");
+	trace_event(t, 2, "m", 1, "y");
+	ck_assert_str_eq(trace_recent(t, 0), "0.000000002 m 1 y");
+	ck_assert_ptr_null(trace_recent(t, 1));
+	trace_free(t);
+}
+END_TEST
+
+START_TEST(test_long_event)
+{
+	enum { LONG = 10000 };
+	char *big = malloc(LONG + 1);
+	for (int i = 0; i < LONG; i++)
+		big[i] = (char)('a' + i % 26);
+	big[LONG] = '\0';
+	/* the expected line */
+	const char *hdr = "3.000000000 db1 42 ";
+	size_t hl = strlen(hdr);
+	char *line = malloc(hl + LONG + 2);
+	memcpy(line, hdr, hl);
+	memcpy(line + hl, big, LONG);
+	line[hl + LONG] = '\n';
+	line[hl + LONG + 1] = '\0';
+
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	struct trace *t = trace_new(f, 2);
+	trace_event(t, 3000000000ULL, "db1", 42, "%s", big);
+	/* a short event afterwards, and one reusing the long one's slot */
+	trace_event(t, 4, "db1", 42, "short");
+	trace_event(t, 5, "db1", 42, "s");
+	ck_assert_str_eq(trace_recent(t, 0), "0.000000005 db1 42 s");
+	ck_assert_str_eq(trace_recent(t, 1), "0.000000004 db1 42 short");
+	fflush(f);
+	ck_assert_uint_eq(size, hl + LONG + 1 + 25 + 21);
+	ck_assert_mem_eq(text, line, hl + LONG + 1);
+	ck_assert_str_eq(text + hl + LONG + 1,
+	                 "0.000000004 db1 42 short\n0.000000005 db1 42 s\n");
+	trace_free(t);
+	fclose(f);
+	free(text);
+
+	/* the long line is kept whole in the ring and hashed whole */
+	t = trace_new(NULL, 1);
+	trace_event(t, 3000000000ULL, "db1", 42, "%s", big);
+	ck_assert_uint_eq(strlen(trace_recent(t, 0)), hl + LONG);
+	ck_assert_mem_eq(trace_recent(t, 0), line, hl + LONG);
+	char h[33], want[33];
+	trace_hash_hex(t, h);
+	oneshot_hex(line, hl + LONG + 1, want);
+	ck_assert_str_eq(h, want);
+	trace_free(t);
+
+	/* a long machine name too */
+	t = trace_new(NULL, 1);
+	trace_event(t, 0, big, 1, "x");
+	ck_assert_uint_eq(strlen(trace_recent(t, 0)), 12 + LONG + 4);
+	trace_free(t);
+
+	free(line);
+	free(big);
+}
+END_TEST
+
+static Suite *trace_suite(void)
+{
+	Suite *s = suite_create("trace");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_golden);
+	tcase_add_test(tc, test_same_events_same_hash);
+	tcase_add_test(tc, test_one_byte_changes_hash);
+	tcase_add_test(tc, test_order_matters);
+	tcase_add_test(tc, test_hash_bytes);
+	tcase_add_test(tc, test_hex_does_not_disturb);
+	tcase_add_test(tc, test_output_text);
+	tcase_add_test(tc, test_ring);
+	tcase_add_test(tc, test_long_event);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(trace_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

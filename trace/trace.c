@@ -1,0 +1,189 @@
+/* The trace: one canonical text line per event, folded into a running
+ * XXH3-128 hash, optionally written to a file, the last few kept in a ring.
+ *
+ * The hash is part of the recorded format (a run's fingerprint), so what goes
+ * into it is fixed:
+ *   - trace_event: the whole line, "%llu.%09llu %s %d %s\n" (seconds and
+ *     nanoseconds of virtual time, machine, tid, text), newline included.
+ *   - trace_hash_bytes: len as 8 bytes little-endian, then the len bytes.
+ * The hash is unseeded XXH3-128 over the concatenation of those, and
+ * trace_hash_hex prints it as high64 then low64, each %016llx.
+ *
+ * Ring entries are the lines without their trailing newline. */
+#include "trace/trace.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+struct ring_slot {
+	char *s;
+	size_t cap;
+};
+
+struct trace {
+	FILE *out;
+	XXH3_state_t *xxh;
+	uint64_t count;
+	/* reusable formatting buffer */
+	char *buf;
+	size_t bufcap;
+	/* ring of the last nring lines; head = index the next line goes to */
+	struct ring_slot *ring;
+	size_t nring;
+	size_t head;
+};
+
+static void oom(void)
+{
+	/* A lost event would silently change the run's fingerprint; there is
+	 * no sane way to continue. */
+	fputs("dsim: trace: out of memory\n", stderr);
+	abort();
+}
+
+struct trace *trace_new(FILE *out, size_t ring)
+{
+	struct trace *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	t->out = out;
+	t->nring = ring;
+	t->xxh = XXH3_createState();
+	t->bufcap = 256;
+	t->buf = malloc(t->bufcap);
+	if (ring)
+		t->ring = calloc(ring, sizeof *t->ring);
+	if (!t->xxh || !t->buf || (ring && !t->ring) ||
+	    XXH3_128bits_reset(t->xxh) != XXH_OK) {
+		trace_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void trace_free(struct trace *t)
+{
+	if (!t)
+		return;
+	if (t->ring) {
+		for (size_t i = 0; i < t->nring; i++)
+			free(t->ring[i].s);
+		free(t->ring);
+	}
+	free(t->buf);
+	if (t->xxh)
+		XXH3_freeState(t->xxh);
+	free(t);
+}
+
+/* Make buf hold at least need bytes; its contents are preserved. */
+static void buf_reserve(struct trace *t, size_t need)
+{
+	if (need <= t->bufcap)
+		return;
+	size_t cap = t->bufcap ? t->bufcap : 256;
+	while (cap < need) {
+		if (cap > SIZE_MAX / 2)
+			oom();
+		cap *= 2;
+	}
+	char *b = realloc(t->buf, cap);
+	if (!b)
+		oom();
+	t->buf = b;
+	t->bufcap = cap;
+}
+
+void trace_event(struct trace *t, uint64_t vtime_ns, const char *machine, int tid,
+                 const char *fmt, ...)
+{
+	if (!machine)
+		machine = "-";
+	unsigned long long sec = vtime_ns / 1000000000ULL;
+	unsigned long long nsec = vtime_ns % 1000000000ULL;
+
+	/* Header: "<sec>.<nsec> <machine> <tid> " */
+	int h = snprintf(t->buf, t->bufcap, "%llu.%09llu %s %d ", sec, nsec,
+	                 machine, tid);
+	if (h < 0)
+		oom();
+	if ((size_t)h >= t->bufcap) {
+		buf_reserve(t, (size_t)h + 1);
+		snprintf(t->buf, t->bufcap, "%llu.%09llu %s %d ", sec, nsec,
+		         machine, tid);
+	}
+	size_t len = (size_t)h;
+
+	/* Text, appended after the header; room for '\n' is reserved too. */
+	va_list ap;
+	va_start(ap, fmt);
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(t->buf + len, t->bufcap - len, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		va_end(ap2);
+		oom();
+	}
+	if (len + (size_t)n + 2 > t->bufcap) {
+		buf_reserve(t, len + (size_t)n + 2);
+		vsnprintf(t->buf + len, t->bufcap - len, fmt, ap2);
+	}
+	va_end(ap2);
+	len += (size_t)n;
+	t->buf[len] = '\n';
+	t->buf[len + 1] = '\0';
+
+	XXH3_128bits_update(t->xxh, t->buf, len + 1);
+	if (t->out)
+		fwrite(t->buf, 1, len + 1, t->out);
+	t->count++;
+
+	if (t->nring) {
+		struct ring_slot *r = &t->ring[t->head];
+		if (r->cap < len + 1) {
+			size_t cap = len + 1 < 64 ? 64 : len + 1;
+			char *s = realloc(r->s, cap);
+			if (!s)
+				oom();
+			r->s = s;
+			r->cap = cap;
+		}
+		memcpy(r->s, t->buf, len);
+		r->s[len] = '\0';
+		t->head = (t->head + 1) % t->nring;
+	}
+}
+
+void trace_hash_bytes(struct trace *t, const void *data, size_t len)
+{
+	unsigned char le[8];
+	uint64_t l = len;
+	for (int i = 0; i < 8; i++)
+		le[i] = (unsigned char)(l >> (8 * i));
+	XXH3_128bits_update(t->xxh, le, sizeof le);
+	if (len)
+		XXH3_128bits_update(t->xxh, data, len);
+}
+
+uint64_t trace_count(const struct trace *t)
+{
+	return t->count;
+}
+
+void trace_hash_hex(const struct trace *t, char out[33])
+{
+	XXH128_hash_t d = XXH3_128bits_digest(t->xxh);
+	snprintf(out, 33, "%016llx%016llx", (unsigned long long)d.high64,
+	         (unsigned long long)d.low64);
+}
+
+const char *trace_recent(const struct trace *t, size_t i)
+{
+	if (i >= t->nring || i >= t->count)
+		return NULL;
+	size_t idx = (t->head + t->nring - 1 - i) % t->nring;
+	return t->ring[idx].s;
+}

@@ -1,0 +1,27 @@
+/* The trace: one canonical text line per event, folded into a running
+ * xxh3-128 hash (the run's fingerprint), optionally written to a file, and
+ * the last few kept in memory for failure reports. Knows nothing of ptrace. */
+#ifndef DSIM_TRACE_H
+#define DSIM_TRACE_H
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+
+struct trace;
+
+/* out may be NULL (hash only). ring = how many recent events to keep. */
+struct trace *trace_new(FILE *out, size_t ring);
+void trace_free(struct trace *t);
+
+/* One event. The line is "<time> <machine> <tid> <text>"; time is printed as
+ * seconds.nanoseconds of virtual time. text must not contain a newline. */
+void trace_event(struct trace *t, uint64_t vtime_ns, const char *machine, int tid,
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Fold extra bytes into the hash (e.g. a machine's captured output). */
+void trace_hash_bytes(struct trace *t, const void *data, size_t len);
+uint64_t trace_count(const struct trace *t);
+/* 32 lowercase hex digits + NUL. */
+void trace_hash_hex(const struct trace *t, char out[33]);
+/* The i-th most recent kept line, 0 = newest; NULL past the end. */
+const char *trace_recent(const struct trace *t, size_t i);
+#endif
