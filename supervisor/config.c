@@ -191,6 +191,7 @@ static struct config *config_new(void)
         return NULL;
     c->duration_ns = DEFAULT_DURATION_NS;
     c->quantum_ns = DEFAULT_QUANTUM_NS;
+    c->spin_limit_ns = 30ULL * 1000000000ULL;
     c->cpus = DEFAULT_CPUS;
     c->memory_bytes = DEFAULT_MEMORY_BYTES;
     return c;
@@ -240,6 +241,7 @@ enum key {
     K_START = 1 << 5,
     K_DAEMON = 1 << 6,
     K_ENV = 1 << 7,
+    K_SPIN_LIMIT = 1 << 8,
 };
 
 static const struct {
@@ -251,6 +253,7 @@ static const struct {
     { SEC_SIMULATION, "quantum", K_QUANTUM },
     { SEC_SIMULATION, "cpus", K_CPUS },
     { SEC_SIMULATION, "memory", K_MEMORY },
+    { SEC_SIMULATION, "spin_limit", K_SPIN_LIMIT },
     { SEC_MACHINE, "command", K_COMMAND },
     { SEC_MACHINE, "start", K_START },
     { SEC_MACHINE, "daemon", K_DAEMON },
@@ -621,6 +624,8 @@ static int handler(void *user, const char *section, const char *name, const char
         return set_duration(p, &c->duration_ns, name, value, true);
     case K_QUANTUM:
         return set_duration(p, &c->quantum_ns, name, value, true);
+    case K_SPIN_LIMIT:
+        return set_duration(p, &c->spin_limit_ns, name, value, true);
     case K_START:
         return set_duration(p, &cur_machine(p)->start_ns, name, value, false);
     case K_CPUS: {

@@ -107,7 +107,7 @@ struct machine {
 struct timerfd_state;
 
 enum outcome { OUT_RUNNING, OUT_PASS, OUT_EXIT, OUT_TIMEOUT, OUT_DEADLOCK,
-               OUT_FENCE, OUT_CHECK, OUT_INTERNAL };
+               OUT_FENCE, OUT_CHECK, OUT_INTERNAL, OUT_SPIN };
 
 struct world {
     struct config *conf;
