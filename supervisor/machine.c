@@ -100,6 +100,26 @@ static void init_setup(struct world *w, struct machine *m)
     }
 }
 
+/* execvp with the machine's PATH, not dsim's (no allocation: runs after fork). */
+static void exec_in_path(char *const argv[], char *const envp[])
+{
+    const char *path = "/usr/bin:/bin";
+    for (char *const *e = envp; *e; e++)
+        if (!strncmp(*e, "PATH=", 5)) path = *e + 5;
+    if (strchr(argv[0], '/')) { execve(argv[0], argv, envp); return; }
+    char full[4096];
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, ":");
+        if (n > 0 && n + strlen(argv[0]) + 2 < sizeof full) {
+            memcpy(full, p, n);
+            full[n] = '/';
+            strcpy(full + n + 1, argv[0]);
+            execve(full, argv, envp);
+        }
+        p += n + (p[n] == ':');
+    }
+}
+
 static void command_exec(struct machine *m, const struct filter_prog *fp, const char *dir,
                          char *const argv[], char *const envp[])
 {
@@ -114,7 +134,7 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     struct sock_fprog prog = { (unsigned short)fp->len, fp->insns };
     if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) _exit(126);
-    if (m->conf->argv) execvpe(m->conf->argv[0], m->conf->argv, envp);
+    if (m->conf->argv) exec_in_path(m->conf->argv, envp);
     else execve(argv[0], argv, envp);
     _exit(127);
 }

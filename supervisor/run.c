@@ -107,11 +107,6 @@ struct process *world_add_process(struct world *w, struct machine *m, pid_t pid,
     return p;
 }
 
-void thread_wake(struct thread *t)
-{
-    if (t->state == TS_BLOCKED) t->woken = true;
-}
-
 /* ---- trace text ---- */
 
 static const char *errname(long e)
@@ -174,14 +169,10 @@ static bool pending_events(struct world *w)
     return false;
 }
 
-/* Stops of children that arrive before their parent's clone event. */
-static struct { pid_t pid; int status; } early[64];
-static int nearly;
-
-bool run_take_early_stop(pid_t pid)
+bool run_take_early_stop(struct world *w, pid_t pid)
 {
-    for (int i = 0; i < nearly; i++)
-        if (early[i].pid == pid) { early[i] = early[--nearly]; return true; }
+    for (int i = 0; i < w->nearly; i++)
+        if (w->early_stops[i] == pid) { w->early_stops[i] = w->early_stops[--w->nearly]; return true; }
     return false;
 }
 
@@ -306,7 +297,7 @@ static void handle_status(struct world *w, pid_t pid, int status)
                 for (int k = 0; k < MAX_INITS; k++) if (live_inits[k] == pid) live_inits[k] = 0;
                 return;
             }
-        if (WIFSTOPPED(status) && nearly < 64) { early[nearly].pid = pid; early[nearly++].status = status; }
+        if (WIFSTOPPED(status) && w->nearly < 64) w->early_stops[w->nearly++] = pid;
         return;
     }
     if (WIFSTOPPED(status) && status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8))) {

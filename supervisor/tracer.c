@@ -1,7 +1,5 @@
 #include "supervisor/tracer.h"
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
@@ -56,15 +54,4 @@ ssize_t mem_read_str(pid_t pid, uint64_t addr, char *buf, size_t max)
     }
     buf[got] = 0;
     return (ssize_t)got;
-}
-
-int mem_poke_text(pid_t pid, uint64_t addr, const void *buf, size_t len)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/mem", pid);
-    int fd = open(path, O_RDWR | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t n = pwrite(fd, buf, len, (off_t)addr);
-    close(fd);
-    return n == (ssize_t)len ? 0 : -1;
 }

@@ -21,6 +21,4 @@ int mem_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 int mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len);
 /* Reads a NUL-terminated string of at most max-1 bytes; returns its length or -1. */
 ssize_t mem_read_str(pid_t pid, uint64_t addr, char *buf, size_t max);
-/* Writes through /proc/PID/mem, which may write read-only pages (code). */
-int mem_poke_text(pid_t pid, uint64_t addr, const void *buf, size_t len);
 #endif

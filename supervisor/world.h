@@ -129,6 +129,10 @@ struct world {
     struct timerfd_state *timerfds;
     size_t ntimerfds, captimerfds;
 
+    /* Stops of new threads that arrived before their parent's clone event. */
+    pid_t early_stops[64];
+    int nearly;
+
     char run_dir[256];
     int exec_stdio;             /* dsim exec: machine output goes to ours */
     /* Files outside the simulation (dsim's own stdout/stderr): writes to
@@ -154,6 +158,6 @@ struct thread *world_add_thread(struct world *w, struct process *p, pid_t tid, p
 struct process *world_add_process(struct world *w, struct machine *m, pid_t pid, pid_t vpid);
 void world_fail(struct world *w, enum outcome o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Makes a blocked thread runnable (explicit wake). */
-void thread_wake(struct thread *t);
+/* True (and forgotten) if pid's first stop came before its clone event. */
+bool run_take_early_stop(struct world *w, pid_t pid);
 #endif

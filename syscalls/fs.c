@@ -142,13 +142,6 @@ static int must_wait(struct world *w, struct thread *t, int copy, const struct s
     return 1;
 }
 
-int fd_must_wait(struct world *w, struct thread *t, int fd, short events)
-{
-    struct stat st;
-    int copy = fd_probe(w, t, fd, &st);
-    return copy < 0 ? -1 : must_wait(w, t, copy, &st, events);
-}
-
 bool fd_ready_check(struct world *w, struct thread *t)
 {
     (void)w;

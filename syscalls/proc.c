@@ -14,7 +14,6 @@
 #include <sys/wait.h>
 #include <linux/sched.h>
 
-bool run_take_early_stop(pid_t pid);
 
 #define NS_FLAGS (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWIPC | \
                   CLONE_NEWUSER | CLONE_NEWCGROUP)
@@ -77,7 +76,7 @@ void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid
         else cp->sh = sighand_copy(w, pp->sh);
     }
     struct thread *c = world_add_thread(w, cp, child_tid, vtid);
-    c->awaiting_first_stop = !run_take_early_stop(child_tid);
+    c->awaiting_first_stop = !run_take_early_stop(w, child_tid);
     if (flags & CLONE_CHILD_CLEARTID) c->ctid_addr = (uint64_t)parent->scratch[1];
     trace_event(w->trace, w->now, pp->m->name, parent->vtid, "%s %d",
                 flags & CLONE_THREAD ? "new thread" : "new process", vtid);

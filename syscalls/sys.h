@@ -52,10 +52,6 @@ enum sys_action sys_fence(struct world *w, struct thread *t);
 
 /* fd helpers (fs.c): a supervisor copy of a tracee fd, or -1 with errno. */
 int fd_copy(struct world *w, struct thread *t, int fd);
-/* 1 if a blocking call on fd should wait for `events`, 0 if it can go now,
- * -1 if the fd is bad (let the kernel report it). Keeps the copy in t->copy_fd
- * when it returns 1. */
-int fd_must_wait(struct world *w, struct thread *t, int fd, short events);
 bool fd_ready_check(struct world *w, struct thread *t);
 void thread_drop_copy(struct thread *t);
 
