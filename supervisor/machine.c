@@ -21,9 +21,12 @@
 #include <sched.h>
 #include <unistd.h>
 
+/* The environment every machine starts with; never the caller's. Until
+ * machines get disks of their own, writes reach the host, so CPython is
+ * asked not to leave .pyc caches that would change the next run. */
 static const char *const default_env[] = {
     "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-    "HOME=/root", "LANG=C.UTF-8", "TERM=dumb",
+    "HOME=/root", "LANG=C.UTF-8", "TERM=dumb", "PYTHONDONTWRITEBYTECODE=1",
 };
 
 /* The host facts a machine must not see, replaced by fixed files. */

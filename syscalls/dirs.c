@@ -1,0 +1,94 @@
+/* Directory listings in name order. The kernel's getdents order depends on
+ * the filesystem (ext4 hashes names with a per-filesystem seed), so the same
+ * files listed on another host would come out in another order. dsim lists
+ * the directory itself, sorts by name, and serves entries from the index
+ * kept in the open file's own position (so lseek/rewinddir still work). */
+#include "syscalls/sys.h"
+#include "supervisor/tracer.h"
+#include <dirent.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct dirent64_hdr {          /* struct linux_dirent64 without its name */
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+} __attribute__((packed));
+
+struct entry { uint64_t ino; unsigned char type; char *name; };
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
+}
+
+/* All entries of the directory open as `copy`, sorted; -errno on failure. */
+static long list_sorted(int copy, struct entry **out)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", copy);
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);   /* its own position */
+    if (fd < 0) return -errno;
+    size_t n = 0, cap = 64;
+    struct entry *v = malloc(cap * sizeof *v);
+    char buf[32768];
+    long got;
+    while ((got = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+        for (long off = 0; off < got;) {
+            struct dirent64_hdr *h = (struct dirent64_hdr *)(buf + off);
+            if (n == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+            v[n++] = (struct entry){ h->d_ino, h->d_type, strdup(buf + off + sizeof *h) };
+            off += h->d_reclen;
+        }
+    }
+    close(fd);
+    qsort(v, n, sizeof *v, by_name);
+    *out = v;
+    return got < 0 ? -errno : (long)n;
+}
+
+static void free_entries(struct entry *v, long n)
+{
+    for (long i = 0; i < n; i++) free(v[i].name);
+    free(v);
+}
+
+enum sys_action sys_getdents64(struct world *w, struct thread *t)
+{
+    int copy = fd_copy(w, t, (int)ARG0(t));
+    struct stat st;
+    if (copy < 0) return SYS_PASS;                      /* EBADF from the kernel */
+    if (fstat(copy, &st) != 0 || !S_ISDIR(st.st_mode)) { close(copy); return SYS_PASS; }
+    struct entry *v;
+    long n = list_sorted(copy, &v);
+    if (n < 0) { close(copy); return emulate(t, n); }
+    off_t pos = lseek(copy, 0, SEEK_CUR);
+    size_t count = (size_t)ARG2(t), used = 0;
+    char *out = malloc(count ? count : 1);
+    long i = pos < 0 ? 0 : (long)pos;
+    for (; i < n; i++) {
+        size_t namelen = strlen(v[i].name) + 1;
+        size_t reclen = (sizeof(struct dirent64_hdr) + namelen + 7) & ~(size_t)7;
+        if (used + reclen > count) break;
+        struct dirent64_hdr h = { v[i].ino, i + 1, (unsigned short)reclen, v[i].type };
+        memset(out + used, 0, reclen);
+        memcpy(out + used, &h, sizeof h);
+        memcpy(out + used + sizeof h, v[i].name, namelen);
+        used += reclen;
+    }
+    long result = (long)used;
+    if (used == 0 && i < n) result = -EINVAL;                /* buffer too small */
+    else if (used && mem_write(t->tid, ARG1(t), out, used)) result = -EFAULT;
+    else lseek(copy, i, SEEK_SET);
+    free(out);
+    free_entries(v, n);
+    close(copy);
+    return emulate(t, result);
+}
