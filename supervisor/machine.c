@@ -127,10 +127,13 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
                          char *const argv[], char *const envp[])
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int devnull = open("/dev/null", O_RDONLY);
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     dup2(devnull, 0);
     dup2(m->out_fd, 1);
     dup2(m->err_fd, 2);
+    /* Nothing of dsim's (the trace file, the caller's fds) may reach the
+     * machine: its fd numbers, and so its trace, would depend on them. */
+    syscall(SYS_close_range, 3, ~0U, 0);
     if (chdir(dir) != 0) _exit(126);
     personality(ADDR_NO_RANDOMIZE);
     prctl(PR_SET_TSC, PR_TSC_SIGSEGV);
@@ -181,6 +184,7 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         init_setup(w, m);
         pid_t cmd = fork();
         if (cmd == 0) command_exec(m, fp, w->conf->dir, argv, envp);
+        syscall(SYS_close_range, 0, ~0U, 0);
         for (;;)
             if (wait(NULL) < 0 && errno == ECHILD) _exit(0);
     }

@@ -112,7 +112,7 @@ static void print_failure(FILE *f, const char *conf, uint64_t seed, const struct
 static FILE *open_trace(const char *path)
 {
     if (!path) return NULL;
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, "we");
     if (!f) fprintf(stderr, "dsim: cannot write %s: %s\n", path, strerror(errno));
     return f;
 }
@@ -172,9 +172,11 @@ static int one_seed(const char *confpath, struct config *c, uint64_t seed, const
 {
     char dir[4096];
     struct run_opts ro = { 0 };
+    memset(r, 0, sizeof *r);
     ro.trace_out = open_trace(o->trace);
     if (o->trace && !ro.trace_out) return EXIT_USAGE;
     if (keep && o->output) {
+        mkdir(o->output, 0755);
         snprintf(dir, sizeof dir, "%s/seed-%" PRIu64, o->output, seed);
         ro.keep_dir = dir;
     }
@@ -200,7 +202,9 @@ static int cmd_run(int argc, char **argv)
     int status = 0;
     for (size_t i = 0; i < s.n; i++) {
         struct run_result r;
-        if (one_seed(confpath, c, s.v[i], &o, &r, true) != 0) {
+        int st = one_seed(confpath, c, s.v[i], &o, &r, true);
+        if (st == EXIT_USAGE) { status = st; break; }
+        if (st != 0) {
             if (dsim_interrupted) { status = interrupted_status(); free(r.report); break; }
             print_failure(stdout, confpath, s.v[i], &r);
             printf("failed at seed %" PRIu64 " (%zu seeds passed first)\n", s.v[i], passed);
@@ -229,6 +233,7 @@ static int cmd_verify(int argc, char **argv)
     if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "verify");
     const char *confpath = argv[1];
     if (parse_opts(argc - 1, argv + 1, &o, "ntr")) return EXIT_USAGE;
+    if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
     uint64_t seed;
     if (!o.seed || parse_seed_arg(o.seed, &seed)) return usage_error("%s: --seed N is required", "verify");
     struct config *c = load(confpath);
@@ -237,7 +242,7 @@ static int cmd_verify(int argc, char **argv)
     bool same = true;
     for (int i = 1; i <= o.runs; i++) {
         struct run_result r;
-        one_seed(confpath, c, seed, &o, &r, false);
+        if (one_seed(confpath, c, seed, &o, &r, false) == EXIT_USAGE) { config_free(c); return EXIT_USAGE; }
         free(r.report);
         if (dsim_interrupted) { config_free(c); return interrupted_status(); }
         printf("run %d: %s %s\n", i, r.hash, outcome_name(r.outcome));
@@ -258,10 +263,12 @@ static int cmd_replay(int argc, char **argv)
     uint64_t seed;
     if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
     if (parse_opts(argc - 2, argv + 2, &o, "to")) return EXIT_USAGE;
+    if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
     struct config *c = load(confpath);
     if (!c) return EXIT_USAGE;
     struct run_result r;
     int status = one_seed(confpath, c, seed, &o, &r, true);
+    if (status == EXIT_USAGE) { config_free(c); return status; }
     if (dsim_interrupted) status = interrupted_status();
     else if (status) print_failure(stdout, confpath, seed, &r);
     else printf("seed %" PRIu64 " passed: simulated time %.9fs, %" PRIu64 " steps\n", seed,

@@ -205,7 +205,7 @@ static void thread_died(struct world *w, struct thread *t, int status)
             if (o->proc == p && o != t && o->state != TS_DEAD) o->state = TS_DYING;
         }
     }
-    if (t->ctid_addr && p->nlive > 0) futex_wake_key(w, p->mm, t->ctid_addr, 0x7fffffff, ~0u);
+    if (t->ctid_addr && p->nlive > 0) futex_wake_tid(w, t, 0x7fffffff);
     if (t == p->leader) {
         p->wstatus = status;
         p->exited = true;
@@ -396,7 +396,7 @@ static void finish_syscall(struct thread *t)
     t->deadline = UINT64_MAX;
     t->ready = NULL;
     t->woken = t->interrupted = t->timed_out = t->retry = false;
-    t->futex_key = 0;
+    t->futex_space = 0;
     t->partial = 0;
     thread_drop_copy(t);
 }

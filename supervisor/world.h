@@ -46,8 +46,11 @@ struct thread {
     bool interrupted;       /* a signal must interrupt the blocked call */
     bool timed_out;
     int copy_fd;            /* supervisor's copy of the fd waited on, or -1 */
-    uint64_t futex_key;     /* address waited on */
-    int futex_mm;
+    /* The futex waited on, keyed as the kernel keys it: (address space,
+     * address) for private memory, (inode, offset) for shared mappings. */
+    uint64_t futex_key;     /* address or offset */
+    uint64_t futex_space;   /* mm id, or the backing inode; 0 = not waiting */
+    bool futex_shared;
     uint32_t futex_bitset;
     uint64_t sigsuspend_mask;
     long scratch[6];        /* per-syscall state kept across a block */

@@ -365,9 +365,8 @@ static void write_sigpipe(struct world *w, struct thread *t, bool sock, int flag
  * POLLOUT. t->partial counts what earlier steps moved. */
 static enum sys_action write_run(struct world *w, struct thread *t, struct wcall *c)
 {
-    /* A copy is held only between this call's own steps. */
-    bool again = t->copy_fd >= 0;
-    thread_drop_copy(t);
+    bool again = t->retry;
+    thread_drop_copy(t);                /* the copy of the last step */
     if (!again) t->partial = 0;
     if (c->pass) return write_leave(t);
     if (c->err) return write_end(t, c->err);
@@ -380,8 +379,8 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
     int fl = fcntl(copy, F_GETFL);
     bool ours = (S_ISFIFO(st.st_mode) || sock) && !is_external(w, &st) && fl >= 0 &&
                 !(fl & O_NONBLOCK) && !(c->flags & MSG_DONTWAIT) && (fl & O_ACCMODE) != O_RDONLY;
-    /* A datagram goes whole or not at one: one over a step is too big
-     * anyway (EMSGSIZE), and the kernel says so. */
+    /* A datagram goes whole or not at all: one over a step is too big
+     * anyway (EMSGSIZE), and the kernel says so at once. */
     if (!ours || (sock && c->b.total > WRITE_STEP && !stream_socket(copy))) {
         close(copy);
         return write_leave(t);

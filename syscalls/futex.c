@@ -4,21 +4,49 @@
 #include "supervisor/tracer.h"
 #include <limits.h>
 #include <linux/futex.h>
+#include <stdio.h>
 #include <stdlib.h>
 
-static bool waiting_on(const struct thread *t, int mm, uint64_t addr, uint32_t bitset)
+struct fkey { uint64_t space, off; bool shared; };
+
+/* The kernel keys a futex in a shared mapping (MAP_SHARED memory, a file,
+ * POSIX shm) by the backing inode and offset, so processes with their own
+ * address spaces meet on it; anything else by address space and address.
+ * Only calls without FUTEX_PRIVATE_FLAG pay for the look-up in maps. */
+static struct fkey key_of(struct thread *t, uint64_t addr, bool private)
 {
-    return t->state == TS_BLOCKED && !t->woken && t->futex_key == addr && t->futex_mm == mm &&
-           (t->futex_bitset & bitset) && t->futex_key;
+    struct fkey k = { (uint64_t)t->proc->mm, addr, false };
+    if (private) return k;
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/maps", t->tid);
+    FILE *f = fopen(path, "r");
+    if (!f) return k;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi, off, dmaj, dmin, ino;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s %lx %lx:%lx %lu", &lo, &hi, perms, &off, &dmaj, &dmin, &ino) != 7) continue;
+        if (addr < lo || addr >= hi) continue;
+        if (perms[3] == 's' && ino)
+            k = (struct fkey){ ino ^ (dmaj << 48) ^ (dmin << 40), off + (addr - lo), true };
+        break;
+    }
+    fclose(f);
+    return k;
 }
 
-/* Wakes up to n waiters on (mm, addr); returns how many. */
-int futex_wake_key(struct world *w, int mm, uint64_t addr, int n, uint32_t bitset)
+static bool waiting_on(const struct thread *t, struct fkey k, uint32_t bitset)
+{
+    return t->state == TS_BLOCKED && !t->woken && t->futex_space && t->futex_space == k.space &&
+           t->futex_key == k.off && t->futex_shared == k.shared && (t->futex_bitset & bitset);
+}
+
+/* Wakes up to n waiters on k; returns how many. */
+static int wake_key(struct world *w, struct fkey k, int n, uint32_t bitset)
 {
     struct thread *cand[256];
     int nc = 0, woken = 0;
     for (size_t i = 0; i < w->nthreads && nc < 256; i++)
-        if (waiting_on(w->threads[i], mm, addr, bitset)) cand[nc++] = w->threads[i];
+        if (waiting_on(w->threads[i], k, bitset)) cand[nc++] = w->threads[i];
     while (woken < n && nc > 0) {
         int k = (int)prng_below(&w->sched, (uint64_t)nc);
         cand[k]->woken = true;
@@ -28,13 +56,24 @@ int futex_wake_key(struct world *w, int mm, uint64_t addr, int n, uint32_t bitse
     return woken;
 }
 
-/* Moves up to n waiters from addr to addr2, in thread order. */
-static int futex_requeue(struct world *w, int mm, uint64_t addr, uint64_t addr2, int n)
+/* A thread's CLONE_CHILD_CLEARTID word: the kernel wakes it as shared, which
+ * for private memory is the same as (address space, address). */
+int futex_wake_tid(struct world *w, struct thread *exited, int n)
+{
+    return wake_key(w, key_of(exited, exited->ctid_addr, false), n, ~0u);
+}
+
+/* Moves up to n waiters from k to k2, in thread order. */
+static int futex_requeue(struct world *w, struct fkey k, struct fkey k2, int n)
 {
     int moved = 0;
     for (size_t i = 0; i < w->nthreads && moved < n; i++) {
         struct thread *t = w->threads[i];
-        if (waiting_on(t, mm, addr, ~0u)) { t->futex_key = addr2; moved++; }
+        if (!waiting_on(t, k, ~0u)) continue;
+        t->futex_key = k2.off;
+        t->futex_space = k2.space;
+        t->futex_shared = k2.shared;
+        moved++;
     }
     return moved;
 }
@@ -51,8 +90,8 @@ static bool wake_op_cmp(unsigned cmp, int old, int arg)
     }
 }
 
-static long wake_op(struct world *w, struct thread *t, int mm, uint64_t a1, int n1, uint64_t a2, int n2,
-                    uint32_t encoded)
+static long wake_op(struct world *w, struct thread *t, bool private, uint64_t a1, int n1, uint64_t a2,
+                    int n2, uint32_t encoded)
 {
     unsigned op = (encoded >> 28) & 7, cmp = (encoded >> 24) & 15;
     int oparg = (int)((encoded << 8) >> 20), cmparg = (int)((encoded << 20) >> 20);
@@ -73,8 +112,8 @@ static long wake_op(struct world *w, struct thread *t, int mm, uint64_t a1, int 
     }
     /* Nothing else runs while the supervisor works: read-modify-write is atomic. */
     if (mem_write(t->tid, a2, &val, sizeof val)) return -EFAULT;
-    long woken = futex_wake_key(w, mm, a1, n1, ~0u);
-    if (wake_op_cmp(cmp, old, cmparg)) woken += futex_wake_key(w, mm, a2, n2, ~0u);
+    long woken = wake_key(w, key_of(t, a1, private), n1, ~0u);
+    if (wake_op_cmp(cmp, old, cmparg)) woken += wake_key(w, key_of(t, a2, private), n2, ~0u);
     return woken;
 }
 
@@ -83,12 +122,12 @@ enum sys_action sys_futex(struct world *w, struct thread *t)
     uint64_t addr = ARG0(t), addr2 = ARG4(t);
     int op = (int)ARG1(t), cmd = op & FUTEX_CMD_MASK;
     uint32_t val = (uint32_t)ARG2(t), val3 = (uint32_t)ARG5(t);
-    int mm = t->proc->mm;
+    bool private = op & FUTEX_PRIVATE_FLAG;
     bool realtime = op & FUTEX_CLOCK_REALTIME;
 
     if (t->retry) {
-        if (t->woken) { t->futex_key = 0; return emulate(t, 0); }
-        if (t->timed_out) { t->futex_key = 0; return emulate(t, -ETIMEDOUT); }
+        if (t->woken) { t->futex_space = 0; return emulate(t, 0); }
+        if (t->timed_out) { t->futex_space = 0; return emulate(t, -ETIMEDOUT); }
         return SYS_BLOCK;
     }
     if (addr & 3) return emulate(t, -EINVAL);
@@ -109,8 +148,10 @@ enum sys_action sys_futex(struct world *w, struct thread *t)
         if (mem_read(t->tid, addr, &cur, sizeof cur)) return emulate(t, -EFAULT);
         if (cur != val) return emulate(t, -EAGAIN);
         if (deadline <= w->now) return emulate(t, -ETIMEDOUT);
-        t->futex_key = addr;
-        t->futex_mm = mm;
+        struct fkey k = key_of(t, addr, private);
+        t->futex_key = k.off;
+        t->futex_space = k.space;
+        t->futex_shared = k.shared;
         t->futex_bitset = bitset;
         return block(t, deadline, NULL);
     }
@@ -118,7 +159,7 @@ enum sys_action sys_futex(struct world *w, struct thread *t)
     case FUTEX_WAKE_BITSET: {
         uint32_t bitset = cmd == FUTEX_WAKE ? ~0u : val3;
         if (!bitset) return emulate(t, -EINVAL);
-        return emulate(t, futex_wake_key(w, mm, addr, (int)(val > INT_MAX ? INT_MAX : val), bitset));
+        return emulate(t, wake_key(w, key_of(t, addr, private), (int)(val > INT_MAX ? INT_MAX : val), bitset));
     }
     case FUTEX_CMP_REQUEUE:
     case FUTEX_REQUEUE: {
@@ -130,11 +171,12 @@ enum sys_action sys_futex(struct world *w, struct thread *t)
             if (cur != val3) return emulate(t, -EAGAIN);
         }
         if (addr == addr2) return emulate(t, -EINVAL);
-        int woken = futex_wake_key(w, mm, addr, nwake, ~0u);
-        return emulate(t, woken + futex_requeue(w, mm, addr, addr2, nreq));
+        struct fkey k = key_of(t, addr, private);
+        int woken = wake_key(w, k, nwake, ~0u);
+        return emulate(t, woken + futex_requeue(w, k, key_of(t, addr2, private), nreq));
     }
     case FUTEX_WAKE_OP:
-        return emulate(t, wake_op(w, t, mm, addr, (int)val, addr2, (int)ARG3(t), val3));
+        return emulate(t, wake_op(w, t, private, addr, (int)val, addr2, (int)ARG3(t), val3));
     default:
         /* PI futexes and futex_waitv would need owner tracking: not yet. */
         return SYS_FENCE;

@@ -2,6 +2,8 @@
 #include "syscalls/sys.h"
 #include "supervisor/tracer.h"
 #include <string.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/sysinfo.h>
 #include <sys/times.h>
@@ -86,6 +88,30 @@ enum sys_action sys_getrusage(struct world *w, struct thread *t)
         ru.ru_maxrss = 16384;
     }
     return emulate(t, mem_write(t->tid, ARG1(t), &ru, sizeof ru) ? -EFAULT : 0);
+}
+
+/* The simulation's pins must hold: rdtsc keeps faulting (so it reads
+ * virtual time) and no exec gets address randomization back. */
+enum sys_action sys_prctl(struct world *w, struct thread *t)
+{
+    if (ARG0(t) == PR_SET_TSC) return emulate(t, ARG1(t) == PR_TSC_ENABLE || ARG1(t) == PR_TSC_SIGSEGV ? 0 : -EINVAL);
+    return SYS_PASS;
+}
+
+static void personality_done(struct world *w, struct thread *t, long result)
+{
+    t->regs.rdi = (unsigned long long)t->scratch[0];
+    t->regs_dirty = true;
+}
+
+enum sys_action sys_personality(struct world *w, struct thread *t)
+{
+    if ((unsigned)ARG0(t) == 0xffffffffu || (ARG0(t) & ADDR_NO_RANDOMIZE)) return SYS_PASS;
+    t->scratch[0] = (long)ARG0(t);
+    t->regs.rdi |= ADDR_NO_RANDOMIZE;
+    t->regs_dirty = true;
+    t->on_exit = personality_done;
+    return SYS_PASS_EXIT;
 }
 
 enum sys_action sys_enosys(struct world *w, struct thread *t) { return emulate(t, -ENOSYS); }

@@ -74,14 +74,12 @@ static void put_remaining(struct world *w, struct thread *t, uint64_t addr, bool
     mem_write(t->tid, addr, v, sizeof v);
 }
 
-/* Starts a run of the handler. Copies are held only while the call is
- * blocked, so holding some means this is a retry; they are dropped, and the
- * run recomputes everything from scratch. */
+/* Starts a run of the handler: true if it is a retry after a block. The
+ * copies held while blocked are dropped; each run recomputes everything. */
 static bool begin(struct thread *t)
 {
-    bool again = t->poll_copies || t->copy_fd >= 0;
     thread_drop_copy(t);
-    return again;
+    return t->retry;
 }
 
 /* A copy failed for another reason than a bad fd: dsim's own fault. */
@@ -107,7 +105,7 @@ struct watch {
 static void watch_init(struct watch *wl, int n)
 {
     wl->n = n;
-    wl->copy = malloc(sizeof(int) * (2 * (size_t)n + 1));   /* never NULL: it marks a blocked call */
+    wl->copy = malloc(sizeof(int) * (2 * (size_t)n + 1));
     wl->rev = calloc((size_t)n + 1, sizeof(short));
     if (!wl->copy || !wl->rev) abort();
     wl->ask = wl->copy + n;
@@ -232,13 +230,14 @@ enum sys_action sys_ppoll(struct world *w, struct thread *t)
 
 /* ---- select, pselect6 ---- */
 
-/* Linux clamps select's nfds to the size of the caller's fd table. */
+/* Linux clamps select's nfds to the size of the caller's fd table; without
+ * /proc, to the default fs.nr_open. */
 static int fd_table_size(pid_t tid)
 {
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
     FILE *f = fopen(path, "re");
-    int size = INT_MAX;
+    int size = 1 << 20;
     if (!f) return size;
     while (fgets(line, sizeof line, f))
         if (sscanf(line, "FDSize: %d", &size) == 1) break;

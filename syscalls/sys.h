@@ -56,7 +56,8 @@ bool fd_ready_check(struct world *w, struct thread *t);
 void thread_drop_copy(struct thread *t);
 
 /* futex.c */
-int futex_wake_key(struct world *w, int mm, uint64_t addr, int n, uint32_t bitset);
+/* Wakes waiters on an exited thread's CLONE_CHILD_CLEARTID word. */
+int futex_wake_tid(struct world *w, struct thread *exited, int n);
 
 /* signal.c: a signal was generated for p (thread t, or any thread if NULL). */
 void signal_generated(struct world *w, struct process *p, struct thread *t, int sig);

@@ -17,7 +17,7 @@
     X(sys_execve) X(sys_exit) X(sys_exit_group) X(sys_wait4) X(sys_waitid) X(sys_set_tid_address) \
     X(sys_rt_sigaction) X(sys_kill) X(sys_pause) X(sys_rt_sigsuspend) X(sys_rt_sigtimedwait) \
     X(sys_getrandom) X(sys_uname) X(sys_sysinfo) X(sys_sched_getaffinity) X(sys_sched_setaffinity) \
-    X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64)
+    X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality)
 #define DECLARE(h) enum sys_action h(struct world *w, struct thread *t);
 HANDLERS(DECLARE)
 
@@ -74,8 +74,8 @@ const struct sys_entry sys_table[] = {
     PASS(setreuid, "dd") PASS(setregid, "dd") PASS(setresuid, "ddd") PASS(setresgid, "ddd")
     PASS(setfsuid, "d") PASS(setfsgid, "d") PASS(getpgid, "d") PASS(getpgrp, "") PASS(getsid, "d")
     PASS(setsid, "") PASS(setpgid, "dd") PASS(getrlimit, "dp") PASS(setrlimit, "dp")
-    PASS(prlimit64, "ddpp") PASS(capget, "pp") PASS(capset, "pp") PASS(prctl, "dxxxx")
-    PASS(personality, "x") PASS(sched_getparam, "dp") PASS(sched_setparam, "dp")
+    PASS(prlimit64, "ddpp") PASS(capget, "pp") PASS(capset, "pp") E(prctl, sys_prctl, "dxxxx", I)
+    E(personality, sys_personality, "x", I) PASS(sched_getparam, "dp") PASS(sched_setparam, "dp")
     PASS(sched_getscheduler, "d") PASS(sched_setscheduler, "ddp") PASS(sched_get_priority_max, "d")
     PASS(sched_get_priority_min, "d") PASS(getpriority, "dd") PASS(setpriority, "ddd")
     PASS(ioprio_get, "dd") PASS(ioprio_set, "ddd") PASS(sched_getattr, "dpxx") PASS(sched_setattr, "dpx")
