@@ -13,6 +13,7 @@
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
@@ -135,6 +136,13 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
      * machine: its fd numbers, and so its trace, would depend on them. */
     syscall(SYS_close_range, 3, ~0U, 0);
     if (chdir(dir) != 0) _exit(126);
+    /* Limits are the machine's, not the host's: the stack limit shapes the
+     * memory layout, and programs read and raise the fd limit. */
+    static const struct { int res; struct rlimit lim; } limits[] = {
+        { RLIMIT_STACK, { 8 << 20, RLIM_INFINITY } }, { RLIMIT_NOFILE, { 1024, 524288 } },
+        { RLIMIT_CORE, { 0, RLIM_INFINITY } }, { RLIMIT_NPROC, { 63536, 63536 } },
+    };
+    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) setrlimit(limits[i].res, &limits[i].lim);
     personality(ADDR_NO_RANDOMIZE);
     prctl(PR_SET_TSC, PR_TSC_SIGSEGV);
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);

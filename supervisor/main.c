@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -327,6 +328,12 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { fputs(usage_text, stdout); return 0; }
     if (!strcmp(cmd, "--version")) { printf("dsim %s\n", PACKAGE_VERSION); return 0; }
     install_signals();
+    /* poll and select hold a copy of every fd they watch. */
+    struct rlimit nofile;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+        nofile.rlim_cur = nofile.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &nofile);
+    }
     if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "verify")) return cmd_verify(argc - 1, argv + 1);
     if (!strcmp(cmd, "replay")) return cmd_replay(argc - 1, argv + 1);

@@ -758,6 +758,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     free(w->procs);
     free(w->machines);
     free(w->timerfds);
+    free(w->ptimers);
     free(w);
     return 0;
 }

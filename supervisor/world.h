@@ -108,6 +108,7 @@ struct machine {
 };
 
 struct timerfd_state;
+struct ptimer;
 
 enum outcome { OUT_RUNNING, OUT_PASS, OUT_EXIT, OUT_TIMEOUT, OUT_DEADLOCK,
                OUT_FENCE, OUT_CHECK, OUT_INTERNAL, OUT_SPIN };
@@ -131,6 +132,8 @@ struct world {
 
     struct timerfd_state *timerfds;
     size_t ntimerfds, captimerfds;
+    struct ptimer *ptimers;     /* POSIX timers (syscalls/ptimer.c) */
+    size_t nptimers, capptimers;
 
     /* Stops of new threads that arrived before their parent's clone event. */
     pid_t early_stops[64];

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -553,4 +554,29 @@ enum sys_action sys_fcntl(struct world *w, struct thread *t)
     }
     hold_copy(t, copy, 0);
     return block(t, UINT64_MAX, lock_ready);
+}
+
+/* flock without LOCK_NB would sleep in the kernel. flock locks belong to the
+ * open file description, which the supervisor's copy shares, so trying the
+ * lock from the copy takes it for the tracee's file exactly. */
+static bool flock_ready(struct world *w, struct thread *t)
+{
+    if (t->scratch[2]) return true;
+    if (flock(t->copy_fd, (int)ARG1(t) | LOCK_NB) == 0) t->scratch[2] = 1;
+    return t->scratch[2];
+}
+
+enum sys_action sys_flock(struct world *w, struct thread *t)
+{
+    if (t->retry) return t->scratch[2] ? emulate(t, 0) : block(t, UINT64_MAX, flock_ready);
+    int op = (int)ARG1(t);
+    if (op & LOCK_NB) return SYS_PASS;
+    int copy = fd_copy(w, t, (int)ARG0(t));
+    if (copy < 0) return SYS_PASS;                      /* EBADF from the kernel */
+    if (flock(copy, op | LOCK_NB) == 0) { close(copy); return emulate(t, 0); }
+    int e = errno;
+    if (e != EWOULDBLOCK) { close(copy); return emulate(t, -e); }
+    t->copy_fd = copy;
+    t->scratch[2] = 0;
+    return block(t, UINT64_MAX, flock_ready);
 }

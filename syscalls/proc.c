@@ -135,6 +135,7 @@ void proc_on_exec(struct world *w, struct thread *t)
         p->sh = own;
     }
     sighand_exec_reset(p->sh);
+    ptimers_exec(w, p);
     patch_auxv(w, t);
     release_vfork_parent(p);
 }

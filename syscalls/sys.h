@@ -81,6 +81,11 @@ void sleep_interrupted(struct world *w, struct thread *t);
 uint64_t timers_next(struct world *w);
 void timers_fire(struct world *w);
 
+/* ptimer.c: POSIX timers. */
+uint64_t ptimers_next(struct world *w);
+void ptimers_fire(struct world *w);
+void ptimers_exec(struct world *w, struct process *p);
+
 /* proc.c */
 void proc_on_exec(struct world *w, struct thread *t);
 /* A process's last thread is gone: wake waiters, reparent children. */

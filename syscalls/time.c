@@ -344,7 +344,7 @@ enum sys_action sys_timerfd_gettime(struct world *w, struct thread *t)
 
 uint64_t timers_next(struct world *w)
 {
-    uint64_t next = UINT64_MAX;
+    uint64_t next = ptimers_next(w);
     for (size_t i = 0; i < w->ntimerfds; i++)
         if (w->timerfds[i].copy >= 0 && w->timerfds[i].expiry && w->timerfds[i].expiry < next)
             next = w->timerfds[i].expiry;
@@ -365,6 +365,7 @@ static uint64_t expirations(uint64_t now, uint64_t *expiry, uint64_t interval)
 
 void timers_fire(struct world *w)
 {
+    ptimers_fire(w);
     for (size_t i = 0; i < w->ntimerfds; i++) {
         struct timerfd_state *s = &w->timerfds[i];
         if (s->copy < 0) continue;

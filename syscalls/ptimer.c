@@ -1,0 +1,183 @@
+/* POSIX timers (timer_create and friends) on virtual time. An expiry queues
+ * the timer's signal with a real SI_TIMER siginfo (rt_sigqueueinfo from the
+ * supervisor), so handlers and sigwaitinfo see si_value and si_overrun. */
+#include "syscalls/sys.h"
+#include "supervisor/tracer.h"
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NS 1000000000ULL
+
+struct ptimer {
+    struct process *owner;
+    int id;
+    int clk;
+    int notify;             /* SIGEV_SIGNAL, SIGEV_NONE or SIGEV_THREAD_ID */
+    int sig;
+    pid_t target_vtid;      /* SIGEV_THREAD_ID */
+    uint64_t value;         /* sigev_value */
+    uint64_t expiry;        /* virtual ns, 0 = disarmed */
+    uint64_t interval;
+    int overrun;
+    bool deleted;
+};
+
+static struct ptimer *find(struct world *w, struct process *p, int id)
+{
+    for (size_t i = 0; i < w->nptimers; i++)
+        if (w->ptimers[i].owner == p && w->ptimers[i].id == id && !w->ptimers[i].deleted) return &w->ptimers[i];
+    return NULL;
+}
+
+static bool clock_ok(int clk)
+{
+    return clk == CLOCK_REALTIME || clk == CLOCK_MONOTONIC || clk == CLOCK_BOOTTIME ||
+           clk == CLOCK_REALTIME_ALARM || clk == CLOCK_BOOTTIME_ALARM || clk == CLOCK_TAI;
+}
+
+enum sys_action sys_timer_create(struct world *w, struct thread *t)
+{
+    int clk = (int)ARG0(t);
+    if (clk == CLOCK_PROCESS_CPUTIME_ID || clk == CLOCK_THREAD_CPUTIME_ID || clk < 0) return SYS_FENCE;
+    if (!clock_ok(clk)) return emulate(t, -EINVAL);
+    struct ptimer pt = { .owner = t->proc, .clk = clk, .notify = SIGEV_SIGNAL, .sig = SIGALRM };
+    int id = 0;
+    for (size_t i = 0; i < w->nptimers; i++)
+        if (w->ptimers[i].owner == t->proc && w->ptimers[i].id >= id) id = w->ptimers[i].id + 1;
+    pt.id = id;
+    pt.value = (uint64_t)id;
+    if (ARG1(t)) {
+        struct { uint64_t value; int signo, notify; int tid; } ev;
+        if (mem_read(t->tid, ARG1(t), &ev, sizeof ev)) return emulate(t, -EFAULT);
+        pt.value = ev.value;
+        pt.sig = ev.signo;
+        pt.notify = ev.notify;
+        if (pt.notify == SIGEV_THREAD_ID) {
+            pt.target_vtid = ev.tid;
+            struct thread *o = world_thread_by_vtid(w, t->proc->m, ev.tid);
+            if (!o || o->proc != t->proc) return emulate(t, -EINVAL);
+        } else if (pt.notify != SIGEV_SIGNAL && pt.notify != SIGEV_NONE) {
+            return emulate(t, -EINVAL);
+        }
+        if (pt.notify != SIGEV_NONE && (pt.sig < 1 || pt.sig > 64)) return emulate(t, -EINVAL);
+    }
+    if (mem_write(t->tid, ARG2(t), &id, sizeof id)) return emulate(t, -EFAULT);
+    if (w->nptimers == w->capptimers) {
+        w->capptimers = w->capptimers ? 2 * w->capptimers : 8;
+        w->ptimers = realloc(w->ptimers, w->capptimers * sizeof *w->ptimers);
+    }
+    w->ptimers[w->nptimers++] = pt;
+    return emulate(t, 0);
+}
+
+static void spec_of(struct world *w, const struct ptimer *pt, struct itimerspec *v)
+{
+    uint64_t left = pt->expiry > w->now ? pt->expiry - w->now : (pt->expiry ? 1 : 0);
+    v->it_value = (struct timespec){ (time_t)(left / NS), (long)(left % NS) };
+    v->it_interval = (struct timespec){ (time_t)(pt->interval / NS), (long)(pt->interval % NS) };
+}
+
+enum sys_action sys_timer_settime(struct world *w, struct thread *t)
+{
+    struct ptimer *pt = find(w, t->proc, (int)ARG0(t));
+    if (!pt) return emulate(t, -EINVAL);
+    uint64_t value, interval;
+    int e = read_timespec(t, ARG2(t) + sizeof(struct timespec), &value);
+    if (!e) e = read_timespec(t, ARG2(t), &interval);
+    if (e) return emulate(t, e);
+    if (ARG3(t)) {
+        struct itimerspec old;
+        spec_of(w, pt, &old);
+        if (mem_write(t->tid, ARG3(t), &old, sizeof old)) return emulate(t, -EFAULT);
+    }
+    if (value == 0) pt->expiry = 0;
+    else if (ARG1(t) & TIMER_ABSTIME) pt->expiry = deadline_for_abs(w, pt->clk, value);
+    else pt->expiry = w->now + value;
+    if (pt->expiry && pt->expiry < w->now) pt->expiry = w->now;
+    pt->interval = value ? interval : 0;
+    pt->overrun = 0;
+    return emulate(t, 0);
+}
+
+enum sys_action sys_timer_gettime(struct world *w, struct thread *t)
+{
+    struct ptimer *pt = find(w, t->proc, (int)ARG0(t));
+    if (!pt) return emulate(t, -EINVAL);
+    struct itimerspec v;
+    spec_of(w, pt, &v);
+    return emulate(t, mem_write(t->tid, ARG1(t), &v, sizeof v) ? -EFAULT : 0);
+}
+
+enum sys_action sys_timer_getoverrun(struct world *w, struct thread *t)
+{
+    struct ptimer *pt = find(w, t->proc, (int)ARG0(t));
+    return emulate(t, pt ? pt->overrun : -EINVAL);
+}
+
+enum sys_action sys_timer_delete(struct world *w, struct thread *t)
+{
+    struct ptimer *pt = find(w, t->proc, (int)ARG0(t));
+    if (!pt) return emulate(t, -EINVAL);
+    pt->deleted = true;
+    return emulate(t, 0);
+}
+
+/* exec destroys a process's timers. */
+void ptimers_exec(struct world *w, struct process *p)
+{
+    for (size_t i = 0; i < w->nptimers; i++)
+        if (w->ptimers[i].owner == p) w->ptimers[i].deleted = true;
+}
+
+static bool live(const struct ptimer *pt)
+{
+    return !pt->deleted && !pt->owner->exited && pt->expiry;
+}
+
+uint64_t ptimers_next(struct world *w)
+{
+    uint64_t next = UINT64_MAX;
+    for (size_t i = 0; i < w->nptimers; i++)
+        if (live(&w->ptimers[i]) && w->ptimers[i].expiry < next) next = w->ptimers[i].expiry;
+    return next;
+}
+
+static void notify(struct world *w, struct ptimer *pt)
+{
+    struct process *p = pt->owner;
+    struct thread *target = pt->notify == SIGEV_THREAD_ID ? world_thread_by_vtid(w, p->m, pt->target_vtid) : NULL;
+    if (pt->notify == SIGEV_THREAD_ID && !target) return;
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    si.si_signo = pt->sig;
+    si.si_code = SI_TIMER;
+    si.si_timerid = pt->id;
+    si.si_overrun = pt->overrun;
+    si.si_value.sival_ptr = (void *)(uintptr_t)pt->value;
+    long rc = target ? syscall(SYS_rt_tgsigqueueinfo, p->pid, target->tid, pt->sig, &si)
+                     : syscall(SYS_rt_sigqueueinfo, p->pid, pt->sig, &si);
+    trace_event(w->trace, w->now, p->m->name, target ? target->vtid : p->vpid, "timer %d SIG%s overrun %d",
+                pt->id, sigabbrev_np(pt->sig) ? sigabbrev_np(pt->sig) : "?", pt->overrun);
+    if (rc == 0) signal_generated(w, p, target, pt->sig);
+}
+
+void ptimers_fire(struct world *w)
+{
+    for (size_t i = 0; i < w->nptimers; i++) {
+        struct ptimer *pt = &w->ptimers[i];
+        if (!live(pt) || pt->expiry > w->now) continue;
+        uint64_t n = 1;
+        if (pt->interval) {
+            n = 1 + (w->now - pt->expiry) / pt->interval;
+            pt->expiry += n * pt->interval;
+        } else {
+            pt->expiry = 0;
+        }
+        pt->overrun = (int)(n - 1);
+        if (pt->notify != SIGEV_NONE) notify(w, pt);
+    }
+}
