@@ -10,18 +10,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NS 1000000000ULL
-
 struct ptimer {
     struct process *owner;
     int id;
-    int clk;
+    struct vtimer timer;
     int notify;             /* SIGEV_SIGNAL, SIGEV_NONE or SIGEV_THREAD_ID */
     int sig;
     pid_t target_vtid;      /* SIGEV_THREAD_ID */
     uint64_t value;         /* sigev_value */
-    uint64_t expiry;        /* virtual ns, 0 = disarmed */
-    uint64_t interval;
     int overrun;
     bool deleted;
 };
@@ -44,7 +40,7 @@ enum sys_action sys_timer_create(struct world *w, struct thread *t)
     int clk = (int)ARG0(t);
     if (clk == CLOCK_PROCESS_CPUTIME_ID || clk == CLOCK_THREAD_CPUTIME_ID || clk < 0) return SYS_FENCE;
     if (!clock_ok(clk)) return emulate(t, -EINVAL);
-    struct ptimer pt = { .owner = t->proc, .clk = clk, .notify = SIGEV_SIGNAL, .sig = SIGALRM };
+    struct ptimer pt = { .owner = t->proc, .timer = { clk, 0, 0 }, .notify = SIGEV_SIGNAL, .sig = SIGALRM };
     int id = 0;
     for (size_t i = 0; i < w->nptimers; i++)
         if (w->ptimers[i].owner == t->proc && w->ptimers[i].id >= id) id = w->ptimers[i].id + 1;
@@ -74,42 +70,18 @@ enum sys_action sys_timer_create(struct world *w, struct thread *t)
     return emulate(t, 0);
 }
 
-static void spec_of(struct world *w, const struct ptimer *pt, struct itimerspec *v)
-{
-    uint64_t left = pt->expiry > w->now ? pt->expiry - w->now : (pt->expiry ? 1 : 0);
-    v->it_value = (struct timespec){ (time_t)(left / NS), (long)(left % NS) };
-    v->it_interval = (struct timespec){ (time_t)(pt->interval / NS), (long)(pt->interval % NS) };
-}
-
 enum sys_action sys_timer_settime(struct world *w, struct thread *t)
 {
     struct ptimer *pt = find(w, t->proc, (int)ARG0(t));
     if (!pt) return emulate(t, -EINVAL);
-    uint64_t value, interval;
-    int e = read_timespec(t, ARG2(t) + sizeof(struct timespec), &value);
-    if (!e) e = read_timespec(t, ARG2(t), &interval);
-    if (e) return emulate(t, e);
-    if (ARG3(t)) {
-        struct itimerspec old;
-        spec_of(w, pt, &old);
-        if (mem_write(t->tid, ARG3(t), &old, sizeof old)) return emulate(t, -EFAULT);
-    }
-    if (value == 0) pt->expiry = 0;
-    else if (ARG1(t) & TIMER_ABSTIME) pt->expiry = deadline_for_abs(w, pt->clk, value);
-    else pt->expiry = w->now + value;
-    if (pt->expiry && pt->expiry < w->now) pt->expiry = w->now;
-    pt->interval = value ? interval : 0;
     pt->overrun = 0;
-    return emulate(t, 0);
+    return emulate(t, vtimer_settime(w, t, &pt->timer, ARG1(t) & TIMER_ABSTIME, ARG2(t), ARG3(t)));
 }
 
 enum sys_action sys_timer_gettime(struct world *w, struct thread *t)
 {
     struct ptimer *pt = find(w, t->proc, (int)ARG0(t));
-    if (!pt) return emulate(t, -EINVAL);
-    struct itimerspec v;
-    spec_of(w, pt, &v);
-    return emulate(t, mem_write(t->tid, ARG1(t), &v, sizeof v) ? -EFAULT : 0);
+    return emulate(t, pt ? vtimer_gettime(w, t, &pt->timer, ARG1(t)) : -EINVAL);
 }
 
 enum sys_action sys_timer_getoverrun(struct world *w, struct thread *t)
@@ -135,14 +107,14 @@ void ptimers_exec(struct world *w, struct process *p)
 
 static bool live(const struct ptimer *pt)
 {
-    return !pt->deleted && !pt->owner->exited && pt->expiry;
+    return !pt->deleted && !pt->owner->exited && pt->timer.expiry;
 }
 
 uint64_t ptimers_next(struct world *w)
 {
     uint64_t next = UINT64_MAX;
     for (size_t i = 0; i < w->nptimers; i++)
-        if (live(&w->ptimers[i]) && w->ptimers[i].expiry < next) next = w->ptimers[i].expiry;
+        if (live(&w->ptimers[i]) && w->ptimers[i].timer.expiry < next) next = w->ptimers[i].timer.expiry;
     return next;
 }
 
@@ -169,15 +141,8 @@ void ptimers_fire(struct world *w)
 {
     for (size_t i = 0; i < w->nptimers; i++) {
         struct ptimer *pt = &w->ptimers[i];
-        if (!live(pt) || pt->expiry > w->now) continue;
-        uint64_t n = 1;
-        if (pt->interval) {
-            n = 1 + (w->now - pt->expiry) / pt->interval;
-            pt->expiry += n * pt->interval;
-        } else {
-            pt->expiry = 0;
-        }
-        pt->overrun = (int)(n - 1);
+        if (!live(pt) || pt->timer.expiry > w->now) continue;
+        pt->overrun = (int)(vtimer_expire(w, &pt->timer) - 1);
         if (pt->notify != SIGEV_NONE) notify(w, pt);
     }
 }

@@ -77,6 +77,16 @@ int read_timespec(struct thread *t, uint64_t addr, uint64_t *ns);
 uint64_t clock_now(struct world *w, struct thread *t, int clk, bool *ok);
 /* Writes the time left of an interrupted nanosleep/clock_nanosleep. */
 void sleep_interrupted(struct world *w, struct thread *t);
+/* A timer on virtual time, shared by timerfd and POSIX timers. */
+struct vtimer { int clk; uint64_t expiry /* virtual ns, 0 = disarmed */, interval; };
+/* timer_settime/timerfd_settime: reads the new itimerspec at new_addr,
+ * writes the old one at old_addr (if set), arms v. 0 or -errno. */
+int vtimer_settime(struct world *w, struct thread *t, struct vtimer *v, bool absolute,
+                   uint64_t new_addr, uint64_t old_addr);
+/* Writes v's itimerspec at addr: 0 or -EFAULT. */
+int vtimer_gettime(struct world *w, struct thread *t, const struct vtimer *v, uint64_t addr);
+/* Expirations of a due timer; advances it to its next expiry. */
+uint64_t vtimer_expire(struct world *w, struct vtimer *v);
 /* timerfd and itimer expiry: earliest virtual time of a timer event, and firing. */
 uint64_t timers_next(struct world *w);
 void timers_fire(struct world *w);

@@ -247,9 +247,7 @@ enum sys_action sys_setitimer(struct world *w, struct thread *t)
 struct timerfd_state {
     int copy;               /* supervisor's copy of the eventfd */
     struct process *owner;
-    int clk;
-    uint64_t expiry;        /* virtual ns, 0 = disarmed */
-    uint64_t interval;
+    struct vtimer timer;
 };
 
 /* The state of the timerfd behind the tracee's fd. Every eventfd shares one
@@ -276,8 +274,7 @@ static void timerfd_created(struct world *w, struct thread *t, long result)
         w->captimerfds = w->captimerfds ? 2 * w->captimerfds : 8;
         w->timerfds = realloc(w->timerfds, w->captimerfds * sizeof *w->timerfds);
     }
-    w->timerfds[w->ntimerfds++] = (struct timerfd_state){ c, t->proc,
-                                                          (int)t->scratch[0], 0, 0 };
+    w->timerfds[w->ntimerfds++] = (struct timerfd_state){ c, t->proc, { (int)t->scratch[0], 0, 0 } };
 }
 
 enum sys_action sys_timerfd_create(struct world *w, struct thread *t)
@@ -299,11 +296,41 @@ enum sys_action sys_timerfd_create(struct world *w, struct thread *t)
     return SYS_PASS_EXIT;
 }
 
-static void itimerspec_of(struct world *w, struct timerfd_state *s, struct itimerspec *v)
+static void itimerspec_of(const struct world *w, const struct vtimer *v, struct itimerspec *out)
 {
-    uint64_t left = s->expiry > w->now ? s->expiry - w->now : (s->expiry ? 1 : 0);
-    v->it_value = (struct timespec){ (time_t)(left / NS), (long)(left % NS) };
-    v->it_interval = (struct timespec){ (time_t)(s->interval / NS), (long)(s->interval % NS) };
+    uint64_t left = v->expiry > w->now ? v->expiry - w->now : (v->expiry ? 1 : 0);
+    out->it_value = (struct timespec){ (time_t)(left / NS), (long)(left % NS) };
+    out->it_interval = (struct timespec){ (time_t)(v->interval / NS), (long)(v->interval % NS) };
+}
+
+int vtimer_gettime(struct world *w, struct thread *t, const struct vtimer *v, uint64_t addr)
+{
+    struct itimerspec cur;
+    itimerspec_of(w, v, &cur);
+    return mem_write(t->tid, addr, &cur, sizeof cur) ? -EFAULT : 0;
+}
+
+int vtimer_settime(struct world *w, struct thread *t, struct vtimer *v, bool absolute,
+                   uint64_t new_addr, uint64_t old_addr)
+{
+    uint64_t value, interval;
+    int e = read_timespec(t, new_addr + sizeof(struct timespec), &value);
+    if (!e) e = read_timespec(t, new_addr, &interval);
+    if (!e && old_addr) e = vtimer_gettime(w, t, v, old_addr);
+    if (e) return e;
+    if (value == 0) v->expiry = 0;
+    else v->expiry = absolute ? deadline_for_abs(w, v->clk, value) : w->now + value;
+    if (v->expiry && v->expiry < w->now) v->expiry = w->now;
+    v->interval = value ? interval : 0;
+    return 0;
+}
+
+uint64_t vtimer_expire(struct world *w, struct vtimer *v)
+{
+    if (!v->interval) { v->expiry = 0; return 1; }
+    uint64_t n = 1 + (w->now - v->expiry) / v->interval;
+    v->expiry += n * v->interval;
+    return n;
 }
 
 enum sys_action sys_timerfd_settime(struct world *w, struct thread *t)
@@ -311,56 +338,33 @@ enum sys_action sys_timerfd_settime(struct world *w, struct thread *t)
     struct timerfd_state *s = timerfd_find(w, t, (int)ARG0(t));
     if (!s) return emulate(t, -EINVAL);
     if (ARG1(t) & ~(unsigned long long)(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)) return emulate(t, -EINVAL);
-    uint64_t value, interval;
-    int e = read_timespec(t, ARG2(t) + sizeof(struct timespec), &value);
-    if (!e) e = read_timespec(t, ARG2(t), &interval);
+    int e = vtimer_settime(w, t, &s->timer, ARG1(t) & TFD_TIMER_ABSTIME, ARG2(t), ARG3(t));
     if (e) return emulate(t, e);
-    if (ARG3(t)) {
-        struct itimerspec old;
-        itimerspec_of(w, s, &old);
-        if (mem_write(t->tid, ARG3(t), &old, sizeof old)) return emulate(t, -EFAULT);
-    }
     /* Re-arming resets the count; the copy may be blocking, so never read
      * it unless it holds something. */
     uint64_t drain;
     struct pollfd pfd = { s->copy, POLLIN, 0 };
     if (poll(&pfd, 1, 0) == 1 && read(s->copy, &drain, sizeof drain) < 0) {}
-    if (value == 0) s->expiry = 0;
-    else if (ARG1(t) & TFD_TIMER_ABSTIME) s->expiry = deadline_for_abs(w, s->clk, value);
-    else s->expiry = w->now + value;
-    if (s->expiry && s->expiry <= w->now) s->expiry = w->now;
-    s->interval = value ? interval : 0;
     return emulate(t, 0);
 }
 
 enum sys_action sys_timerfd_gettime(struct world *w, struct thread *t)
 {
     struct timerfd_state *s = timerfd_find(w, t, (int)ARG0(t));
-    if (!s) return emulate(t, -EINVAL);
-    struct itimerspec v;
-    itimerspec_of(w, s, &v);
-    return emulate(t, mem_write(t->tid, ARG1(t), &v, sizeof v) ? -EFAULT : 0);
+    return emulate(t, s ? vtimer_gettime(w, t, &s->timer, ARG1(t)) : -EINVAL);
 }
 
 uint64_t timers_next(struct world *w)
 {
     uint64_t next = ptimers_next(w);
     for (size_t i = 0; i < w->ntimerfds; i++)
-        if (w->timerfds[i].copy >= 0 && w->timerfds[i].expiry && w->timerfds[i].expiry < next)
-            next = w->timerfds[i].expiry;
+        if (w->timerfds[i].copy >= 0 && w->timerfds[i].timer.expiry && w->timerfds[i].timer.expiry < next)
+            next = w->timerfds[i].timer.expiry;
     for (size_t i = 0; i < w->nprocs; i++) {
         struct process *p = w->procs[i];
         if (!p->exited && p->alarm_at && p->alarm_at < next) next = p->alarm_at;
     }
     return next;
-}
-
-static uint64_t expirations(uint64_t now, uint64_t *expiry, uint64_t interval)
-{
-    if (!interval) { *expiry = 0; return 1; }
-    uint64_t n = 1 + (now - *expiry) / interval;
-    *expiry += n * interval;
-    return n;
 }
 
 void timers_fire(struct world *w)
@@ -370,14 +374,16 @@ void timers_fire(struct world *w)
         struct timerfd_state *s = &w->timerfds[i];
         if (s->copy < 0) continue;
         if (s->owner->exited) { close(s->copy); s->copy = -1; continue; }
-        if (!s->expiry || s->expiry > w->now) continue;
-        uint64_t n = expirations(w->now, &s->expiry, s->interval);
+        if (!s->timer.expiry || s->timer.expiry > w->now) continue;
+        uint64_t n = vtimer_expire(w, &s->timer);
         if (write(s->copy, &n, sizeof n) < 0) {}
     }
     for (size_t i = 0; i < w->nprocs; i++) {
         struct process *p = w->procs[i];
         if (p->exited || !p->alarm_at || p->alarm_at > w->now) continue;
-        expirations(w->now, &p->alarm_at, p->alarm_interval);
+        struct vtimer alarm = { CLOCK_REALTIME, p->alarm_at, p->alarm_interval };
+        vtimer_expire(w, &alarm);
+        p->alarm_at = alarm.expiry;
         trace_event(w->trace, w->now, p->m->name, p->vpid, "timer SIGALRM");
         if (kill(p->pid, SIGALRM) == 0) signal_generated(w, p, NULL, SIGALRM);
     }
