@@ -89,7 +89,11 @@ struct thread *world_add_thread(struct world *w, struct process *p, pid_t tid, p
     t->copy_fd = -1;
     if (!p->leader) p->leader = t;
     p->nlive++;
-    GROW(w->threads, w->nthreads, w->capthreads);
+    if (w->nthreads == w->capthreads) {
+        GROW(w->threads, w->nthreads, w->capthreads);
+        w->runnable = realloc(w->runnable, w->capthreads * sizeof *w->runnable);
+        if (!w->runnable) abort();
+    }
     w->threads[w->nthreads++] = t;
     return t;
 }
@@ -513,7 +517,7 @@ static void loop(struct world *w, const struct filter_prog *fp)
             trace_event(w->trace, w->now, m->name, 2, "machine start");
         }
         timers_fire(w);
-        struct thread *runnable[1024];
+        struct thread **runnable = w->runnable;
         size_t n = 0;
         for (size_t i = 0; i < w->nthreads; i++) {
             struct thread *t = w->threads[i];
@@ -522,7 +526,7 @@ static void loop(struct world *w, const struct filter_prog *fp)
                 if (t->woken || t->interrupted || t->timed_out || (t->ready && t->ready(w, t)))
                     t->state = TS_READY;
             }
-            if ((t->state == TS_READY || t->state == TS_NEW) && !t->awaiting_first_stop && n < 1024)
+            if ((t->state == TS_READY || t->state == TS_NEW) && !t->awaiting_first_stop)
                 runnable[n++] = t;
         }
         if (w->outcome != OUT_RUNNING) return;
@@ -755,6 +759,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         free(w->procs[i]);
     }
     free(w->threads);
+    free(w->runnable);
     free(w->procs);
     free(w->machines);
     free(w->timerfds);

@@ -123,6 +123,7 @@ struct world {
 
     struct thread **threads;    /* creation order; dead ones stay */
     size_t nthreads, capthreads;
+    struct thread **runnable;   /* scratch for the scheduler, capthreads long */
     struct process **procs;
     size_t nprocs, capprocs;
     struct machine *machines;
