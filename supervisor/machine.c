@@ -139,10 +139,15 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
     /* Limits are the machine's, not the host's: the stack limit shapes the
      * memory layout, and programs read and raise the fd limit. */
     static const struct { int res; struct rlimit lim; } limits[] = {
-        { RLIMIT_STACK, { 8 << 20, RLIM_INFINITY } }, { RLIMIT_NOFILE, { 1024, 524288 } },
+        { RLIMIT_STACK, { 8 << 20, RLIM_INFINITY } }, { RLIMIT_NOFILE, { 1024, 4096 } },
         { RLIMIT_CORE, { 0, RLIM_INFINITY } }, { RLIMIT_NPROC, { 63536, 63536 } },
     };
-    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) setrlimit(limits[i].res, &limits[i].lim);
+    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++)
+        if (setrlimit(limits[i].res, &limits[i].lim) != 0) {          /* never the host's */
+            static const char msg[] = "dsim: cannot pin the machine's resource limits (the host's hard limit is lower)\n";
+            if (write(2, msg, sizeof msg - 1) < 0) {}
+            _exit(126);
+        }
     personality(ADDR_NO_RANDOMIZE);
     prctl(PR_SET_TSC, PR_TSC_SIGSEGV);
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);

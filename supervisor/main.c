@@ -1,6 +1,7 @@
 /* dsim: deterministic simulation testing for real programs. The command line. */
 #include "supervisor/config.h"
 #include "supervisor/run.h"
+#include "supervisor/sweep.h"
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -16,7 +17,8 @@
 #define EXIT_USAGE 2
 
 static const char usage_text[] =
-    "usage: dsim run CONF --seeds SPEC [--trace FILE] [--output DIR]\n"
+    "usage: dsim run CONF --seeds SPEC [-j N] [--keep-going] [--results FILE.jsonl] [--output DIR]\n"
+    "       dsim run CONF --seeds SEED --trace FILE\n"
     "       dsim verify CONF --seed N [--runs K] [--trace FILE]\n"
     "       dsim replay CONF SEED [--trace FILE] [--output DIR]\n"
     "       dsim exec [--seed N] [--duration D] [--env NAME=VALUE]... [--trace FILE] -- PROGRAM [ARG]...\n"
@@ -132,8 +134,9 @@ static int interrupted_status(void) { return 128 + (dsim_interrupted ? dsim_inte
 
 struct opts {
     const char *seeds, *trace, *output, *seed;
-    const char *duration;
-    int runs;
+    const char *duration, *results;
+    int runs, jobs;
+    bool keep_going;
     char **env;
     size_t nenv;
 };
@@ -144,11 +147,13 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char *allowed
         { "seeds", required_argument, 0, 's' }, { "seed", required_argument, 0, 'n' },
         { "trace", required_argument, 0, 't' }, { "output", required_argument, 0, 'o' },
         { "runs", required_argument, 0, 'r' }, { "duration", required_argument, 0, 'd' },
-        { "env", required_argument, 0, 'e' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+        { "env", required_argument, 0, 'e' }, { "help", no_argument, 0, 'h' },
+        { "jobs", required_argument, 0, 'j' }, { "keep-going", no_argument, 0, 'k' },
+        { "results", required_argument, 0, 'R' }, { 0, 0, 0, 0 },
     };
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+j:", longopts, NULL)) != -1) {
         if (c == 'h') { fputs(usage_text, stdout); exit(0); }
         if (c == '?' || !strchr(allowed, c)) return usage_error("unexpected option in %s", argv[0]);
         switch (c) {
@@ -157,6 +162,12 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char *allowed
         case 't': o->trace = optarg; break;
         case 'o': o->output = optarg; break;
         case 'd': o->duration = optarg; break;
+        case 'k': o->keep_going = true; break;
+        case 'R': o->results = optarg; break;
+        case 'j':
+            o->jobs = atoi(optarg);
+            if (o->jobs < 1 || o->jobs > 256) return usage_error("bad -j %s (use 1 to 256)", optarg);
+            break;
         case 'r': o->runs = atoi(optarg); if (o->runs < 1) return usage_error("bad --runs %s", optarg); break;
         case 'e':
             if (!strchr(optarg, '=')) return usage_error("bad --env %s (use NAME=VALUE)", optarg);
@@ -191,32 +202,40 @@ static int cmd_run(int argc, char **argv)
     struct opts o = { 0 };
     if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "run");
     const char *confpath = argv[1];
-    if (parse_opts(argc - 1, argv + 1, &o, "sto")) return EXIT_USAGE;
+    if (parse_opts(argc - 1, argv + 1, &o, "stojkR")) return EXIT_USAGE;
     if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
     struct seeds s = { 0 };
     if (!o.seeds) return usage_error("%s: --seeds is required", "run");
     if (parse_seeds(o.seeds, &s)) return usage_error("bad --seeds %s", o.seeds);
+    if (o.trace && s.n != 1)
+        return usage_error("%s: --trace needs a single seed (or use dsim replay CONF SEED --trace FILE)", "run");
     struct config *c = load(confpath);
     if (!c) return EXIT_USAGE;
-    if (o.output) mkdir(o.output, 0755);
-    size_t passed = 0;
-    int status = 0;
-    for (size_t i = 0; i < s.n; i++) {
-        struct run_result r;
-        int st = one_seed(confpath, c, s.v[i], &o, &r, true);
-        if (st == EXIT_USAGE) { status = st; break; }
-        if (st != 0) {
-            if (dsim_interrupted) { status = interrupted_status(); free(r.report); break; }
-            print_failure(stdout, confpath, s.v[i], &r);
-            printf("failed at seed %" PRIu64 " (%zu seeds passed first)\n", s.v[i], passed);
-            free(r.report);
-            status = 1;
-            break;
-        }
-        passed++;
-        free(r.report);
+    FILE *results = NULL;
+    if (o.results && !(results = fopen(o.results, "we"))) {
+        fprintf(stderr, "dsim: cannot write %s: %s\n", o.results, strerror(errno));
+        config_free(c);
+        return EXIT_USAGE;
     }
-    if (status == 0) printf("dsim: all %zu seeds passed\n", passed);
+    int status;
+    if (o.trace) {
+        struct run_result r;
+        status = one_seed(confpath, c, s.v[0], &o, &r, true);
+        if (status == 1 && !dsim_interrupted) {
+            print_failure(stdout, confpath, s.v[0], &r);
+            printf("failed at seed %" PRIu64 " (0 seeds passed first)\n", s.v[0]);
+        } else if (status == 0) {
+            printf("dsim: all 1 seeds passed\n");
+        }
+        if (dsim_interrupted) status = interrupted_status();
+        free(r.report);
+    } else {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        struct sweep sw = { confpath, c, s.v, s.n, o.jobs ? o.jobs : (int)(cpus > 0 ? cpus : 1),
+                            o.keep_going, isatty(2) && s.n > 1, results, o.output };
+        status = sweep_run(&sw);
+    }
+    if (results) fclose(results);
     fflush(stdout);
     config_free(c);
     free(s.v);

@@ -145,7 +145,7 @@ cat >"$TMP/check_b.sh" <<EOF
 echo "\$DSIM_SEED" >>"$TMP/seeds_b.log"
 grep -qx 'value=42' main.stdout
 EOF
-run_dsim run "$B/cluster.conf" --seeds 5-7
+run_dsim run "$B/cluster.conf" --seeds 5-7 -j 1   # one worker: no seed runs ahead
 expect_rc 1 "B (failing check)"
 line=$(failed_line)
 echo "$line" | grep -q '^seed 5 FAILED: ' || { show; fail "B: no 'seed 5 FAILED:' line"; }
@@ -219,7 +219,7 @@ write_conf "$G/cluster.conf" <<'EOF'
 [machine main]
 command = n=$(od -An -N1 -tu1 /dev/urandom | tr -d ' ') && echo "n=$n" && test $((n % 2)) -eq 0
 EOF
-run_dsim run "$G/cluster.conf" --seeds 1-20 --output "$TMP/outG"
+run_dsim run "$G/cluster.conf" --seeds 1-20 -j 1 --output "$TMP/outG"
 expect_rc 1 "G (odd byte on some seed of 1-20)"
 N=$(failed_line | sed -n 's/^seed \([0-9]*\) FAILED: .*/\1/p')
 [ -n "$N" ] || { show; fail "G: no 'seed N FAILED' line"; }

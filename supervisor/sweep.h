@@ -1,0 +1,23 @@
+/* Running many seeds over parallel workers. */
+#ifndef DSIM_SWEEP_H
+#define DSIM_SWEEP_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "supervisor/config.h"
+
+struct sweep {
+    const char *confpath;
+    struct config *conf;
+    const uint64_t *seeds;
+    size_t nseeds;
+    int jobs;               /* worker processes (1..256) */
+    bool keep_going;        /* run every seed and report every failure */
+    bool progress;          /* an updating line on stderr */
+    FILE *results;          /* JSON lines, one per seed in seed order, or NULL */
+    const char *output;     /* keep machine outputs in DIR/seed-N, or NULL */
+};
+
+/* Exit status: 0 all passed, 1 a seed failed, 128+N if interrupted. */
+int sweep_run(const struct sweep *s);
+#endif

@@ -1,0 +1,35 @@
+#!/bin/bash
+# Sweeps over parallel workers: -j 2 gives the same results as -j 1, seed for
+# seed (the results file without wall times is identical); without
+# --keep-going both stop at the same first failing seed; --keep-going
+# reports every failure; --results has one JSON line per seed.
+. "$(dirname "$0")/lib.sh"
+# A machine that fails when its first random byte is odd: some seeds pass.
+write_conf "$TMP/c.conf" <<'CONF'
+[machine coin]
+command = b=$(od -An -tu1 -N1 /dev/urandom); echo "byte $b"; [ $((b % 2)) -eq 0 ]
+CONF
+run() { timeout -k 5 120 "$DSIM" run "$TMP/c.conf" "$@"; }
+run --seeds 1-40 -j 1 --keep-going --results "$TMP/j1.jsonl" >"$TMP/j1.out"; [ $? = 1 ] || fail "-j 1 --keep-going: want exit 1"
+run --seeds 1-40 -j 2 --keep-going --results "$TMP/j2.jsonl" >"$TMP/j2.out"; [ $? = 1 ] || fail "-j 2 --keep-going: want exit 1"
+[ "$(wc -l <"$TMP/j1.jsonl")" = 40 ] || fail "want 40 result lines, got $(wc -l <"$TMP/j1.jsonl")"
+strip() { sed 's/,"wall_ms":[0-9]*//' "$1"; }
+diff <(strip "$TMP/j1.jsonl") <(strip "$TMP/j2.jsonl") >&2 || fail "-j 1 and -j 2 results differ"
+python3 - "$TMP/j1.jsonl" <<'PY' || fail "results file is not one JSON object per seed"
+import json, re, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["seed"] for r in rows] == list(range(1, 41))
+assert all(re.fullmatch(r"[0-9a-f]{32}", r["hash"]) for r in rows)
+assert {r["outcome"] for r in rows} == {"pass", "exit"}, {r["outcome"] for r in rows}
+PY
+nfail=$(grep -c '"outcome":"exit"' "$TMP/j1.jsonl")
+[ "$(grep -c '^seed [0-9]* FAILED' "$TMP/j2.out")" = "$nfail" ] || fail "--keep-going did not report every failure"
+grep -q "^dsim: $nfail of 40 seeds failed$" "$TMP/j2.out" || fail "no keep-going summary"
+# Stop at the first failure: the same seed and count, in parallel or not.
+run --seeds 1-40 -j 1 >"$TMP/s1.out"
+run --seeds 1-40 -j 2 >"$TMP/s2.out"
+first=$(grep '^failed at seed' "$TMP/s1.out")
+[ -n "$first" ] && [ "$first" = "$(grep '^failed at seed' "$TMP/s2.out")" ] || fail "first failure differs: $first"
+[ "$(grep -c '^seed [0-9]* FAILED' "$TMP/s2.out")" = 1 ] || fail "-j 2 reported more than the first failure"
+run --seeds 1-3 -j 0 >/dev/null 2>&1; [ $? = 2 ] || fail "-j 0 is not a usage error"
+note "$first; $nfail of 40 seeds fail"
