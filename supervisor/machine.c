@@ -132,9 +132,17 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
     dup2(devnull, 0);
     dup2(m->out_fd, 1);
     dup2(m->err_fd, 2);
-    /* Nothing of dsim's (the trace file, the caller's fds) may reach the
-     * machine: its fd numbers, and so its trace, would depend on them. */
+    /* Nothing of dsim's (the trace file, the caller's fds, the caller's
+     * ignored or blocked signals: a shell starts background jobs with
+     * SIGINT and SIGQUIT ignored) may reach the machine. */
     syscall(SYS_close_range, 3, ~0U, 0);
+    struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; } dfl = { SIG_DFL, 0, 0, 0 };
+    for (int sig = 1; sig <= 64; sig++)       /* raw: glibc guards its own 32 and 33 */
+        if (sig != SIGKILL && sig != SIGSTOP) syscall(SYS_rt_sigaction, sig, &dfl, NULL, 8);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    umask(022);
     if (chdir(dir) != 0) _exit(126);
     /* Limits are the machine's, not the host's: the stack limit shapes the
      * memory layout, and programs read and raise the fd limit. */

@@ -1,5 +1,6 @@
 /* dsim: deterministic simulation testing for real programs. The command line. */
 #include "supervisor/config.h"
+#include "supervisor/results.h"
 #include "supervisor/run.h"
 #include "supervisor/sweep.h"
 #include <errno.h>
@@ -17,10 +18,12 @@
 #define EXIT_USAGE 2
 
 static const char usage_text[] =
-    "usage: dsim run CONF --seeds SPEC [-j N] [--keep-going] [--results FILE.jsonl] [--output DIR]\n"
+    "usage: dsim run CONF --seeds SPEC [-j N] [--keep-going] [--results FILE.jsonl] [--junit FILE.xml]\n"
+    "                [--checkpoint FILE] [--shard I/N] [--output DIR]\n"
     "       dsim run CONF --seeds SEED --trace FILE\n"
     "       dsim verify CONF --seed N [--runs K] [--trace FILE]\n"
     "       dsim replay CONF SEED [--trace FILE] [--output DIR]\n"
+    "       dsim merge [--keep-going] [--results FILE.jsonl] [--junit FILE.xml] RESULTS.jsonl...\n"
     "       dsim exec [--seed N] [--duration D] [--env NAME=VALUE]... [--trace FILE] -- PROGRAM [ARG]...\n"
     "       dsim --help | --version\n"
     "\n"
@@ -134,7 +137,7 @@ static int interrupted_status(void) { return 128 + (dsim_interrupted ? dsim_inte
 
 struct opts {
     const char *seeds, *trace, *output, *seed;
-    const char *duration, *results;
+    const char *duration, *results, *junit, *checkpoint, *shard;
     int runs, jobs;
     bool keep_going;
     char **env;
@@ -149,7 +152,9 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char *allowed
         { "runs", required_argument, 0, 'r' }, { "duration", required_argument, 0, 'd' },
         { "env", required_argument, 0, 'e' }, { "help", no_argument, 0, 'h' },
         { "jobs", required_argument, 0, 'j' }, { "keep-going", no_argument, 0, 'k' },
-        { "results", required_argument, 0, 'R' }, { 0, 0, 0, 0 },
+        { "results", required_argument, 0, 'R' }, { "junit", required_argument, 0, 'J' },
+        { "checkpoint", required_argument, 0, 'C' }, { "shard", required_argument, 0, 'S' },
+        { 0, 0, 0, 0 },
     };
     optind = 1;
     int c;
@@ -164,6 +169,9 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char *allowed
         case 'd': o->duration = optarg; break;
         case 'k': o->keep_going = true; break;
         case 'R': o->results = optarg; break;
+        case 'J': o->junit = optarg; break;
+        case 'C': o->checkpoint = optarg; break;
+        case 'S': o->shard = optarg; break;
         case 'j':
             o->jobs = atoi(optarg);
             if (o->jobs < 1 || o->jobs > 256) return usage_error("bad -j %s (use 1 to 256)", optarg);
@@ -197,26 +205,72 @@ static int one_seed(const char *confpath, struct config *c, uint64_t seed, const
     return r->outcome == OUT_PASS ? 0 : 1;
 }
 
+/* I/N from --shard, or from the CI's own variables: GitLab (CI_NODE_INDEX,
+ * 1-based, and CI_NODE_TOTAL), Slurm job arrays (SLURM_ARRAY_TASK_ID minus
+ * SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_COUNT), Kubernetes Indexed Jobs
+ * (JOB_COMPLETION_INDEX, with the count in DSIM_SHARDS). 0 if none, 1 if
+ * sharded, -1 if malformed. */
+static int shard_of(const char *opt, unsigned long *i, unsigned long *n, const char **source)
+{
+    const char *e;
+    if (opt) {
+        *source = "--shard";
+        return sscanf(opt, "%lu/%lu", i, n) == 2 && *n > 0 && *i < *n ? 1 : -1;
+    }
+    if ((e = getenv("CI_NODE_INDEX")) && getenv("CI_NODE_TOTAL")) {
+        *source = "CI_NODE_INDEX/CI_NODE_TOTAL";
+        *i = strtoul(e, NULL, 10) - 1;
+        *n = strtoul(getenv("CI_NODE_TOTAL"), NULL, 10);
+    } else if ((e = getenv("SLURM_ARRAY_TASK_ID")) && getenv("SLURM_ARRAY_TASK_COUNT")) {
+        *source = "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT";
+        const char *min = getenv("SLURM_ARRAY_TASK_MIN");
+        *i = strtoul(e, NULL, 10) - (min ? strtoul(min, NULL, 10) : 0);
+        *n = strtoul(getenv("SLURM_ARRAY_TASK_COUNT"), NULL, 10);
+    } else if ((e = getenv("JOB_COMPLETION_INDEX")) && getenv("DSIM_SHARDS")) {
+        *source = "JOB_COMPLETION_INDEX/DSIM_SHARDS";
+        *i = strtoul(e, NULL, 10);
+        *n = strtoul(getenv("DSIM_SHARDS"), NULL, 10);
+    } else {
+        return 0;
+    }
+    return *n > 0 && *i < *n ? 1 : -1;
+}
+
+static FILE *open_output(const char *path)
+{
+    FILE *f = path ? fopen(path, "we") : NULL;
+    if (path && !f) fprintf(stderr, "dsim: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct opts o = { 0 };
     if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "run");
     const char *confpath = argv[1];
-    if (parse_opts(argc - 1, argv + 1, &o, "stojkR")) return EXIT_USAGE;
+    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCS")) return EXIT_USAGE;
     if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
     struct seeds s = { 0 };
     if (!o.seeds) return usage_error("%s: --seeds is required", "run");
     if (parse_seeds(o.seeds, &s)) return usage_error("bad --seeds %s", o.seeds);
+    unsigned long si = 0, sn = 1;
+    const char *source = "";
+    int sharded = shard_of(o.shard, &si, &sn, &source);
+    if (sharded < 0) return usage_error("bad shard from %s (use I/N with 0 <= I < N)", source);
+    char shard[64] = "";
+    if (sharded) {
+        size_t k = 0;
+        for (size_t j = si; j < s.n; j += sn) s.v[k++] = s.v[j];
+        s.n = k;
+        snprintf(shard, sizeof shard, "%lu/%lu", si, sn);
+        fprintf(stderr, "dsim: shard %s (from %s): %zu seeds\n", shard, source, s.n);
+    }
     if (o.trace && s.n != 1)
         return usage_error("%s: --trace needs a single seed (or use dsim replay CONF SEED --trace FILE)", "run");
     struct config *c = load(confpath);
     if (!c) return EXIT_USAGE;
-    FILE *results = NULL;
-    if (o.results && !(results = fopen(o.results, "we"))) {
-        fprintf(stderr, "dsim: cannot write %s: %s\n", o.results, strerror(errno));
-        config_free(c);
-        return EXIT_USAGE;
-    }
+    FILE *results = open_output(o.results), *junit = open_output(o.junit);
+    if ((o.results && !results) || (o.junit && !junit)) { config_free(c); return EXIT_USAGE; }
     int status;
     if (o.trace) {
         struct run_result r;
@@ -231,15 +285,78 @@ static int cmd_run(int argc, char **argv)
         free(r.report);
     } else {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        struct sweep sw = { confpath, c, s.v, s.n, o.jobs ? o.jobs : (int)(cpus > 0 ? cpus : 1),
-                            o.keep_going, isatty(2) && s.n > 1, results, o.output };
+        struct sweep sw = { .confpath = confpath, .conf = c, .seeds = s.v, .nseeds = s.n,
+                            .jobs = o.jobs ? o.jobs : (int)(cpus > 0 ? cpus : 1),
+                            .keep_going = o.keep_going, .progress = isatty(2) && s.n > 1,
+                            .results = results, .junit = junit, .checkpoint = o.checkpoint,
+                            .spec = o.seeds, .shard = shard, .output = o.output };
         status = sweep_run(&sw);
     }
     if (results) fclose(results);
+    if (junit) fclose(junit);
     fflush(stdout);
     config_free(c);
     free(s.v);
     return status;
+}
+
+static int by_seed(const void *a, const void *b)
+{
+    const struct seed_result *x = a, *y = b;
+    return x->seed < y->seed ? -1 : x->seed > y->seed;
+}
+
+/* Combines shards' --results files into one sweep: seeds in order, cut at
+ * the first failure unless --keep-going (each shard ran every one of its
+ * seeds below its own first failure, so nothing below the cut is missing). */
+static int cmd_merge(int argc, char **argv)
+{
+    struct opts o = { 0 };
+    if (parse_opts(argc, argv, &o, "kRJ")) return EXIT_USAGE;
+    if (optind >= argc) return usage_error("%s: no results files", "merge");
+    struct seed_result *v = NULL;
+    size_t n = 0, cap = 0;
+    for (int a = optind; a < argc; a++) {
+        FILE *f = fopen(argv[a], "re");
+        if (!f) { fprintf(stderr, "dsim: cannot read %s: %s\n", argv[a], strerror(errno)); return EXIT_USAGE; }
+        char *line = NULL;
+        size_t lcap = 0;
+        long lineno = 0;
+        while (getline(&line, &lcap, f) > 0) {
+            lineno++;
+            if (n == cap) v = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof *v);
+            if (result_from_json(line, &v[n])) {
+                fprintf(stderr, "%s:%ld: not a dsim result line\n", argv[a], lineno);
+                return EXIT_USAGE;
+            }
+            n++;
+        }
+        free(line);
+        fclose(f);
+    }
+    qsort(v, n, sizeof *v, by_seed);
+    size_t keep = n, failed = 0, passed = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(v[i].outcome, "pass")) { passed++; continue; }
+        failed++;
+        if (!o.keep_going) { keep = i + 1; break; }
+    }
+    FILE *results = open_output(o.results), *junit = open_output(o.junit);
+    if ((o.results && !results) || (o.junit && !junit)) return EXIT_USAGE;
+    for (size_t i = 0; i < keep; i++) {
+        if (results) { char *j = result_to_json(&v[i], 0); fprintf(results, "%s\n", j); free(j); }
+        if (strcmp(v[i].outcome, "pass"))
+            printf("seed %" PRIu64 " FAILED: %s\n  replay: %s\n", v[i].seed, v[i].reason, v[i].replay ? v[i].replay : "?");
+    }
+    if (junit) junit_write(junit, "dsim merge", v, keep, 0);
+    if (failed && !o.keep_going) printf("failed at seed %" PRIu64 " (%zu seeds passed first)\n", v[keep - 1].seed, passed);
+    else if (failed) printf("dsim: %zu of %zu seeds failed\n", failed, n);
+    else printf("dsim: all %zu seeds passed\n", n);
+    if (results) fclose(results);
+    if (junit) fclose(junit);
+    for (size_t i = 0; i < n; i++) result_free(&v[i]);
+    free(v);
+    return failed ? 1 : 0;
 }
 
 static int parse_seed_arg(const char *s, uint64_t *out)
@@ -357,5 +474,6 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "verify")) return cmd_verify(argc - 1, argv + 1);
     if (!strcmp(cmd, "replay")) return cmd_replay(argc - 1, argv + 1);
     if (!strcmp(cmd, "exec")) return cmd_exec(argc - 1, argv + 1);
+    if (!strcmp(cmd, "merge")) return cmd_merge(argc - 1, argv + 1);
     return usage_error("unknown command %s", cmd);
 }

@@ -2,11 +2,11 @@
  * so "stop at the first failure" keeps its meaning in parallel: the lowest
  * failing seed wins, and every seed before it has run and passed. */
 #include "supervisor/sweep.h"
+#include "supervisor/results.h"
 #include "supervisor/run.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -27,7 +27,6 @@ struct record {
     size_t reason_len, report_len;
 };
 
-struct result { struct record rec; char *reason, *report; bool done; };
 
 struct worker { pid_t pid; int to, from; bool busy; };
 
@@ -119,82 +118,169 @@ static int start_workers(const struct sweep *s, struct worker *w, int n)
     return 0;
 }
 
-static const char *outcome_word(enum outcome o)
-{
-    return o == OUT_PASS ? "pass" : outcome_name(o);
-}
+/* ---- the parent ---- */
 
-static void write_jsonl(FILE *f, uint64_t seed, const struct result *r)
-{
-    json_t *o = json_pack("{s:I, s:s, s:s, s:I, s:I, s:s, s:I}", "seed", (json_int_t)seed,
-                          "outcome", outcome_word(r->rec.outcome), "reason", r->reason,
-                          "sim_time_ns", (json_int_t)r->rec.vtime_ns, "steps", (json_int_t)r->rec.steps,
-                          "hash", r->rec.hash, "wall_ms", (json_int_t)r->rec.wall_ms);
-    char *line = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    if (line) fprintf(f, "%s\n", line);
-    free(line);
-    json_decref(o);
-}
+struct slot { struct seed_result r; bool done, fresh; };
 
-static void print_failure(const struct sweep *s, size_t i, const struct result *r)
+static void print_failure(const struct seed_result *r)
 {
-    printf("seed %" PRIu64 " FAILED: %s\n", s->seeds[i], r->reason);
+    printf("seed %" PRIu64 " FAILED: %s\n", r->seed, r->reason);
     printf("  simulated time %" PRIu64 ".%09" PRIu64 "s, %" PRIu64 " steps, trace hash %s\n",
-           r->rec.vtime_ns / 1000000000, r->rec.vtime_ns % 1000000000, r->rec.steps, r->rec.hash);
-    printf("  replay: dsim replay %s %" PRIu64 "\n", s->confpath, s->seeds[i]);
-    fputs(r->report, stdout);
+           r->sim_time_ns / 1000000000, r->sim_time_ns % 1000000000, r->steps, r->hash);
+    printf("  replay: %s\n", r->replay);
+    if (r->report) fputs(r->report, stdout);
+}
+
+/* A checkpoint is a header naming the sweep, then one JSON line per
+ * finished seed, each written and flushed as soon as it is known: after a
+ * kill, a rerun skips exactly the seeds whose line is complete. */
+static FILE *checkpoint_open(const struct sweep *s, struct slot *slots, char *err, size_t errlen)
+{
+    char header[8192];
+    snprintf(header, sizeof header, "{\"dsim_checkpoint\":1,\"config\":\"%s\",\"seeds\":\"%s\",\"shard\":\"%s\"}",
+             s->confpath, s->spec, s->shard);
+    FILE *f = fopen(s->checkpoint, "re");
+    if (f) {
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t len = getline(&line, &cap, f);
+        if (len > 0 && line[len - 1] == '\n') line[--len] = 0;
+        if (len >= 0 && strcmp(line, header) != 0) {
+            snprintf(err, errlen, "%s belongs to another sweep (%s)", s->checkpoint, line);
+            free(line);
+            fclose(f);
+            return NULL;
+        }
+        while ((len = getline(&line, &cap, f)) > 0) {
+            if (line[len - 1] != '\n') break;          /* torn by a kill: redo that seed */
+            struct seed_result r;
+            if (result_from_json(line, &r) || r.index < 0 || (size_t)r.index >= s->nseeds ||
+                r.seed != s->seeds[r.index]) { result_free(&r); continue; }
+            result_free(&slots[r.index].r);
+            slots[r.index] = (struct slot){ r, true, false };
+        }
+        free(line);
+        fclose(f);
+    }
+    /* Rewrite it whole: drops a torn last line and keeps the header. */
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", s->checkpoint);
+    FILE *out = fopen(tmp, "we");
+    if (!out) { snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno)); return NULL; }
+    fprintf(out, "%s\n", header);
+    for (size_t i = 0; i < s->nseeds; i++) {
+        if (!slots[i].done) continue;
+        char *j = result_to_json(&slots[i].r, 1);
+        fprintf(out, "%s\n", j);
+        free(j);
+    }
+    if (fflush(out) || rename(tmp, s->checkpoint)) {
+        snprintf(err, errlen, "cannot write %s: %s", s->checkpoint, strerror(errno));
+        fclose(out);
+        return NULL;
+    }
+    return out;
+}
+
+static void take_record(const struct sweep *s, int fd, const struct record *rec, struct slot *slot)
+{
+    struct seed_result *r = &slot->r;
+    result_free(r);
+    memset(r, 0, sizeof *r);
+    r->seed = s->seeds[rec->index];
+    r->index = (long)rec->index;
+    snprintf(r->outcome, sizeof r->outcome, "%s", rec->outcome == OUT_PASS ? "pass" : outcome_name(rec->outcome));
+    r->sim_time_ns = rec->vtime_ns;
+    r->steps = rec->steps;
+    r->wall_ms = rec->wall_ms;
+    memcpy(r->hash, rec->hash, sizeof r->hash);
+    r->reason = calloc(1, rec->reason_len + 1);
+    read_all(fd, r->reason, rec->reason_len);
+    char *report = calloc(1, rec->report_len + 1);
+    read_all(fd, report, rec->report_len);
+    if (rec->outcome != OUT_PASS) {
+        r->report = report;
+        if (asprintf(&r->replay, "dsim replay %s %" PRIu64, s->confpath, r->seed) < 0) r->replay = NULL;
+    } else {
+        free(report);
+    }
+    slot->done = slot->fresh = true;
 }
 
 int sweep_run(const struct sweep *s)
 {
+    struct slot *slots = calloc(s->nseeds ? s->nseeds : 1, sizeof *slots);
+    FILE *ckpt = NULL;
+    if (s->checkpoint) {
+        char err[8192];
+        if (!(ckpt = checkpoint_open(s, slots, err, sizeof err))) {
+            fprintf(stderr, "dsim: %s\n", err);
+            free(slots);
+            return 2;
+        }
+    }
+    size_t first_fail = SIZE_MAX, todo = 0;
+    for (size_t i = 0; i < s->nseeds; i++) {
+        if (slots[i].done && strcmp(slots[i].r.outcome, "pass") && i < first_fail) first_fail = i;
+        if (!slots[i].done) todo++;
+    }
     int n = s->jobs < 1 ? 1 : s->jobs;
-    if ((size_t)n > s->nseeds) n = (int)s->nseeds;
+    if ((size_t)n > todo) n = todo ? (int)todo : 1;
     struct worker *w = calloc((size_t)n, sizeof *w);
-    struct result *res = calloc(s->nseeds, sizeof *res);
     if (s->output) mkdir(s->output, 0755);
     fflush(NULL);
-    if (start_workers(s, w, n) != 0) { perror("dsim: cannot start workers"); return 2; }
+    uint64_t started = now_ms();
+    if (todo && start_workers(s, w, n) != 0) { perror("dsim: cannot start workers"); return 2; }
+    if (!todo) n = 0;
 
-    size_t next = 0, flushed = 0, passed = 0, failed = 0, first_fail = SIZE_MAX;
+    size_t next = 0, flushed = 0, passed = 0, failed = 0;
     int busy = 0;
     for (;;) {
         /* Hand out seeds in order; after a failure, only lower ones. */
         for (int k = 0; k < n && !dsim_interrupted; k++) {
+            while (next < s->nseeds && slots[next].done) next++;
             if (w[k].busy || next >= s->nseeds || (!s->keep_going && next > first_fail)) continue;
             if (write_all(w[k].to, &next, sizeof next) == 0) { w[k].busy = true; busy++; next++; }
         }
-        if (busy == 0) break;
         struct pollfd pfd[256];
-        for (int k = 0; k < n; k++) pfd[k] = (struct pollfd){ w[k].from, POLLIN, 0 };
-        if (poll(pfd, (nfds_t)n, -1) < 0) { if (errno == EINTR && !dsim_interrupted) continue; break; }
-        for (int k = 0; k < n; k++) {
+        if (busy > 0) {
+            for (int k = 0; k < n; k++) pfd[k] = (struct pollfd){ w[k].from, POLLIN, 0 };
+            if (poll(pfd, (nfds_t)n, -1) < 0) { if (errno == EINTR && !dsim_interrupted) continue; break; }
+        }
+        for (int k = 0; k < n && busy > 0; k++) {
             if (!(pfd[k].revents & (POLLIN | POLLHUP)) || !w[k].busy) continue;
             struct record rec;
             w[k].busy = false;
             busy--;
             if (read_all(w[k].from, &rec, sizeof rec)) continue;      /* the worker died */
-            struct result *r = &res[rec.index];
-            r->rec = rec;
-            r->reason = calloc(1, rec.reason_len + 1);
-            r->report = calloc(1, rec.report_len + 1);
-            read_all(w[k].from, r->reason, rec.reason_len);
-            read_all(w[k].from, r->report, rec.report_len);
-            r->done = true;
+            take_record(s, w[k].from, &rec, &slots[rec.index]);
+            if (ckpt) {
+                char *j = result_to_json(&slots[rec.index].r, 1);
+                fprintf(ckpt, "%s\n", j);
+                fflush(ckpt);
+                free(j);
+            }
             if (rec.outcome != OUT_PASS && rec.index < first_fail) first_fail = rec.index;
         }
         /* Report in seed order as results become contiguous. */
-        while (flushed < s->nseeds && res[flushed].done && (s->keep_going || flushed <= first_fail)) {
-            struct result *r = &res[flushed];
-            if (s->results) write_jsonl(s->results, s->seeds[flushed], r);
-            if (r->rec.outcome == OUT_PASS) passed++;
-            else { failed++; print_failure(s, flushed, r); }
+        while (flushed < s->nseeds && slots[flushed].done && (s->keep_going || flushed <= first_fail)) {
+            struct seed_result *r = &slots[flushed].r;
+            if (s->results) {
+                char *j = result_to_json(r, 0);
+                fprintf(s->results, "%s\n", j);
+                free(j);
+            }
+            if (!strcmp(r->outcome, "pass")) passed++;
+            else { failed++; print_failure(r); }
             flushed++;
-            if (!s->keep_going && flushed > first_fail) break;
         }
         if (s->progress) {
-            fprintf(stderr, "\r%zu/%zu seeds, %zu failed", flushed, s->nseeds, failed);
+            double secs = (double)(now_ms() - started) / 1000;
+            fprintf(stderr, "\r%zu/%zu seeds, %.1f seeds/s, %zu failed ", flushed, s->nseeds,
+                    secs > 0 ? (double)flushed / secs : 0.0, failed);
             fflush(stderr);
         }
+        if (busy == 0 && (next >= s->nseeds || (!s->keep_going && next > first_fail) || dsim_interrupted)) break;
     }
     if (s->progress) fputc('\n', stderr);
     for (int k = 0; k < n; k++) { close(w[k].to); close(w[k].from); }
@@ -203,6 +289,14 @@ int sweep_run(const struct sweep *s)
         while (waitpid(w[k].pid, NULL, 0) < 0 && errno == EINTR) {}
     }
     if (s->results) fflush(s->results);
+    if (ckpt) fclose(ckpt);
+    if (s->junit) {
+        struct seed_result *v = calloc(flushed ? flushed : 1, sizeof *v);
+        for (size_t i = 0; i < flushed; i++) v[i] = slots[i].r;
+        junit_write(s->junit, s->confpath, v, flushed, (double)(now_ms() - started) / 1000);
+        fflush(s->junit);
+        free(v);
+    }
     int status = 0;
     if (dsim_interrupted) status = 128 + dsim_interrupted;
     else if (failed && !s->keep_going)
@@ -212,8 +306,8 @@ int sweep_run(const struct sweep *s)
     else
         printf("dsim: all %zu seeds passed\n", passed);
     if (!dsim_interrupted && failed) status = 1;
-    for (size_t i = 0; i < s->nseeds; i++) { free(res[i].reason); free(res[i].report); }
-    free(res);
+    for (size_t i = 0; i < s->nseeds; i++) result_free(&slots[i].r);
+    free(slots);
     free(w);
     return status;
 }

@@ -15,6 +15,10 @@ struct sweep {
     bool keep_going;        /* run every seed and report every failure */
     bool progress;          /* an updating line on stderr */
     FILE *results;          /* JSON lines, one per seed in seed order, or NULL */
+    FILE *junit;            /* JUnit XML, or NULL */
+    const char *checkpoint; /* resumable record of finished seeds, or NULL */
+    const char *spec;       /* the --seeds text and the shard, which name the */
+    const char *shard;      /*   sweep a checkpoint belongs to */
     const char *output;     /* keep machine outputs in DIR/seed-N, or NULL */
 };
 

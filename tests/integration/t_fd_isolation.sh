@@ -18,3 +18,13 @@ traced=$(timeout -k 5 60 "$DSIM" replay "$TMP/c.conf" 4 --trace "$TMP/t.txt" | s
 timeout -k 5 60 "$DSIM" replay "$TMP/c.conf" 4 --trace "$TMP/no/such/dir/t" >"$TMP/bad.out" 2>&1
 [ $? = 2 ] || fail "unwritable --trace did not exit 2"
 ! grep -q FAILED "$TMP/bad.out" || fail "a seed ran despite the bad --trace"
+# Nor the caller's ignored or blocked signals (a shell starts background
+# jobs with SIGINT and SIGQUIT ignored).
+ign=$(trap '' INT QUIT TERM; timeout -k 5 60 "$DSIM" exec -- /bin/grep -E '^Sig(Ign|Blk)' /proc/self/status 2>/dev/null | tr '\t\n' '  ')
+[ "$ign" = "SigBlk: 0000000000000000 SigIgn: 0000000000000000 " ] || fail "machine inherits signal state: $ign"
+h1=$(timeout -k 5 60 "$DSIM" replay "$TMP/c.conf" 4 | sed -n 's/^trace hash //p')
+h2=$( (trap '' INT QUIT; timeout -k 5 60 "$DSIM" replay "$TMP/c.conf" 4 | sed -n 's/^trace hash //p') )
+[ "$h1" = "$h2" ] || fail "ignored signals in the caller changed the hash: $h1 vs $h2"
+# Nor the caller's umask.
+um=$(umask 077; timeout -k 5 60 "$DSIM" exec -- /bin/sh -c umask 2>/dev/null)
+[ "$um" = 0022 ] || fail "machine inherits the caller's umask: $um"

@@ -1,0 +1,98 @@
+#include "supervisor/results.h"
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *result_to_json(const struct seed_result *r, int with_index)
+{
+    json_t *o = json_pack("{s:I, s:s, s:s, s:I, s:I, s:s, s:I}", "seed", (json_int_t)r->seed,
+                          "outcome", r->outcome, "reason", r->reason ? r->reason : "",
+                          "sim_time_ns", (json_int_t)r->sim_time_ns, "steps", (json_int_t)r->steps,
+                          "hash", r->hash, "wall_ms", (json_int_t)r->wall_ms);
+    if (!o) return NULL;
+    if (r->replay) json_object_set_new(o, "replay", json_string(r->replay));
+    if (r->report) json_object_set_new(o, "report", json_string(r->report));
+    if (with_index) json_object_set_new(o, "index", json_integer(r->index));
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return s;
+}
+
+static char *dup_field(json_t *o, const char *key)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    return v ? strdup(v) : NULL;
+}
+
+int result_from_json(const char *line, struct seed_result *r)
+{
+    json_error_t err;
+    json_t *o = json_loads(line, 0, &err);
+    memset(r, 0, sizeof *r);
+    r->index = -1;
+    const char *outcome = json_string_value(json_object_get(o, "outcome"));
+    const char *hash = json_string_value(json_object_get(o, "hash"));
+    json_t *seed = json_object_get(o, "seed");
+    if (!o || !outcome || !hash || !json_is_integer(seed)) { json_decref(o); return -1; }
+    r->seed = (uint64_t)json_integer_value(seed);
+    snprintf(r->outcome, sizeof r->outcome, "%s", outcome);
+    snprintf(r->hash, sizeof r->hash, "%s", hash);
+    r->reason = dup_field(o, "reason");
+    r->report = dup_field(o, "report");
+    r->replay = dup_field(o, "replay");
+    r->sim_time_ns = (uint64_t)json_integer_value(json_object_get(o, "sim_time_ns"));
+    r->steps = (uint64_t)json_integer_value(json_object_get(o, "steps"));
+    r->wall_ms = (uint64_t)json_integer_value(json_object_get(o, "wall_ms"));
+    if (json_is_integer(json_object_get(o, "index"))) r->index = (long)json_integer_value(json_object_get(o, "index"));
+    json_decref(o);
+    return 0;
+}
+
+void result_free(struct seed_result *r)
+{
+    free(r->reason);
+    free(r->report);
+    free(r->replay);
+    r->reason = r->report = r->replay = NULL;
+}
+
+static void xml_escaped(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '&') fputs("&amp;", f);
+        else if (c == '<') fputs("&lt;", f);
+        else if (c == '>') fputs("&gt;", f);
+        else if (c == '"') fputs("&quot;", f);
+        else if (c < 0x20 && c != '\n' && c != '\t') fprintf(f, "&#xFFFD;");   /* not allowed in XML 1.0 */
+        else fputc(c, f);
+    }
+}
+
+void junit_write(FILE *f, const char *suite, const struct seed_result *r, size_t n, double seconds)
+{
+    size_t failures = 0;
+    for (size_t i = 0; i < n; i++) failures += strcmp(r[i].outcome, "pass") != 0;
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+    fprintf(f, "<testsuite name=\"");
+    xml_escaped(f, suite);
+    fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n", failures + 1, failures, seconds);
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(r[i].outcome, "pass")) continue;
+        fprintf(f, "  <testcase classname=\"dsim\" name=\"seed %llu\" time=\"%.3f\">\n    <failure message=\"",
+                (unsigned long long)r[i].seed, (double)r[i].wall_ms / 1000);
+        xml_escaped(f, r[i].reason);
+        fprintf(f, "\" type=\"");
+        xml_escaped(f, r[i].outcome);
+        fprintf(f, "\">seed %llu FAILED: ", (unsigned long long)r[i].seed);
+        xml_escaped(f, r[i].reason);
+        fprintf(f, "\nreplay: ");
+        xml_escaped(f, r[i].replay);
+        fputc('\n', f);
+        xml_escaped(f, r[i].report);
+        fprintf(f, "</failure>\n  </testcase>\n");
+    }
+    fprintf(f, "  <testcase classname=\"dsim\" name=\"%zu seeds, %zu passed\" time=\"%.3f\"/>\n", n,
+            n - failures, seconds);
+    fprintf(f, "</testsuite>\n</testsuites>\n");
+}

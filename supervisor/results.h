@@ -1,0 +1,27 @@
+/* Seed results as JSON lines (--results, --checkpoint, dsim merge) and as
+ * JUnit XML. Pure formatting: knows nothing of runs or ptrace. */
+#ifndef DSIM_RESULTS_H
+#define DSIM_RESULTS_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct seed_result {
+    uint64_t seed;
+    long index;             /* position in the sweep (checkpoints), -1 if unknown */
+    char outcome[32];       /* "pass", "exit", "time limit", ... */
+    char *reason;           /* malloc'd */
+    char *report;           /* malloc'd failure details, NULL when passing */
+    char *replay;           /* malloc'd replay command, NULL when passing */
+    uint64_t sim_time_ns, steps, wall_ms;
+    char hash[33];
+};
+
+/* One JSON object (no newline), malloc'd. with_index adds "index". */
+char *result_to_json(const struct seed_result *r, int with_index);
+/* Parses a line written by result_to_json; 0 or -1. Frees nothing. */
+int result_from_json(const char *line, struct seed_result *r);
+void result_free(struct seed_result *r);
+/* JUnit XML: one testcase per failing result and one summary testcase. */
+void junit_write(FILE *f, const char *suite, const struct seed_result *r, size_t n, double seconds);
+#endif

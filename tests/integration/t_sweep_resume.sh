@@ -1,0 +1,67 @@
+#!/bin/bash
+# Long sweeps: a checkpointed sweep killed with SIGKILL and rerun gives the
+# same results as an uninterrupted one and reruns no recorded seed; three
+# shards merged equal the unsharded sweep seed for seed (also with the shard
+# taken from CI variables); JUnit XML is valid and carries the replay line.
+. "$(dirname "$0")/lib.sh"
+strip() { sed 's/,"wall_ms":[0-9]*//' "$1"; }
+
+# --- checkpoint: kill -9 partway, resume --------------------------------
+prog=$(build locked_counter)
+write_conf "$TMP/ok.conf" <<CONF
+[machine m]
+command = $prog 2 20
+[check]
+command = echo \$DSIM_SEED >> $TMP/ran.log
+CONF
+timeout -k 5 300 "$DSIM" run "$TMP/ok.conf" --seeds 1-300 -j 2 --results "$TMP/full.jsonl" >/dev/null ||
+    fail "uninterrupted sweep failed"
+rm -f "$TMP/ran.log"
+"$DSIM" run "$TMP/ok.conf" --seeds 1-300 -j 2 --checkpoint "$TMP/ck" --results "$TMP/r.jsonl" >/dev/null &
+pid=$!
+for _ in $(seq 100); do [ "$(grep -c . "$TMP/ck" 2>/dev/null)" -gt 40 ] && break; sleep 0.05; done
+kill -9 $pid; wait $pid 2>/dev/null
+done_before=$(( $(grep -c . "$TMP/ck") - 1 ))
+[ "$done_before" -gt 0 ] && [ "$done_before" -lt 300 ] || fail "kill landed outside the sweep ($done_before seeds recorded)"
+recorded=$(tail -n +2 "$TMP/ck" | sed -n 's/.*"seed":\([0-9]*\),.*/\1/p' | sort -n)
+timeout -k 5 300 "$DSIM" run "$TMP/ok.conf" --seeds 1-300 -j 2 --checkpoint "$TMP/ck" --results "$TMP/r.jsonl" >"$TMP/resume.out" ||
+    { cat "$TMP/resume.out"; fail "resumed sweep failed"; }
+diff <(strip "$TMP/full.jsonl") <(strip "$TMP/r.jsonl") >&2 || fail "resumed results differ from an uninterrupted sweep"
+for s in $recorded; do
+    [ "$(grep -cx "$s" "$TMP/ran.log")" = 1 ] || fail "seed $s was recorded before the kill but ran again"
+done
+[ "$(sort -un "$TMP/ran.log" | wc -l)" = 300 ] || fail "some seed never ran"
+# A checkpoint of another sweep is refused.
+timeout -k 5 60 "$DSIM" run "$TMP/ok.conf" --seeds 1-5 --checkpoint "$TMP/ck" >/dev/null 2>&1
+[ $? = 2 ] || fail "a checkpoint of another sweep was accepted"
+note "killed after $done_before of 300 seeds; resumed to the same results"
+
+# --- shards and merge ---------------------------------------------------
+write_conf "$TMP/coin.conf" <<'CONF'
+[machine coin]
+command = b=$(od -An -tu1 -N1 /dev/urandom); [ $((b % 2)) -eq 0 ]
+CONF
+run() { timeout -k 5 120 "$DSIM" run "$TMP/coin.conf" --seeds 1-60 "$@" >/dev/null 2>&1; }
+run --keep-going --results "$TMP/all.jsonl"
+for i in 0 1 2; do run --keep-going --shard $i/3 --results "$TMP/k$i.jsonl"; done
+"$DSIM" merge --keep-going --results "$TMP/merged.jsonl" --junit "$TMP/junit.xml" "$TMP"/k?.jsonl >"$TMP/merge.out"
+[ $? = 1 ] || fail "merge of failing shards did not exit 1"
+diff <(strip "$TMP/all.jsonl") <(strip "$TMP/merged.jsonl") >&2 || fail "merged --keep-going shards differ from the unsharded sweep"
+# Without --keep-going each shard stops at its own first failure; the merge
+# cuts at the first failure overall, which equals the unsharded sweep.
+run --results "$TMP/stop.jsonl"
+for i in 0 1 2; do run --shard $i/3 --results "$TMP/s$i.jsonl"; done
+"$DSIM" merge --results "$TMP/smerged.jsonl" "$TMP"/s?.jsonl >/dev/null
+diff <(strip "$TMP/stop.jsonl") <(strip "$TMP/smerged.jsonl") >&2 || fail "merged shards differ from the unsharded sweep"
+# The shard can come from the CI's variables (GitLab counts from 1).
+CI_NODE_INDEX=2 CI_NODE_TOTAL=3 timeout -k 5 120 "$DSIM" run "$TMP/coin.conf" --seeds 1-60 --keep-going \
+    --results "$TMP/ci.jsonl" >/dev/null 2>&1
+diff <(strip "$TMP/k1.jsonl") <(strip "$TMP/ci.jsonl") >&2 || fail "CI_NODE_INDEX=2/3 is not shard 1/3"
+python3 - "$TMP/junit.xml" "$TMP/merged.jsonl" <<'PY' || fail "bad JUnit XML"
+import json, sys, xml.etree.ElementTree as ET
+suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
+fails = [r for r in map(json.loads, open(sys.argv[2])) if r["outcome"] != "pass"]
+cases = [c for c in suite.findall("testcase") if c.find("failure") is not None]
+assert len(cases) == len(fails) == int(suite.get("failures")), (len(cases), len(fails))
+assert all("replay: dsim replay" in c.find("failure").text for c in cases)
+PY
