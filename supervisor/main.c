@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
@@ -27,7 +28,8 @@ static const char usage_text[] =
     "       dsim exec [--seed N] [--duration D] [--env NAME=VALUE]... [--trace FILE] -- PROGRAM [ARG]...\n"
     "       dsim --help | --version\n"
     "\n"
-    "SPEC is a seed (7), a range (1-100), or a comma-separated list of both (1-10,42).\n"
+    "SPEC is a seed (7), a range (1-100), random:N (N fresh random seeds), or a\n"
+    "comma-separated list of them (1-10,42,random:100).\n"
     "Exit status: 0 every seed passed, 1 a seed failed, 2 usage or config error.\n"
     "See dsim(1) and cluster.conf(5).\n";
 
@@ -90,6 +92,17 @@ static int parse_seeds(const char *spec, struct seeds *s)
         const char *end = p + strcspn(p, ",");
         const char *dash = memchr(p, '-', (size_t)(end - p));
         uint64_t a, b;
+        if (!strncmp(p, "random:", 7)) {
+            /* N fresh seeds from the kernel: each is printed with its
+             * result, so a failure found this way still replays. */
+            if (parse_u64(p + 7, end, &a) || a == 0 || a > 100000000) return -1;
+            for (uint64_t k = 0; k < a; k++) {
+                uint64_t v;
+                if (getrandom(&v, sizeof v, 0) != sizeof v || add_seed(s, v >> 1)) return -1;
+            }
+            p = *end ? end + 1 : end;
+            continue;
+        }
         if (dash) {
             if (parse_u64(p, dash, &a) || parse_u64(dash + 1, end, &b) || b < a || b - a >= 100000000) return -1;
         } else if (parse_u64(p, end, &a)) {
@@ -267,6 +280,8 @@ static int cmd_run(int argc, char **argv)
     }
     if (o.trace && s.n != 1)
         return usage_error("%s: --trace needs a single seed (or use dsim replay CONF SEED --trace FILE)", "run");
+    if (o.checkpoint && strstr(o.seeds, "random:"))
+        return usage_error("%s: random seeds cannot be checkpointed (a rerun would draw others)", "run");
     struct config *c = load(confpath);
     if (!c) return EXIT_USAGE;
     FILE *results = open_output(o.results), *junit = open_output(o.junit);

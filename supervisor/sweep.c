@@ -275,9 +275,9 @@ int sweep_run(const struct sweep *s)
             flushed++;
         }
         if (s->progress) {
-            double secs = (double)(now_ms() - started) / 1000;
-            fprintf(stderr, "\r%zu/%zu seeds, %.1f seeds/s, %zu failed ", flushed, s->nseeds,
-                    secs > 0 ? (double)flushed / secs : 0.0, failed);
+            double secs = (double)(now_ms() - started) / 1000, rate = secs > 0 ? (double)flushed / secs : 0;
+            fprintf(stderr, "\r%zu/%zu seeds, %.1f seeds/s, %zu failed, ETA %.0fs ", flushed, s->nseeds, rate,
+                    failed, rate > 0 ? (double)(s->nseeds - flushed) / rate : 0.0);
             fflush(stderr);
         }
         if (busy == 0 && (next >= s->nseeds || (!s->keep_going && next > first_fail) || dsim_interrupted)) break;

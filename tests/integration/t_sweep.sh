@@ -33,3 +33,11 @@ first=$(grep '^failed at seed' "$TMP/s1.out")
 [ "$(grep -c '^seed [0-9]* FAILED' "$TMP/s2.out")" = 1 ] || fail "-j 2 reported more than the first failure"
 run --seeds 1-3 -j 0 >/dev/null 2>&1; [ $? = 2 ] || fail "-j 0 is not a usage error"
 note "$first; $nfail of 40 seeds fail"
+# random:N draws N seeds; each reported seed replays to its reported hash.
+run --seeds random:5 -j 2 --keep-going --results "$TMP/rand.jsonl" >/dev/null
+[ "$(sed -n 's/.*"seed":\([0-9]*\),.*/\1/p' "$TMP/rand.jsonl" | sort -u | wc -l)" = 5 ] || fail "random:5 did not give 5 seeds"
+seed=$(sed -n '1s/.*"seed":\([0-9]*\),.*/\1/p' "$TMP/rand.jsonl")
+hash=$(sed -n '1s/.*"hash":"\([0-9a-f]*\)".*/\1/p' "$TMP/rand.jsonl")
+[ "$(timeout -k 5 60 "$DSIM" replay "$TMP/c.conf" "$seed" | sed -n 's/^trace hash //p')" = "$hash" ] ||
+    fail "random seed $seed does not replay to its hash"
+run --seeds random:3 --checkpoint "$TMP/ck" >/dev/null 2>&1; [ $? = 2 ] || fail "random seeds were checkpointed"
