@@ -221,6 +221,12 @@ static void thread_died(struct world *w, struct thread *t, int status)
     }
 }
 
+static bool fatal_by_default(int sig)
+{
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT ||
+           sig == SIGSYS || sig == SIGTRAP;
+}
+
 /* PR_SET_TSC makes rdtsc and rdtscp fault; answer them from virtual time
  * (a 1 GHz TSC counting monotonic nanoseconds). Each read costs a quantum
  * so that a loop waiting on the TSC sees time move. */
@@ -286,6 +292,12 @@ static void handle_stop(struct world *w, struct thread *t, int status)
         return;
     }
     if (sig == SIGSEGV && emulate_tsc(w, t)) return;
+    if (fatal_by_default(sig) && t->proc->sh && t->proc->sh->act[sig].handler == (uint64_t)SIG_DFL) {
+        /* The thread still exists: its stack is the crash's best clue. */
+        int n = snprintf(w->crash, sizeof w->crash, "  machine %s thread %d took SIG%s here:\n", t->proc->m->name,
+                         t->vtid, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+        if (n > 0 && (size_t)n < sizeof w->crash) stack_format(t->tid, w->crash + n, sizeof w->crash - (size_t)n);
+    }
     /* A signal about to be delivered: it is delivered now, at this step. */
     trace_event(w->trace, w->now, t->proc->m->name, t->vtid, "signal %s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
     resume(t, sig);
@@ -637,6 +649,7 @@ static char *make_report(struct world *w, size_t recent)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
+    if (w->crash[0]) fputs(w->crash, f);
     size_t k = 0;
     while (k < recent && trace_recent(w->trace, k)) k++;
     if (k) fprintf(f, "  last %zu events:\n", k);

@@ -147,6 +147,9 @@ struct world {
     struct { dev_t dev; ino_t ino; } external[2];
     int nexternal;
 
+    /* The last fatal signal a thread took, with its stack, for the report. */
+    char crash[4096];
+
     enum outcome outcome;
     char reason[4096];
 };

@@ -76,6 +76,11 @@ CONF
 [ "$rc" = 1 ] || { cat "$TMP/run.out" "$TMP/run.err" >&2; fail "dsim run: exit $rc, expected 1"; }
 grep -qx 'seed 1 FAILED: machine main was killed by signal 11 (SIGSEGV)' "$TMP/run.out" ||
     { cat "$TMP/run.out" >&2; fail "dsim run: no 'seed 1 FAILED: machine main was killed by signal 11 (SIGSEGV)'"; }
+# The report shows where the thread crashed, read before the signal killed it.
+grep -q "machine main thread [0-9]* took SIGSEGV here:" "$TMP/run.out" ||
+    { cat "$TMP/run.out" >&2; fail "the report has no crash stack"; }
+grep -Eq "#[0-9]+ 0x[0-9a-f]+ worker\+" "$TMP/run.out" ||
+    { cat "$TMP/run.out" >&2; fail "the crash stack does not show the worker function"; }
 grep -qx 'failed at seed 1 (0 seeds passed first)' "$TMP/run.out" ||
     { cat "$TMP/run.out" >&2; fail "dsim run: did not stop at seed 1"; }
 H=$(sed -n 's/^  simulated time .*, trace hash \([0-9a-f]*\)$/\1/p' "$TMP/run.out")
