@@ -1,8 +1,10 @@
 /* dsim: deterministic simulation testing for real programs. The command line. */
 #include "supervisor/config.h"
+#include "supervisor/diverge.h"
 #include "supervisor/results.h"
 #include "supervisor/run.h"
 #include "supervisor/sweep.h"
+#include "trace/trace.h"
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -24,6 +26,8 @@ static const char usage_text[] =
     "       dsim run CONF --seeds SEED --trace FILE\n"
     "       dsim verify CONF --seed N [--runs K] [--trace FILE]\n"
     "       dsim replay CONF SEED [--trace FILE] [--output DIR]\n"
+    "       dsim diff CONF SEED_A SEED_B\n"
+    "       dsim trace FILE [--machine M] [--thread T] [--syscall NAME] [--from TIME] [--to TIME]\n"
     "       dsim merge [--keep-going] [--results FILE.jsonl] [--junit FILE.xml] RESULTS.jsonl...\n"
     "       dsim exec [--seed N] [--duration D] [--env NAME=VALUE]... [--trace FILE] -- PROGRAM [ARG]...\n"
     "       dsim --help | --version\n"
@@ -407,6 +411,71 @@ static int cmd_verify(int argc, char **argv)
     return same ? 0 : 1;
 }
 
+/* Prints a trace written by --trace, filtered. */
+static int cmd_trace(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "machine", required_argument, 0, 'm' }, { "thread", required_argument, 0, 't' },
+        { "syscall", required_argument, 0, 's' }, { "from", required_argument, 0, 'f' },
+        { "to", required_argument, 0, 'T' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+    };
+    const char *machine = NULL, *call = NULL;
+    int thread = -1;
+    uint64_t from = 0, to = UINT64_MAX;
+    int c;
+    if (argc < 2 || argv[1][0] == '-') return usage_error("%s: usage: dsim trace FILE [filters]", "trace");
+    const char *path = argv[1];
+    optind = 1;
+    while ((c = getopt_long(argc - 1, argv + 1, "+", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'm': machine = optarg; break;
+        case 't': thread = atoi(optarg); break;
+        case 's': call = optarg; break;
+        case 'f': if (parse_duration(optarg, &from)) return usage_error("bad --from %s", optarg); break;
+        case 'T': if (parse_duration(optarg, &to)) return usage_error("bad --to %s", optarg); break;
+        case 'h':
+            puts("usage: dsim trace FILE [--machine M] [--thread T] [--syscall NAME] [--from TIME] [--to TIME]");
+            return 0;
+        default: return usage_error("%s: unexpected option", "trace");
+        }
+    }
+    if (optind + 1 != argc) return usage_error("unexpected argument %s", argv[optind + 1]);
+    FILE *f = fopen(path, "re");
+    if (!f) { fprintf(stderr, "dsim: cannot read %s: %s\n", path, strerror(errno)); return EXIT_USAGE; }
+    char *line = NULL, *copy = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        struct trace_line l;
+        free(copy);
+        copy = strdup(line);
+        if (trace_parse_line(copy, &l)) continue;
+        if ((machine && strcmp(l.machine, machine)) || (thread >= 0 && l.tid != thread) ||
+            (call && strcmp(l.call, call)) || l.vtime_ns < from || l.vtime_ns > to)
+            continue;
+        fputs(line, stdout);
+    }
+    free(copy);
+    free(line);
+    fclose(f);
+    return 0;
+}
+
+/* Where two seeds' runs part: exit 0 if identical, 1 if they differ. */
+static int cmd_diff(int argc, char **argv)
+{
+    uint64_t a, b;
+    if (argc != 4 || argv[1][0] == '-') return usage_error("%s: usage: dsim diff CONF SEED_A SEED_B", "diff");
+    if (parse_seed_arg(argv[2], &a) || parse_seed_arg(argv[3], &b)) return usage_error("%s: bad seed", "diff");
+    struct config *c = load(argv[1]);
+    if (!c) return EXIT_USAGE;
+    printf("seeds %" PRIu64 " and %" PRIu64 " of %s:\n", a, b, argv[1]);
+    int d = diverge_print(stdout, c, a, "seed", b, "seed", 5);
+    config_free(c);
+    if (dsim_interrupted) return interrupted_status();
+    return d < 0 ? EXIT_USAGE : d;
+}
+
 static int cmd_replay(int argc, char **argv)
 {
     struct opts o = { 0 };
@@ -490,5 +559,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "replay")) return cmd_replay(argc - 1, argv + 1);
     if (!strcmp(cmd, "exec")) return cmd_exec(argc - 1, argv + 1);
     if (!strcmp(cmd, "merge")) return cmd_merge(argc - 1, argv + 1);
+    if (!strcmp(cmd, "diff")) return cmd_diff(argc - 1, argv + 1);
+    if (!strcmp(cmd, "trace")) return cmd_trace(argc - 1, argv + 1);
     return usage_error("unknown command %s", cmd);
 }

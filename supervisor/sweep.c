@@ -2,6 +2,7 @@
  * so "stop at the first failure" keeps its meaning in parallel: the lowest
  * failing seed wins, and every seed before it has run and passed. */
 #include "supervisor/sweep.h"
+#include "supervisor/diverge.h"
 #include "supervisor/results.h"
 #include "supervisor/run.h"
 #include <errno.h>
@@ -296,6 +297,17 @@ int sweep_run(const struct sweep *s)
         junit_write(s->junit, s->confpath, v, flushed, (double)(now_ms() - started) / 1000);
         fflush(s->junit);
         free(v);
+    }
+    if (!dsim_interrupted && failed && !s->keep_going) {
+        /* The nearest seed that passed, before the failure if any did. */
+        long near = -1;
+        for (size_t i = 0; i < flushed; i++)
+            if (!strcmp(slots[i].r.outcome, "pass") && (near < 0 || i < first_fail)) near = (long)i;
+        if (near >= 0) {
+            printf("  first divergence from the nearest passing seed, %" PRIu64 ":\n", s->seeds[near]);
+            fflush(stdout);
+            diverge_print(stdout, s->conf, s->seeds[near], "passing seed", s->seeds[first_fail], "failing seed", 3);
+        }
     }
     int status = 0;
     if (dsim_interrupted) status = 128 + dsim_interrupted;

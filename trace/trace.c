@@ -187,3 +187,22 @@ const char *trace_recent(const struct trace *t, size_t i)
 	size_t idx = (t->head + t->nring - 1 - i) % t->nring;
 	return t->ring[idx].s;
 }
+
+int trace_parse_line(char *line, struct trace_line *out)
+{
+    unsigned long long sec, nsec;
+    int tid, pos_m = 0, end_m = 0, pos_t = 0;
+    if (sscanf(line, "%llu.%9llu %n%*s%n %d %n", &sec, &nsec, &pos_m, &end_m, &tid, &pos_t) < 3 || !pos_t)
+        return -1;
+    line[end_m] = 0;
+    line[strcspn(line + pos_t, "\n") + (size_t)pos_t] = 0;
+    out->vtime_ns = sec * 1000000000ULL + nsec;
+    out->machine = line + pos_m;
+    out->tid = tid;
+    out->text = line + pos_t;
+    size_t n = strcspn(out->text, "( ");
+    if (n >= sizeof out->call) n = sizeof out->call - 1;
+    memcpy(out->call, out->text, n);
+    out->call[n] = 0;
+    return 0;
+}

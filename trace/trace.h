@@ -24,4 +24,14 @@ uint64_t trace_count(const struct trace *t);
 void trace_hash_hex(const struct trace *t, char out[33]);
 /* The i-th most recent kept line, 0 = newest; NULL past the end. */
 const char *trace_recent(const struct trace *t, size_t i);
+/* One line of a written trace, split in place (the fields point into it). */
+struct trace_line {
+    uint64_t vtime_ns;
+    const char *machine;    /* NUL-terminated */
+    int tid;
+    const char *text;       /* the event, without the newline */
+    char call[64];          /* the syscall or event name: text up to '(' or ' ' */
+};
+/* Parses and splits line (modified). 0, or -1 if it is not a trace line. */
+int trace_parse_line(char *line, struct trace_line *out);
 #endif

@@ -41,3 +41,11 @@ hash=$(sed -n '1s/.*"hash":"\([0-9a-f]*\)".*/\1/p' "$TMP/rand.jsonl")
 [ "$(timeout -k 5 60 "$DSIM" replay "$TMP/c.conf" "$seed" | sed -n 's/^trace hash //p')" = "$hash" ] ||
     fail "random seed $seed does not replay to its hash"
 run --seeds random:3 --checkpoint "$TMP/ck" >/dev/null 2>&1; [ $? = 2 ] || fail "random seeds were checkpointed"
+# The first failure's report says where it parted from the nearest passing
+# seed; dsim diff says the same for any two seeds.
+grep -q "^  first divergence from the nearest passing seed, [0-9]*:$" "$TMP/s1.out" || fail "no divergence in the report"
+grep -Eq "^  runs agree for [0-9]+ events; then passing seed [0-9]+ ran:$" "$TMP/s1.out" || fail "no agreement count"
+timeout -k 5 60 "$DSIM" diff "$TMP/c.conf" 5 5 >"$TMP/d.out"; [ $? = 0 ] || fail "diff of a seed with itself is not 0"
+grep -Eq "ran the same [0-9]+ events" "$TMP/d.out" || fail "diff of a seed with itself: $(cat "$TMP/d.out")"
+timeout -k 5 60 "$DSIM" diff "$TMP/c.conf" 5 6 >"$TMP/d.out"; [ $? = 1 ] || fail "diff of two seeds is not 1"
+grep -Eq "runs agree for [0-9]+ events; then seed 5 ran:" "$TMP/d.out" || fail "diff output: $(cat "$TMP/d.out")"

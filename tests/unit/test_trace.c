@@ -330,6 +330,27 @@ START_TEST(test_long_event)
 }
 END_TEST
 
+/* A written line parses back into its fields; junk does not. */
+START_TEST(test_parse_line)
+{
+	char line[] = "12.000000345 db1 7 futex(p, 0x80, 2, NULL, NULL, 0) = -1 EAGAIN\n";
+	struct trace_line l;
+	ck_assert_int_eq(trace_parse_line(line, &l), 0);
+	ck_assert_uint_eq(l.vtime_ns, 12000000345ULL);
+	ck_assert_str_eq(l.machine, "db1");
+	ck_assert_int_eq(l.tid, 7);
+	ck_assert_str_eq(l.text, "futex(p, 0x80, 2, NULL, NULL, 0) = -1 EAGAIN");
+	ck_assert_str_eq(l.call, "futex");
+	char event[] = "0.000000000 main 2 machine start";
+	ck_assert_int_eq(trace_parse_line(event, &l), 0);
+	ck_assert_str_eq(l.call, "machine");
+	char junk[] = "not a trace line";
+	ck_assert_int_eq(trace_parse_line(junk, &l), -1);
+	char half[] = "1.5 m";
+	ck_assert_int_eq(trace_parse_line(half, &l), -1);
+}
+END_TEST
+
 static Suite *trace_suite(void)
 {
 	Suite *s = suite_create("trace");
@@ -344,6 +365,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_output_text);
 	tcase_add_test(tc, test_ring);
 	tcase_add_test(tc, test_long_event);
+	tcase_add_test(tc, test_parse_line);
 	suite_add_tcase(s, tc);
 	return s;
 }

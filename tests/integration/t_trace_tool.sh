@@ -1,0 +1,25 @@
+#!/bin/bash
+# dsim trace filters a written trace by machine, thread, syscall and time
+# window; every line it prints is a line of the file.
+. "$(dirname "$0")/lib.sh"
+prog=$(build race_counter)
+write_conf "$TMP/c.conf" <<CONF
+[machine counter]
+command = exec $prog
+[machine idle]
+command = sleep 1
+CONF
+timeout -k 5 60 "$DSIM" replay "$TMP/c.conf" 3 --trace "$TMP/t.txt" >/dev/null
+[ -s "$TMP/t.txt" ] || fail "no trace"
+t=$(dsim_trace() { timeout -k 5 60 "$DSIM" trace "$TMP/t.txt" "$@"; }; dsim_trace --machine idle | awk '{print $2}' | sort -u)
+[ "$t" = idle ] || fail "--machine idle printed machines: $t"
+n=$(timeout -k 5 60 "$DSIM" trace "$TMP/t.txt" --syscall getppid | grep -vc ' getppid(')
+[ "$n" = 0 ] || fail "--syscall getppid printed $n other lines"
+[ "$(timeout -k 5 60 "$DSIM" trace "$TMP/t.txt" --syscall getppid | wc -l)" -gt 10 ] || fail "too few getppid lines"
+timeout -k 5 60 "$DSIM" trace "$TMP/t.txt" --thread 3 --from 1ms --to 2ms >"$TMP/w.txt"
+awk '$3 != 3 { exit 1 } { split($1, t, "."); ns = t[1] * 1e9 + t[2]; if (ns < 1e6 || ns > 2e6) exit 1 }' "$TMP/w.txt" ||
+    fail "--thread/--from/--to printed lines outside the filter"
+grep -vxFf "$TMP/t.txt" "$TMP/w.txt" && fail "printed a line that is not in the trace"
+[ "$(timeout -k 5 60 "$DSIM" trace "$TMP/t.txt" | wc -l)" = "$(wc -l <"$TMP/t.txt")" ] || fail "no filter must print everything"
+timeout -k 5 60 "$DSIM" trace "$TMP/t.txt" --from bogus >/dev/null 2>&1; [ $? = 2 ] || fail "a bad --from is not a usage error"
+exit 0
