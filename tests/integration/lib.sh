@@ -46,5 +46,8 @@ same_hash_twice() {
     echo "$h1"
 }
 
+# untrace FILE: traces are written gzip-compressed; make FILE plain text.
+untrace() { gzip -dcf <"$1" >"$1.plain" && mv -f "$1.plain" "$1"; }
+
 # write_conf FILE <<EOF ... : write a cluster.conf.
 write_conf() { cat > "$1"; }

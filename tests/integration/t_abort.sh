@@ -42,6 +42,7 @@ done
 # gets SIGCHLD and exits 0; the outcome is pass.
 "$DSIM" exec --seed 1 --trace "$TMP/s1.trace" -- "$prog" >/dev/null 2>"$TMP/trace.err"; rc=$?
 [ "$rc" = 0 ] || { cat "$TMP/trace.err" >&2; fail "dsim exec --trace: exit $rc"; }
+untrace "$TMP/s1.trace"
 child=$(sed -n 's/^[0-9.]* main \([0-9]*\) signal ABRT$/\1/p' "$TMP/s1.trace" | head -n 1)
 [ -n "$child" ] || { tail -n 20 "$TMP/s1.trace" >&2; fail "the trace has no 'signal ABRT' event"; }
 [ "$child" != 2 ] || fail "SIGABRT went to the parent (2), not the child"

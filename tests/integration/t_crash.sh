@@ -52,6 +52,7 @@ done
 # exits by signal 11, the outcome is "exit".
 "$DSIM" exec --seed 1 --trace "$TMP/s1.trace" -- "$prog" >/dev/null 2>"$TMP/trace.err"; rc=$?
 [ "$rc" = 139 ] || { cat "$TMP/trace.err" >&2; fail "dsim exec --trace: exit $rc, expected 139"; }
+untrace "$TMP/s1.trace"
 grep -Eq '^[0-9.]+ main [0-9]+ signal SEGV$' "$TMP/s1.trace" ||
     { tail -n 20 "$TMP/s1.trace" >&2; fail "the trace has no 'signal SEGV' event"; }
 grep -Eq '^[0-9.]+ main [0-9]+ machine exit signal 11$' "$TMP/s1.trace" ||

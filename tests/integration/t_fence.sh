@@ -57,6 +57,7 @@ tail -n 1 "$TMP/s1.err" | grep -Eqx 'dsim: trace hash [0-9a-f]{32}' ||
 printf 'before fence\n' | diff - "$TMP/s1.out" >&2 ||
     fail "dsim exec: stdout should be just 'before fence' (the fenced call must not run)"
 "$DSIM" exec --seed 1 --trace "$TMP/s1.trace" -- "$prog" >/dev/null 2>&1; rc=$?
+untrace "$TMP/s1.trace"
 [ "$rc" = 125 ] || fail "dsim exec --trace: exit $rc, expected 125"
 tail -n 1 "$TMP/s1.trace" | grep -Eqx '[0-9]+\.[0-9]{9} - 0 end fence' ||
     { tail -n 5 "$TMP/s1.trace" >&2; fail "the trace does not end in 'end fence'"; }

@@ -45,6 +45,7 @@ tail -n 1 "$TMP/exec.err" | grep -Eqx 'dsim: trace hash [0-9a-f]{32}' ||
 # The trace ("SECONDS.NANOS MACHINE TID TEXT" lines) shows the sleeps, and its
 # last event is 300 (and not 301) virtual seconds in.
 [ -s "$TMP/trace" ] || fail "--trace wrote nothing"
+untrace "$TMP/trace"
 grep -q 'nanosleep' "$TMP/trace" || fail "the trace has no nanosleep"
 grep -q 'poll' "$TMP/trace" || fail "the trace has no poll"
 last=$(tail -n 1 "$TMP/trace" | cut -d' ' -f1)

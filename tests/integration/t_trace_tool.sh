@@ -9,17 +9,19 @@ command = exec $prog
 [machine idle]
 command = sleep 1
 CONF
-timeout -k 5 60 "$DSIM" replay "$TMP/c.conf" 3 --trace "$TMP/t.txt" >/dev/null
+timeout -k 5 60 "$DSIM" replay "$TMP/c.conf" 3 --trace "$TMP/t.gz" >/dev/null
+gzip -t "$TMP/t.gz" || fail "the trace is not gzip-compressed"
+gzip -dc "$TMP/t.gz" >"$TMP/t.txt"
 [ -s "$TMP/t.txt" ] || fail "no trace"
-t=$(dsim_trace() { timeout -k 5 60 "$DSIM" trace "$TMP/t.txt" "$@"; }; dsim_trace --machine idle | awk '{print $2}' | sort -u)
+t=$(timeout -k 5 60 "$DSIM" trace "$TMP/t.gz" --machine idle | awk '{print $2}' | sort -u)
 [ "$t" = idle ] || fail "--machine idle printed machines: $t"
-n=$(timeout -k 5 60 "$DSIM" trace "$TMP/t.txt" --syscall getppid | grep -vc ' getppid(')
+n=$(timeout -k 5 60 "$DSIM" trace "$TMP/t.gz" --syscall getppid | grep -vc ' getppid(')
 [ "$n" = 0 ] || fail "--syscall getppid printed $n other lines"
-[ "$(timeout -k 5 60 "$DSIM" trace "$TMP/t.txt" --syscall getppid | wc -l)" -gt 10 ] || fail "too few getppid lines"
-timeout -k 5 60 "$DSIM" trace "$TMP/t.txt" --thread 3 --from 1ms --to 2ms >"$TMP/w.txt"
+[ "$(timeout -k 5 60 "$DSIM" trace "$TMP/t.gz" --syscall getppid | wc -l)" -gt 10 ] || fail "too few getppid lines"
+timeout -k 5 60 "$DSIM" trace "$TMP/t.gz" --thread 3 --from 1ms --to 2ms >"$TMP/w.txt"
 awk '$3 != 3 { exit 1 } { split($1, t, "."); ns = t[1] * 1e9 + t[2]; if (ns < 1e6 || ns > 2e6) exit 1 }' "$TMP/w.txt" ||
     fail "--thread/--from/--to printed lines outside the filter"
 grep -vxFf "$TMP/t.txt" "$TMP/w.txt" && fail "printed a line that is not in the trace"
-[ "$(timeout -k 5 60 "$DSIM" trace "$TMP/t.txt" | wc -l)" = "$(wc -l <"$TMP/t.txt")" ] || fail "no filter must print everything"
-timeout -k 5 60 "$DSIM" trace "$TMP/t.txt" --from bogus >/dev/null 2>&1; [ $? = 2 ] || fail "a bad --from is not a usage error"
+[ "$(timeout -k 5 60 "$DSIM" trace "$TMP/t.gz" | wc -l)" = "$(wc -l <"$TMP/t.txt")" ] || fail "no filter must print everything"
+timeout -k 5 60 "$DSIM" trace "$TMP/t.gz" --from bogus >/dev/null 2>&1; [ $? = 2 ] || fail "a bad --from is not a usage error"
 exit 0
