@@ -27,7 +27,7 @@ static const char usage_text[] =
     "                [--checkpoint FILE] [--shard I/N] [--output DIR]\n"
     "       dsim run CONF --seeds SEED --trace FILE\n"
     "       dsim verify CONF --seed N [--runs K] [--trace FILE]\n"
-    "       dsim replay CONF SEED [--trace FILE] [--output DIR]\n"
+    "       dsim replay CONF SEED [--trace FILE [--stacks MACHINE,...|all]] [--output DIR]\n"
     "       dsim diff CONF SEED_A SEED_B\n"
     "       dsim trace FILE [--machine M] [--thread T] [--syscall NAME] [--from TIME] [--to TIME]\n"
     "       dsim merge [--keep-going] [--results FILE.jsonl] [--junit FILE.xml] RESULTS.jsonl...\n"
@@ -172,7 +172,7 @@ static int interrupted_status(void) { return 128 + (dsim_interrupted ? dsim_inte
 
 struct opts {
     const char *seeds, *trace, *output, *seed;
-    const char *duration, *results, *junit, *checkpoint, *shard;
+    const char *duration, *results, *junit, *checkpoint, *shard, *stacks;
     int runs, jobs;
     bool keep_going;
     char **env;
@@ -189,6 +189,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char *allowed
         { "jobs", required_argument, 0, 'j' }, { "keep-going", no_argument, 0, 'k' },
         { "results", required_argument, 0, 'R' }, { "junit", required_argument, 0, 'J' },
         { "checkpoint", required_argument, 0, 'C' }, { "shard", required_argument, 0, 'S' },
+        { "stacks", required_argument, 0, 'K' },
         { 0, 0, 0, 0 },
     };
     optind = 1;
@@ -207,6 +208,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char *allowed
         case 'J': o->junit = optarg; break;
         case 'C': o->checkpoint = optarg; break;
         case 'S': o->shard = optarg; break;
+        case 'K': o->stacks = optarg; break;
         case 'j':
             o->jobs = atoi(optarg);
             if (o->jobs < 1 || o->jobs > 256) return usage_error("bad -j %s (use 1 to 256)", optarg);
@@ -228,6 +230,7 @@ static int one_seed(const char *confpath, struct config *c, uint64_t seed, const
     char dir[4096];
     struct run_opts ro = { 0 };
     memset(r, 0, sizeof *r);
+    ro.stacks = o->stacks;
     ro.trace_out = open_trace(o->trace);
     if (o->trace && !ro.trace_out) return EXIT_USAGE;
     if (keep && o->output) {
@@ -461,8 +464,11 @@ static int cmd_trace(int argc, char **argv)
     gzFile f = gzopen(path, "rb");      /* reads plain text too */
     if (!f) { fprintf(stderr, "dsim: cannot read %s: %s\n", path, strerror(errno)); return EXIT_USAGE; }
     char line[65536], *copy = NULL;
+    bool shown = false;         /* notes ("  | ...") follow the event they belong to */
     while (gzgets(f, line, sizeof line)) {
         struct trace_line l;
+        if (!strncmp(line, "  | ", 4)) { if (shown) fputs(line, stdout); continue; }
+        shown = false;
         free(copy);
         copy = strdup(line);
         if (trace_parse_line(copy, &l)) continue;
@@ -470,6 +476,7 @@ static int cmd_trace(int argc, char **argv)
             (call && strcmp(l.call, call)) || l.vtime_ns < from || l.vtime_ns > to)
             continue;
         fputs(line, stdout);
+        shown = true;
     }
     free(copy);
     gzclose(f);
@@ -498,7 +505,8 @@ static int cmd_replay(int argc, char **argv)
     const char *confpath = argv[1];
     uint64_t seed;
     if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
-    if (parse_opts(argc - 2, argv + 2, &o, "to")) return EXIT_USAGE;
+    if (parse_opts(argc - 2, argv + 2, &o, "toK")) return EXIT_USAGE;
+    if (o.stacks && !o.trace) return usage_error("%s: --stacks needs --trace FILE", "replay");
     if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
     struct config *c = load(confpath);
     if (!c) return EXIT_USAGE;

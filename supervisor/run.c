@@ -145,6 +145,23 @@ static void format_call(struct world *w, struct thread *t, char *buf, size_t len
     if (off < len) snprintf(buf + off, len - off, ")");
 }
 
+/* --stacks: the thread's stack, innermost first, on one note line. */
+static void note_stack(struct world *w, struct thread *t)
+{
+    char stack[4096], line[4096];
+    stack_format(t->tid, stack, sizeof stack);
+    size_t off = (size_t)snprintf(line, sizeof line, "stack:"), start = off;
+    for (char *p = stack, *nl; *p && off < sizeof line - 2; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (!nl) break;
+        *nl = 0;
+        char frame[512];                    /* "    #N 0xADDR func+off (obj)" */
+        if (sscanf(p, " #%*d %*s %511[^\n]", frame) == 1)
+            off += (size_t)snprintf(line + off, sizeof line - off, "%s %s", off > start ? " <" : "", frame);
+    }
+    trace_note(w->trace, line);
+}
+
 static void record(struct world *w, struct thread *t, const char *call, const char *tail, long result, bool has_result)
 {
     char r[64] = "";
@@ -153,6 +170,7 @@ static void record(struct world *w, struct thread *t, const char *call, const ch
         else snprintf(r, sizeof r, " = %ld", result);
     }
     trace_event(w->trace, w->now, t->proc->m->name, t->vtid, "%s%s%s", call, r, tail);
+    if (t->proc->m->stacks) note_stack(w, t);
 }
 
 /* ---- resuming and settling ---- */
@@ -722,6 +740,12 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         char name[300];
         snprintf(name, sizeof name, "entropy/%s", m->name);
         prng_init(&m->entropy, seed, name);
+        if (o->stacks) {
+            size_t nl = strlen(m->name);
+            const char *p = strstr(o->stacks, m->name);
+            m->stacks = !strcmp(o->stacks, "all") ||
+                        (p && (p == o->stacks || p[-1] == ',') && (p[nl] == ',' || p[nl] == 0));
+        }
         if (o->exec_stdio) {
             m->out_fd = dup(1);
             m->err_fd = dup(2);

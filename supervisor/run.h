@@ -10,6 +10,7 @@ struct run_opts {
     const char *keep_dir;   /* copy machine outputs here (DIR/NAME.stdout), or NULL */
     bool exec_stdio;        /* machine output goes to dsim's own stdout/stderr */
     size_t recent;          /* trace events kept for the report */
+    const char *stacks;     /* machines ("a,b" or "all") whose every syscall gets its stack noted */
 };
 
 struct run_result {

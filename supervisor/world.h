@@ -105,6 +105,7 @@ struct machine {
     struct process *main;   /* the command's process (pid 2) */
     struct prng entropy;
     int out_fd, err_fd;     /* where its stdout and stderr go */
+    bool stacks;            /* note the stack at each of its syscalls */
 };
 
 struct timerfd_state;

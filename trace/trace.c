@@ -206,3 +206,8 @@ int trace_parse_line(char *line, struct trace_line *out)
     out->call[n] = 0;
     return 0;
 }
+
+void trace_note(struct trace *t, const char *text)
+{
+    if (t->out) fprintf(t->out, "  | %s\n", text);
+}

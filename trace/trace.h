@@ -17,6 +17,9 @@ void trace_free(struct trace *t);
  * seconds.nanoseconds of virtual time. text must not contain a newline. */
 void trace_event(struct trace *t, uint64_t vtime_ns, const char *machine, int tid,
                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A note for the reader of the file ("  | text"), after the last event: not
+ * hashed and not kept for reports, so it never changes a run's identity. */
+void trace_note(struct trace *t, const char *text);
 /* Fold extra bytes into the hash (e.g. a machine's captured output). */
 void trace_hash_bytes(struct trace *t, const void *data, size_t len);
 uint64_t trace_count(const struct trace *t);

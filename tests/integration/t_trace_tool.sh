@@ -25,3 +25,11 @@ grep -vxFf "$TMP/t.txt" "$TMP/w.txt" && fail "printed a line that is not in the 
 [ "$(timeout -k 5 60 "$DSIM" trace "$TMP/t.gz" | wc -l)" = "$(wc -l <"$TMP/t.txt")" ] || fail "no filter must print everything"
 timeout -k 5 60 "$DSIM" trace "$TMP/t.gz" --from bogus >/dev/null 2>&1; [ $? = 2 ] || fail "a bad --from is not a usage error"
 exit 0
+# replay --stacks notes each syscall's stack after its event, without
+# changing the trace hash; dsim trace keeps a note with its event.
+plain=$(timeout -k 5 60 "$DSIM" replay "$TMP/c.conf" 3 | sed -n 's/^trace hash //p')
+stacked=$(timeout -k 5 60 "$DSIM" replay "$TMP/c.conf" 3 --trace "$TMP/s.gz" --stacks counter | sed -n 's/^trace hash //p')
+[ -n "$plain" ] && [ "$plain" = "$stacked" ] || fail "--stacks changed the hash: $plain vs $stacked"
+timeout -k 5 60 "$DSIM" trace "$TMP/s.gz" --machine counter --syscall getppid --thread 3 | head -n 2 >"$TMP/n.txt"
+grep -q "^  | stack: getppid+0x[0-9a-f]* (libc.so.6) < worker+" "$TMP/n.txt" || fail "no stack note after a getppid: $(cat "$TMP/n.txt")"
+[ "$(timeout -k 5 60 "$DSIM" trace "$TMP/s.gz" --machine idle | grep -c '^  |')" = 0 ] || fail "machine idle got stacks it was not asked for"
