@@ -39,11 +39,43 @@ static const char usage_text[] =
     "Exit status: 0 every seed passed, 1 a seed failed, 2 usage or config error.\n"
     "See dsim(1) and cluster.conf(5).\n";
 
+static const char *current_cmd;
+
+/* The usage lines of one command (with their continuations). */
+static void command_help(const char *cmd)
+{
+    char key[32];
+    snprintf(key, sizeof key, "dsim %s ", cmd);
+    bool in = false;
+    for (const char *p = usage_text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        const char *start = p + strspn(p, " ");
+        if (!strncmp(start, "usage: ", 7)) start += 7;
+        if (!strncmp(start, "dsim ", 5)) in = !strncmp(start, key, strlen(key));
+        else if (len == 0) in = false;
+        if (in) printf("%.*s\n", (int)len, p);
+        p += len + (nl != NULL);
+    }
+    printf("See dsim(1) for the options and exit statuses.\n");
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "dsim: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", usage_text);
+    fputc('\n', stderr);
+    if (current_cmd && strstr(usage_text, current_cmd)) {
+        fflush(stdout);
+        int saved = dup(1);
+        dup2(2, 1);                     /* the command's usage, on stderr */
+        command_help(current_cmd);
+        fflush(stdout);
+        dup2(saved, 1);
+        close(saved);
+    } else {
+        fputs(usage_text, stderr);
+    }
     return EXIT_USAGE;
 }
 
@@ -195,7 +227,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char *allowed
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "+j:", longopts, NULL)) != -1) {
-        if (c == 'h') { fputs(usage_text, stdout); exit(0); }
+        if (c == 'h') { if (current_cmd) command_help(current_cmd); else fputs(usage_text, stdout); exit(0); }
         if (c == '?' || !strchr(allowed, c)) return usage_error("unexpected option in %s", argv[0]);
         switch (c) {
         case 's': o->seeds = optarg; break;
@@ -454,9 +486,7 @@ static int cmd_trace(int argc, char **argv)
         case 's': call = optarg; break;
         case 'f': if (parse_duration(optarg, &from)) return usage_error("bad --from %s", optarg); break;
         case 'T': if (parse_duration(optarg, &to)) return usage_error("bad --to %s", optarg); break;
-        case 'h':
-            puts("usage: dsim trace FILE [--machine M] [--thread T] [--syscall NAME] [--from TIME] [--to TIME]");
-            return 0;
+        case 'h': command_help("trace"); return 0;
         default: return usage_error("%s: unexpected option", "trace");
         }
     }
@@ -487,6 +517,7 @@ static int cmd_trace(int argc, char **argv)
 static int cmd_diff(int argc, char **argv)
 {
     uint64_t a, b;
+    if (argc == 2 && !strcmp(argv[1], "--help")) { command_help("diff"); return 0; }
     if (argc != 4 || argv[1][0] == '-') return usage_error("%s: usage: dsim diff CONF SEED_A SEED_B", "diff");
     if (parse_seed_arg(argv[2], &a) || parse_seed_arg(argv[3], &b)) return usage_error("%s: bad seed", "diff");
     struct config *c = load(argv[1]);
@@ -570,6 +601,12 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { fputs(usage_text, stdout); return 0; }
     if (!strcmp(cmd, "--version")) { printf("dsim %s\n", PACKAGE_VERSION); return 0; }
+    current_cmd = cmd;
+    if (argc >= 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) &&
+        strstr(usage_text, cmd) && strcmp(cmd, "--version")) {
+        command_help(cmd);
+        return 0;
+    }
     install_signals();
     /* poll and select hold a copy of every fd they watch. */
     struct rlimit nofile;
