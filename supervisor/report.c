@@ -1,0 +1,125 @@
+/* A run's verdict and what a person reads about it: the deadlock report,
+ * the check, the failure report, and the outputs folded into the hash. */
+#include "supervisor/report.h"
+#include "supervisor/stack.h"
+#include "supervisor/step.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void report_deadlock(struct world *w)
+{
+    size_t off = (size_t)snprintf(w->reason, sizeof w->reason,
+                                  "deadlock: no thread can run and nothing is scheduled");
+    w->outcome = OUT_DEADLOCK;
+    for (size_t i = 0; i < w->nthreads && off < sizeof w->reason - 200; i++) {
+        struct thread *t = w->threads[i];
+        if (t->state != TS_BLOCKED && t->state != TS_HELD) continue;
+        char call[256], stack[2048] = "";
+        if (t->state == TS_BLOCKED) format_call(w, t, call, sizeof call);
+        else snprintf(call, sizeof call, "vfork (waiting for its child)");
+        stack_format(t->tid, stack, sizeof stack);
+        off += (size_t)snprintf(w->reason + off, sizeof w->reason - off,
+                                "\n  machine %s thread %d blocked in %s\n%s", t->proc->m->name,
+                                t->vtid, call, stack);
+    }
+}
+
+void fold_outputs(struct world *w)
+{
+    char path[512], buf[65536];
+    for (size_t i = 0; i < w->nmachines; i++)
+        for (int k = 0; k < 2; k++) {
+            snprintf(path, sizeof path, "%s/%s.%s", w->run_dir, w->machines[i].name, k ? "stderr" : "stdout");
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0) continue;
+            ssize_t n;
+            while ((n = read(fd, buf, sizeof buf)) > 0) trace_hash_bytes(w->trace, buf, (size_t)n);
+            close(fd);
+        }
+}
+
+int run_check(struct world *w)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        char seed[32];
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)w->seed);
+        setenv("DSIM_SEED", seed, 1);
+        setenv("DSIM_CONFIG_DIR", w->conf->dir, 1);
+        if (chdir(w->run_dir) != 0) _exit(126);
+        execl("/bin/sh", "sh", "-c", w->conf->check_command, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    return status;
+}
+
+static void describe_exit(char *buf, size_t len, const char *name, int status)
+{
+    if (WIFSIGNALED(status))
+        snprintf(buf, len, "machine %s was killed by signal %d (SIG%s)", name, WTERMSIG(status),
+                 sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
+    else
+        snprintf(buf, len, "machine %s exited with status %d", name, WEXITSTATUS(status));
+}
+
+void judge(struct world *w)
+{
+    if (w->outcome != OUT_RUNNING) return;
+    for (size_t i = 0; i < w->nmachines; i++) {
+        struct machine *m = &w->machines[i];
+        if (m->conf->daemon || !m->exited) continue;
+        if (WIFEXITED(m->wstatus) && WEXITSTATUS(m->wstatus) == 0) continue;
+        w->outcome = OUT_EXIT;
+        describe_exit(w->reason, sizeof w->reason, m->name, m->wstatus);
+        return;
+    }
+    w->outcome = OUT_PASS;
+}
+
+char *make_report(struct world *w, size_t recent)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    if (w->crash[0]) fputs(w->crash, f);
+    size_t k = 0;
+    while (k < recent && trace_recent(w->trace, k)) k++;
+    if (k) fprintf(f, "  last %zu events:\n", k);
+    while (k-- > 0) fprintf(f, "    %s\n", trace_recent(w->trace, k));
+    for (size_t i = 0; i < w->nmachines && !w->exec_stdio; i++) {
+        char path[512], line[1024], *lines[10] = { 0 };
+        size_t nl = 0;
+        snprintf(path, sizeof path, "%s/%s.stderr", w->run_dir, w->machines[i].name);
+        FILE *in = fopen(path, "r");
+        if (!in) continue;
+        while (fgets(line, sizeof line, in)) { free(lines[nl % 10]); lines[nl % 10] = strdup(line); nl++; }
+        fclose(in);
+        if (nl) fprintf(f, "  machine %s stderr (last lines):\n", w->machines[i].name);
+        for (size_t j = nl > 10 ? nl - 10 : 0; j < nl; j++) {
+            fprintf(f, "    %s", lines[j % 10]);
+            if (!strchr(lines[j % 10], '\n')) fputc('\n', f);
+        }
+        for (int j = 0; j < 10; j++) free(lines[j]);
+    }
+    fclose(f);
+    return buf;
+}
+
+void keep_outputs(struct world *w, const char *dir)
+{
+    char cmd[1200];
+    mkdir(dir, 0755);
+    snprintf(cmd, sizeof cmd, "cp -f '%s'/*.stdout '%s'/*.stderr '%s'/ 2>/dev/null", w->run_dir, w->run_dir, dir);
+    if (system(cmd) < 0) {}
+}
+

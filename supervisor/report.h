@@ -1,0 +1,19 @@
+/* A run's verdict and its report (report.c): internal to the supervisor. */
+#ifndef DSIM_REPORT_H
+#define DSIM_REPORT_H
+#include <stddef.h>
+#include "supervisor/world.h"
+
+/* Fails the run as a deadlock, naming every blocked thread with its stack. */
+void report_deadlock(struct world *w);
+/* The outcome once the loop ends: pass, or the first failing machine. */
+void judge(struct world *w);
+/* Runs [check] natively in the run directory; its wait status. */
+int run_check(struct world *w);
+/* Folds every machine's captured stdout and stderr into the hash. */
+void fold_outputs(struct world *w);
+/* The failure details: crash stack, last events, machines' stderr. */
+char *make_report(struct world *w, size_t recent);
+/* Copies the machines' outputs into dir. */
+void keep_outputs(struct world *w, const char *dir);
+#endif

@@ -1,0 +1,398 @@
+/* One step: a thread's pending syscall is handled, the thread resumes, and
+ * the supervisor waits until it stops again and everything that resume set
+ * off (deaths, first stops) has been seen. */
+#include "supervisor/step.h"
+#include "supervisor/machine.h"
+#include "supervisor/run.h"
+#include "supervisor/stack.h"
+#include "supervisor/tracer.h"
+#include "syscalls/sys.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- trace text ---- */
+
+static const char *errname(long e)
+{
+    const char *n = strerrorname_np((int)e);
+    return n ? n : "E?";
+}
+
+void format_call(struct world *w, struct thread *t, char *buf, size_t len)
+{
+    long nr = SYSNR(t);
+    const struct sys_entry *e = sys_lookup(nr);
+    const char *args = e && e->args ? e->args : "xxxxxx";
+    unsigned long long v[6] = { ARG0(t), ARG1(t), ARG2(t), ARG3(t), ARG4(t), ARG5(t) };
+    size_t off = (size_t)snprintf(buf, len, "%s(", e && e->name ? e->name : "?");
+    for (int i = 0; i < 6 && args[i] && args[i] != '-' && off < len; i++) {
+        const char *sep = i ? ", " : "";
+        char s[96];
+        switch (args[i]) {
+        case 'd': case 'f': off += (size_t)snprintf(buf + off, len - off, "%s%d", sep, (int)v[i]); break;
+        case 'l': off += (size_t)snprintf(buf + off, len - off, "%s%lld", sep, (long long)v[i]); break;
+        case 's':
+            if (v[i] && mem_read_str(t->tid, v[i], s, sizeof s) >= 0)
+                off += (size_t)snprintf(buf + off, len - off, "%s\"%s\"", sep, s);
+            else
+                off += (size_t)snprintf(buf + off, len - off, "%sNULL", sep);
+            break;
+        case 'p': off += (size_t)snprintf(buf + off, len - off, "%s%s", sep, v[i] ? "p" : "NULL"); break;
+        default: off += (size_t)snprintf(buf + off, len - off, "%s%#llx", sep, v[i]); break;
+        }
+    }
+    if (off < len) snprintf(buf + off, len - off, ")");
+}
+
+/* --stacks: the thread's stack, innermost first, on one note line. */
+static void note_stack(struct world *w, struct thread *t)
+{
+    char stack[4096], line[4096];
+    stack_format(t->tid, stack, sizeof stack);
+    size_t off = (size_t)snprintf(line, sizeof line, "stack:"), start = off;
+    for (char *p = stack, *nl; *p && off < sizeof line - 2; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (!nl) break;
+        *nl = 0;
+        char frame[512];                    /* "    #N 0xADDR func+off (obj)" */
+        if (sscanf(p, " #%*d %*s %511[^\n]", frame) == 1)
+            off += (size_t)snprintf(line + off, sizeof line - off, "%s %s", off > start ? " <" : "", frame);
+    }
+    trace_note(w->trace, line);
+}
+
+void record_call(struct world *w, struct thread *t, const char *call, const char *tail, long result, bool has_result)
+{
+    char r[64] = "";
+    if (has_result) {
+        if (result < 0 && result > -4096) snprintf(r, sizeof r, " = -1 %s", errname(-result));
+        else snprintf(r, sizeof r, " = %ld", result);
+    }
+    trace_event(w->trace, w->now, t->proc->m->name, t->vtid, "%s%s%s", call, r, tail);
+    if (t->proc->m->stacks) note_stack(w, t);
+}
+
+/* ---- resuming and settling ---- */
+
+static void resume(struct thread *t, int sig)
+{
+    t->state = TS_RUNNING;
+    if (t->on_exit) tracer_syscall(t->tid, sig);
+    else tracer_cont(t->tid, sig);
+}
+
+static bool pending_events(struct world *w)
+{
+    for (size_t i = 0; i < w->nthreads; i++) {
+        struct thread *t = w->threads[i];
+        if (t->state == TS_DYING || t->awaiting_first_stop) return true;
+    }
+    return false;
+}
+
+bool run_take_early_stop(struct world *w, pid_t pid)
+{
+    for (int i = 0; i < w->nearly; i++)
+        if (w->early_stops[i] == pid) { w->early_stops[i] = w->early_stops[--w->nearly]; return true; }
+    return false;
+}
+
+/* The machine's command exited: the machine is done, and whatever it left
+ * running dies with it (as when a container's main process exits). */
+static void machine_exit_check(struct world *w, struct process *p)
+{
+    struct machine *m = p->m;
+    if (p != m->main || m->exited) return;
+    m->exited = true;
+    m->wstatus = p->wstatus;
+    trace_event(w->trace, w->now, m->name, p->vpid, "machine exit %s %d",
+                WIFSIGNALED(p->wstatus) ? "signal" : "status",
+                WIFSIGNALED(p->wstatus) ? WTERMSIG(p->wstatus) : WEXITSTATUS(p->wstatus));
+    machine_kill(w, m);
+}
+
+static void thread_died(struct world *w, struct thread *t, int status)
+{
+    struct process *p = t->proc;
+    bool was_live = t->state != TS_DEAD;
+    t->state = TS_DEAD;
+    thread_drop_copy(t);
+    if (!was_live) return;
+    if (!(t == p->leader && p->leader_zombie)) p->nlive--;
+    if (!t->exit_expected) {
+        /* A group death (exit_group, a fatal signal, exec): the rest follow. */
+        for (size_t i = 0; i < w->nthreads; i++) {
+            struct thread *o = w->threads[i];
+            if (o->proc == p && o != t && o->state != TS_DEAD) o->state = TS_DYING;
+        }
+    }
+    if (t->ctid_addr && p->nlive > 0) futex_wake_tid(w, t, 0x7fffffff);
+    if (t == p->leader) {
+        p->wstatus = status;
+        p->exited = true;
+        proc_on_exit(w, p);
+        machine_exit_check(w, p);
+    } else if (p->nlive == 0 && p->leader_zombie) {
+        /* The leader exited first; its notice comes now that it is alone. */
+        p->leader->state = TS_DYING;
+    }
+}
+
+static bool fatal_by_default(int sig)
+{
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT ||
+           sig == SIGSYS || sig == SIGTRAP;
+}
+
+/* PR_SET_TSC makes rdtsc and rdtscp fault; answer them from virtual time
+ * (a 1 GHz TSC counting monotonic nanoseconds). Each read costs a quantum
+ * so that a loop waiting on the TSC sees time move. */
+static bool emulate_tsc(struct world *w, struct thread *t)
+{
+    siginfo_t si;
+    struct user_regs_struct r;
+    unsigned char insn[3];
+    if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) != 0 || si.si_code != SI_KERNEL) return false;
+    if (tracer_getregs(t->tid, &r) || mem_read(t->tid, r.rip, insn, sizeof insn)) return false;
+    bool rdtscp = insn[0] == 0x0f && insn[1] == 0x01 && insn[2] == 0xf9;
+    if (!(insn[0] == 0x0f && insn[1] == 0x31) && !rdtscp) return false;
+    w->now += w->conf->quantum_ns;
+    uint64_t tsc = world_monotonic(w);
+    r.rax = tsc & 0xffffffffu;
+    r.rdx = tsc >> 32;
+    if (rdtscp) r.rcx = 0;      /* TSC_AUX: cpu 0 */
+    r.rip += rdtscp ? 3 : 2;
+    tracer_setregs(t->tid, &r);
+    trace_event(w->trace, w->now, t->proc->m->name, t->vtid, "%s = %llu", rdtscp ? "rdtscp" : "rdtsc",
+                (unsigned long long)tsc);
+    tracer_cont(t->tid, 0);   /* the signal is dropped */
+    return true;
+}
+
+static void handle_stop(struct world *w, struct thread *t, int status)
+{
+    int sig = WSTOPSIG(status), ev = status >> 16;
+    if (sig == SIGTRAP && ev == PTRACE_EVENT_SECCOMP) {
+        tracer_getregs(t->tid, &t->regs);
+        t->state = TS_READY;
+        t->steps++;
+        return;
+    }
+    if (sig == (SIGTRAP | 0x80)) {
+        struct user_regs_struct regs;
+        tracer_getregs(t->tid, &regs);
+        t->regs = regs;
+        exit_fn fn = t->on_exit;
+        t->on_exit = NULL;
+        long result = (long)regs.rax;
+        if (fn) fn(w, t, result);
+        record_call(w, t, t->pending_text, "", (long)t->regs.rax, true);
+        if (t->regs_dirty) { tracer_setregs(t->tid, &t->regs); t->regs_dirty = false; }
+        if (t->state == TS_RUNNING) tracer_cont(t->tid, 0);
+        return;
+    }
+    if (sig == SIGTRAP && (ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK)) {
+        pid_t child = (pid_t)tracer_eventmsg(t->tid);
+        proc_on_clone_event(w, t, child, ev);
+        if (t->state == TS_RUNNING) resume(t, 0);
+        return;
+    }
+    if (sig == SIGTRAP && ev == PTRACE_EVENT_EXEC) {
+        proc_on_exec(w, t);
+        resume(t, 0);
+        return;
+    }
+    if (ev == PTRACE_EVENT_STOP) {
+        if (t->awaiting_first_stop) { t->awaiting_first_stop = false; return; }
+        /* A group-stop: job control is not simulated; carry on. */
+        if (t->state == TS_RUNNING) resume(t, 0);
+        return;
+    }
+    if (sig == SIGSEGV && emulate_tsc(w, t)) return;
+    if (fatal_by_default(sig) && t->proc->sh && t->proc->sh->act[sig].handler == (uint64_t)SIG_DFL) {
+        /* The thread still exists: its stack is the crash's best clue. */
+        int n = snprintf(w->crash, sizeof w->crash, "  machine %s thread %d took SIG%s here:\n", t->proc->m->name,
+                         t->vtid, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+        if (n > 0 && (size_t)n < sizeof w->crash) stack_format(t->tid, w->crash + n, sizeof w->crash - (size_t)n);
+    }
+    /* A signal about to be delivered: it is delivered now, at this step. */
+    trace_event(w->trace, w->now, t->proc->m->name, t->vtid, "signal %s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+    resume(t, sig);
+}
+
+void handle_status(struct world *w, pid_t pid, int status)
+{
+    struct thread *t = world_thread_by_tid(w, pid);
+    if (!t) {
+        for (size_t i = 0; i < w->nmachines; i++)
+            if (w->machines[i].init_pid == pid && (WIFEXITED(status) || WIFSIGNALED(status))) {
+                w->machines[i].init_reaped = true;
+                run_forget_init(pid);
+                return;
+            }
+        if (WIFSTOPPED(status) && w->nearly < 64) w->early_stops[w->nearly++] = pid;
+        return;
+    }
+    if (WIFSTOPPED(status) && status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8))) {
+        /* A non-leader that execs takes over the leader's tid; the old
+         * leader vanishes without a death notice (ptrace(2)). */
+        pid_t former = (pid_t)tracer_eventmsg(pid);
+        struct thread *execer = former != pid ? world_thread_by_tid(w, former) : NULL;
+        if (execer && execer != t) {
+            t->state = TS_DEAD;
+            t->proc->nlive--;
+            execer->tid = pid;
+            execer->vtid = t->vtid;
+            execer->proc->leader = execer;
+            t = execer;
+        }
+    }
+    if (WIFEXITED(status) || WIFSIGNALED(status)) thread_died(w, t, status);
+    else if (WIFSTOPPED(status)) handle_stop(w, t, status);
+}
+
+/* The spin watchdog. Without a PMU a thread is preempted only at syscalls,
+ * so one spinning in user space on a flag that only a stopped thread could
+ * set never stops. A real-time tick counts how long the running thread has
+ * gone without a stop; past spin_limit the run fails with its stack. */
+#define TICK_MS 250
+static volatile sig_atomic_t stall_ticks;
+
+static void on_tick(int sig) { stall_ticks++; }
+
+void watchdog_arm(bool on)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_tick;     /* no SA_RESTART: waitpid returns EINTR */
+    if (on) sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it = { { 0, TICK_MS * 1000 }, { 0, TICK_MS * 1000 } };
+    if (!on) memset(&it, 0, sizeof it);
+    setitimer(ITIMER_REAL, &it, NULL);
+    stall_ticks = 0;
+}
+
+static void spin_detected(struct world *w, struct thread *t)
+{
+    int status;
+    syscall(SYS_tgkill, t->proc->pid, t->tid, SIGSTOP);
+    while (waitpid(t->tid, &status, __WALL) < 0 && errno == EINTR) {}
+    char stack[4096] = "";
+    if (WIFSTOPPED(status)) stack_format(t->tid, stack, sizeof stack);
+    world_fail(w, OUT_SPIN, "machine %s thread %d ran %.1fs of real time without a syscall "
+               "(spinning on memory another thread would change? dsim preempts only at syscalls)\n%s",
+               t->proc->m->name, t->vtid, stall_ticks * TICK_MS / 1000.0, stack);
+    t->state = TS_DYING;
+}
+
+/* Waits until the running thread has stopped or died and every death or
+ * first stop it caused has been seen: the next decision must not depend on
+ * when the kernel delivers notices. */
+static void settle(struct world *w, struct thread *t)
+{
+    while (t->state == TS_RUNNING || pending_events(w)) {
+        int status;
+        pid_t pid = waitpid(-1, &status, __WALL);
+        if (pid < 0) {
+            if (errno == EINTR) {
+                uint64_t stalled_ns = (uint64_t)stall_ticks * TICK_MS * 1000000ULL;
+                if (t->state == TS_RUNNING && stalled_ns >= w->conf->spin_limit_ns) {
+                    spin_detected(w, t);
+                    return;
+                }
+                continue;
+            }
+            if (errno == ECHILD) {
+                for (size_t i = 0; i < w->nthreads; i++)
+                    if (w->threads[i]->state == TS_DYING || w->threads[i]->state == TS_RUNNING)
+                        w->threads[i]->state = TS_DEAD;
+                return;
+            }
+            world_fail(w, OUT_INTERNAL, "waitpid: %s", strerror(errno));
+            return;
+        }
+        stall_ticks = 0;
+        handle_status(w, pid, status);
+    }
+}
+
+static void fence(struct world *w, struct thread *t, const char *call)
+{
+    char stack[4096];
+    stack_format(t->tid, stack, sizeof stack);
+    world_fail(w, OUT_FENCE, "unsupported syscall %s in machine %s, thread %d\n%s", call,
+               t->proc->m->name, t->vtid, stack);
+}
+
+static void finish_syscall(struct thread *t)
+{
+    t->deadline = UINT64_MAX;
+    t->ready = NULL;
+    t->woken = t->interrupted = t->timed_out = t->retry = false;
+    t->futex_space = 0;
+    t->partial = 0;
+    thread_drop_copy(t);
+}
+
+enum sys_action block(struct thread *t, uint64_t deadline, ready_fn ready)
+{
+    t->deadline = deadline;
+    t->ready = ready;
+    t->woken = false;
+    return SYS_BLOCK;
+}
+
+void step(struct world *w, struct thread *t)
+{
+    w->running = t;
+    if (t->state == TS_NEW || t->state == TS_HELD) {
+        resume(t, 0);
+        settle(w, t);
+        return;
+    }
+    char call[512];
+    format_call(w, t, call, sizeof call);
+    const struct sys_entry *e = sys_lookup(SYSNR(t));
+    enum sys_action a;
+    /* A call whose condition came true completes; the signal follows it. */
+    bool done = t->woken || t->timed_out || (t->ready && t->ready(w, t));
+    if (t->interrupted && !done) a = signal_interrupt(w, t, e);
+    else a = e && e->handler ? e->handler(w, t) : SYS_FENCE;
+    switch (a) {
+    case SYS_EMULATE:
+        record_call(w, t, call, "", (long)t->regs.rax, true);
+        t->regs.orig_rax = (unsigned long long)-1;
+        tracer_setregs(t->tid, &t->regs);
+        t->regs_dirty = false;
+        finish_syscall(t);
+        resume(t, 0);
+        break;
+    case SYS_PASS:
+    case SYS_PASS_EXIT:
+        if (a == SYS_PASS) record_call(w, t, call, "", 0, false);
+        else snprintf(t->pending_text, sizeof t->pending_text, "%s", call);
+        if (t->regs_dirty) { tracer_setregs(t->tid, &t->regs); t->regs_dirty = false; }
+        finish_syscall(t);
+        resume(t, 0);
+        /* A leader that exits before its threads gives no notice until they go. */
+        if (t == t->proc->leader && t->proc->leader_zombie) t->state = TS_HELD;
+        break;
+    case SYS_BLOCK:
+        if (!t->retry) record_call(w, t, call, " blocks", 0, false);
+        t->state = TS_BLOCKED;
+        t->retry = true;
+        return;
+    case SYS_FENCE:
+        fence(w, t, call);
+        return;
+    }
+    settle(w, t);
+}
+

@@ -1,0 +1,87 @@
+/* The world's registry: threads, processes, and a run's verdict. */
+#include "supervisor/world.h"
+#include "supervisor/run.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char *outcome_name(enum outcome o)
+{
+    static const char *const names[] = { "running", "pass", "exit", "time limit", "deadlock",
+                                         "fence", "check", "internal", "spin" };
+    return names[o];
+}
+
+void world_fail(struct world *w, enum outcome o, const char *fmt, ...)
+{
+    if (w->outcome != OUT_RUNNING) return;
+    w->outcome = o;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->reason, sizeof w->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- registry ---- */
+
+struct thread *world_thread_by_tid(struct world *w, pid_t tid)
+{
+    for (size_t i = w->nthreads; i-- > 0;)
+        if (w->threads[i]->tid == tid && w->threads[i]->state != TS_DEAD) return w->threads[i];
+    return NULL;
+}
+
+struct thread *world_thread_by_vtid(struct world *w, struct machine *m, pid_t vtid)
+{
+    for (size_t i = w->nthreads; i-- > 0;) {
+        struct thread *t = w->threads[i];
+        if (t->vtid == vtid && t->proc->m == m && t->state != TS_DEAD) return t;
+    }
+    return NULL;
+}
+
+struct process *world_proc_by_vpid(struct machine *m, struct world *w, pid_t vpid)
+{
+    for (size_t i = w->nprocs; i-- > 0;)
+        if (w->procs[i]->vpid == vpid && w->procs[i]->m == m && !w->procs[i]->reaped)
+            return w->procs[i];
+    return NULL;
+}
+
+#define GROW(arr, n, cap) do { if ((n) == (cap)) { (cap) = (cap) ? 2 * (cap) : 16; \
+    (arr) = realloc((arr), (cap) * sizeof *(arr)); if (!(arr)) abort(); } } while (0)
+
+struct thread *world_add_thread(struct world *w, struct process *p, pid_t tid, pid_t vtid)
+{
+    struct thread *t = calloc(1, sizeof *t);
+    t->id = (int)w->nthreads + 1;
+    t->tid = tid;
+    t->vtid = vtid;
+    t->proc = p;
+    t->state = TS_NEW;
+    t->deadline = UINT64_MAX;
+    t->copy_fd = -1;
+    if (!p->leader) p->leader = t;
+    p->nlive++;
+    if (w->nthreads == w->capthreads) {
+        GROW(w->threads, w->nthreads, w->capthreads);
+        w->runnable = realloc(w->runnable, w->capthreads * sizeof *w->runnable);
+        if (!w->runnable) abort();
+    }
+    w->threads[w->nthreads++] = t;
+    return t;
+}
+
+struct process *world_add_process(struct world *w, struct machine *m, pid_t pid, pid_t vpid)
+{
+    struct process *p = calloc(1, sizeof *p);
+    p->pid = pid;
+    p->vpid = vpid;
+    p->m = m;
+    p->pidfd = -1;
+    p->mm = ++w->next_mm;
+    GROW(w->procs, w->nprocs, w->capprocs);
+    w->procs[w->nprocs++] = p;
+    return p;
+}
+
