@@ -210,6 +210,11 @@ void config_free(struct config *c)
         free(m->env);
     }
     free(c->machines);
+    for (size_t i = 0; i < c->nfaults; i++) {
+        free(c->faults[i].name);
+        free(c->faults[i].machine);
+    }
+    free(c->faults);
     free(c->check_command);
     free(c->path);
     free(c->dir);
@@ -230,7 +235,7 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---------------------------------------------------------------- parser */
 
-enum section { SEC_NONE, SEC_SIMULATION, SEC_MACHINE, SEC_CHECK };
+enum section { SEC_NONE, SEC_SIMULATION, SEC_MACHINE, SEC_CHECK, SEC_FAULT };
 
 enum key {
     K_DURATION = 1 << 0,
@@ -242,6 +247,12 @@ enum key {
     K_DAEMON = 1 << 6,
     K_ENV = 1 << 7,
     K_SPIN_LIMIT = 1 << 8,
+    K_CLOCK_OFFSET = 1 << 9,
+    K_CLOCK_DRIFT = 1 << 10,
+    K_KIND = 1 << 11,
+    K_AT = 1 << 12,
+    K_FMACHINE = 1 << 13,
+    K_BY = 1 << 14,
 };
 
 static const struct {
@@ -258,7 +269,13 @@ static const struct {
     { SEC_MACHINE, "start", K_START },
     { SEC_MACHINE, "daemon", K_DAEMON },
     { SEC_MACHINE, "env", K_ENV },
+    { SEC_MACHINE, "clock_offset", K_CLOCK_OFFSET },
+    { SEC_MACHINE, "clock_drift", K_CLOCK_DRIFT },
     { SEC_CHECK, "command", K_COMMAND },
+    { SEC_FAULT, "kind", K_KIND },
+    { SEC_FAULT, "at", K_AT },
+    { SEC_FAULT, "machine", K_FMACHINE },
+    { SEC_FAULT, "by", K_BY },
 };
 
 struct parser {
@@ -384,8 +401,16 @@ static int finish_section(struct parser *p)
     if (p->section == SEC_MACHINE && !cur_machine(p)->command)
         return fail(p, cur_machine(p)->line, "machine \"%s\" has no command",
                     cur_machine(p)->name);
+    if (p->section == SEC_FAULT) {
+        struct fault_conf *f = &p->c->faults[p->c->nfaults - 1];
+        const char *missing = !(p->seen & K_KIND) ? "kind" : !(p->seen & K_AT) ? "at"
+                              : !f->machine ? "machine" : !(p->seen & K_BY) ? "by" : NULL;
+        if (missing) return fail(p, f->line, "fault \"%s\" has no %s", f->name, missing);
+    }
     return 1;
 }
+
+static struct config *c_of(struct parser *p) { return p->c; }
 
 static void section_header(struct parser *p, char *s)
 {
@@ -398,9 +423,9 @@ static void section_header(struct parser *p, char *s)
     s[n - 1] = '\0';
     char *inner = skip_blanks(s + 1);
     rstrip(inner);
-    p->seen = 0;
-    if (finish_section(p) == 0)
+    if (finish_section(p) == 0)        /* the section that ends here */
         return;
+    p->seen = 0;
 
     if (strcmp(inner, "simulation") == 0 || strcmp(inner, "check") == 0) {
         bool sim = inner[0] == 's';
@@ -411,6 +436,25 @@ static void section_header(struct parser *p, char *s)
         }
         *first = line;
         p->section = sim ? SEC_SIMULATION : SEC_CHECK;
+        return;
+    }
+    if (strncmp(inner, "fault", 5) == 0 && (inner[5] == '\0' || is_blank(inner[5]))) {
+        char *fname = skip_blanks(inner + 5);
+        if (!*fname || !valid_machine_name(fname)) {
+            fail(p, line, "fault section needs a name (use [fault NAME])");
+            return;
+        }
+        for (size_t i = 0; i < c_of(p)->nfaults; i++)
+            if (!strcmp(c_of(p)->faults[i].name, fname)) {
+                fail(p, line, "duplicate fault \"%s\"", fname);
+                return;
+            }
+        struct fault_conf *fs = realloc(c_of(p)->faults, (c_of(p)->nfaults + 1) * sizeof *fs);
+        if (!fs) { fail(p, line, "out of memory"); return; }
+        c_of(p)->faults = fs;
+        fs[c_of(p)->nfaults] = (struct fault_conf){ .name = strdup(fname), .line = line };
+        c_of(p)->nfaults++;
+        p->section = SEC_FAULT;
         return;
     }
     if (strncmp(inner, "machine", 7) != 0 || (inner[7] != '\0' && !is_blank(inner[7]))) {
@@ -533,6 +577,9 @@ static const char *section_label(struct parser *p, char *buf, size_t size)
         return "[simulation]";
     case SEC_CHECK:
         return "[check]";
+    case SEC_FAULT:
+        snprintf(buf, size, "[fault %s]", p->c->faults[p->c->nfaults - 1].name);
+        return buf;
     default:
         snprintf(buf, size, "[machine %s]", cur_machine(p)->name);
         return buf;
@@ -626,6 +673,33 @@ static int handler(void *user, const char *section, const char *name, const char
         return set_duration(p, &c->quantum_ns, name, value, true);
     case K_SPIN_LIMIT:
         return set_duration(p, &c->spin_limit_ns, name, value, true);
+    case K_CLOCK_OFFSET:
+    case K_BY: {
+        int64_t v;
+        if (parse_signed_duration(value, &v) < 0)
+            return fail(p, line, "bad duration \"%s\" (use ns, us, ms, s, m or h, optionally negative)", value);
+        if (key == K_BY) c->faults[c->nfaults - 1].by_ns = v;
+        else cur_machine(p)->clock_offset_ns = v;
+        return 1;
+    }
+    case K_CLOCK_DRIFT: {
+        char *end;
+        double ppm = strtod(value, &end);
+        end = skip_blanks(end);
+        if (end == value || (*end && strcmp(end, "ppm")) || ppm <= -100000 || ppm >= 100000)
+            return fail(p, line, "bad clock_drift \"%s\" (use ppm between -100000 and 100000, e.g. 250ppm)", value);
+        cur_machine(p)->clock_drift_ppb = (int64_t)(ppm * 1000);
+        return 1;
+    }
+    case K_KIND:
+        if (strcmp(value, "clock_jump"))
+            return fail(p, line, "fault kind \"%s\" is not supported yet (supported: clock_jump)", value);
+        c->faults[c->nfaults - 1].kind = FAULT_CLOCK_JUMP;
+        return 1;
+    case K_AT:
+        return set_duration(p, &c->faults[c->nfaults - 1].at_ns, name, value, false);
+    case K_FMACHINE:
+        return set_string(p, &c->faults[c->nfaults - 1].machine, value);
     case K_START:
         return set_duration(p, &cur_machine(p)->start_ns, name, value, false);
     case K_CPUS: {
@@ -768,6 +842,15 @@ struct config *config_load(const char *path, char *err, size_t errlen)
         fail(&p, 1, "no machines defined");
         goto fail;
     }
+    for (size_t i = 0; i < c->nfaults; i++) {
+        size_t m = 0;
+        while (m < c->nmachines && strcmp(c->machines[m].name, c->faults[i].machine)) m++;
+        if (m == c->nmachines) {
+            fail(&p, c->faults[i].line, "fault \"%s\" names no machine of this file: \"%s\"",
+                 c->faults[i].name, c->faults[i].machine);
+            goto fail;
+        }
+    }
     if (!(c->path = strdup(path))) {
         set_err(err, errlen, "%s: out of memory", path);
         goto fail;
@@ -849,4 +932,13 @@ nomem:
     set_err(err, errlen, "out of memory");
     config_free(c);
     return NULL;
+}
+
+int parse_signed_duration(const char *s, int64_t *out_ns)
+{
+    uint64_t v;
+    bool neg = *s == '-';
+    if (parse_duration(s + neg, &v) < 0 || v > (uint64_t)INT64_MAX) return -1;
+    *out_ns = neg ? -(int64_t)v : (int64_t)v;
+    return 0;
 }

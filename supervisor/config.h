@@ -14,6 +14,19 @@ struct machine_conf {
     size_t nenv;
     int line;               /* line of the [machine NAME] header */
     char **argv;            /* dsim exec: run this directly, not via sh (not owned) */
+    int64_t clock_offset_ns;    /* its wall clock's offset from the world's */
+    int64_t clock_drift_ppb;    /* its clocks' rate error, parts per billion */
+};
+
+enum fault_kind { FAULT_CLOCK_JUMP };
+
+struct fault_conf {
+    char *name;             /* from [fault NAME] */
+    enum fault_kind kind;
+    uint64_t at_ns;         /* virtual time it fires */
+    char *machine;          /* the machine it hits */
+    int64_t by_ns;          /* clock_jump: how far the wall clock jumps */
+    int line;               /* of its section header */
 };
 
 struct config {
@@ -27,6 +40,8 @@ struct config {
     struct machine_conf *machines;
     size_t nmachines;
     char *check_command;    /* NULL when there is no [check] */
+    struct fault_conf *faults;  /* in file order */
+    size_t nfaults;
 };
 
 /* Parses PATH. On error returns NULL and writes "file:line: message" to err. */
@@ -38,6 +53,8 @@ void config_free(struct config *c);
 /* "30s", "500ms", "1m", "250us", "10ns", "2h"; a bare number is seconds.
  * Returns 0 on success, -1 on a malformed or overflowing value. */
 int parse_duration(const char *s, uint64_t *out_ns);
+/* parse_duration with an optional leading '-'. */
+int parse_signed_duration(const char *s, int64_t *out_ns);
 /* "4G", "512M", "1024K", "4096" (bytes). Returns 0 or -1. */
 int parse_size(const char *s, uint64_t *out_bytes);
 #endif

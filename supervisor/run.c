@@ -1,4 +1,5 @@
 #include "supervisor/run.h"
+#include "supervisor/faults.h"
 #include "supervisor/filter.h"
 #include "supervisor/machine.h"
 #include "supervisor/report.h"
@@ -44,7 +45,8 @@ static bool machines_done(struct world *w)
 
 static uint64_t next_event(struct world *w)
 {
-    uint64_t next = timers_next(w);
+    uint64_t next = timers_next(w), fault = faults_next(w);
+    if (fault < next) next = fault;
     for (size_t i = 0; i < w->nmachines; i++)
         if (!w->machines[i].started && w->machines[i].conf->start_ns < next)
             next = w->machines[i].conf->start_ns;
@@ -70,6 +72,7 @@ static void loop(struct world *w, const struct filter_prog *fp)
             trace_event(w->trace, w->now, m->name, 2, "machine start");
         }
         timers_fire(w);
+        faults_fire(w);
         struct thread **runnable = w->runnable;
         size_t n = 0;
         for (size_t i = 0; i < w->nthreads; i++) {
@@ -163,6 +166,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     }
     w->nmachines = c->nmachines;
     w->machines = calloc(c->nmachines, sizeof *w->machines);
+    w->fault_fired = calloc(c->nfaults + 1, sizeof *w->fault_fired);
     for (size_t i = 0; i < c->nmachines; i++) {
         struct machine *m = &w->machines[i];
         m->conf = &c->machines[i];
@@ -171,6 +175,8 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         char name[300];
         snprintf(name, sizeof name, "entropy/%s", m->name);
         prng_init(&m->entropy, seed, name);
+        m->clock_offset_ns = m->conf->clock_offset_ns;
+        m->clock_drift_ppb = m->conf->clock_drift_ppb;
         if (o->stacks) {
             size_t nl = strlen(m->name);
             const char *p = strstr(o->stacks, m->name);
@@ -232,6 +238,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     free(w->machines);
     free(w->timerfds);
     free(w->ptimers);
+    free(w->fault_fired);
     free(w);
     return 0;
 }

@@ -164,7 +164,7 @@ static bool emulate_tsc(struct world *w, struct thread *t)
     bool rdtscp = insn[0] == 0x0f && insn[1] == 0x01 && insn[2] == 0xf9;
     if (!(insn[0] == 0x0f && insn[1] == 0x31) && !rdtscp) return false;
     w->now += w->conf->quantum_ns;
-    uint64_t tsc = world_monotonic(w);
+    uint64_t tsc = machine_monotonic(w, t->proc->m);
     r.rax = tsc & 0xffffffffu;
     r.rdx = tsc >> 32;
     if (rdtscp) r.rcx = 0;      /* TSC_AUX: cpu 0 */

@@ -106,6 +106,8 @@ struct machine {
     struct prng entropy;
     int out_fd, err_fd;     /* where its stdout and stderr go */
     bool stacks;            /* note the stack at each of its syscalls */
+    int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */
+    int64_t clock_drift_ppb;
 };
 
 struct timerfd_state;
@@ -135,6 +137,7 @@ struct world {
     struct timerfd_state *timerfds;
     size_t ntimerfds, captimerfds;
     struct ptimer *ptimers;     /* POSIX timers (syscalls/ptimer.c) */
+    bool *fault_fired;          /* per [fault] of the config */
     size_t nptimers, capptimers;
 
     /* Stops of new threads that arrived before their parent's clone event. */
@@ -158,8 +161,21 @@ struct world {
 /* Virtual clocks. */
 #define DSIM_EPOCH_S   1735689600ULL        /* 2025-01-01T00:00:00Z */
 #define DSIM_BOOT_NS   (100ULL * 1000000000ULL)  /* uptime when the run begins */
-static inline uint64_t world_realtime(const struct world *w) { return DSIM_EPOCH_S * 1000000000ULL + w->now; }
-static inline uint64_t world_monotonic(const struct world *w) { return DSIM_BOOT_NS + w->now; }
+/* A machine's clocks: the world's, run at its drift, and for the wall clock
+ * also shifted by its offset and every jump so far. Jumps never touch the
+ * monotonic clocks, which so never go back. */
+static inline int64_t machine_elapsed(const struct world *w, const struct machine *m)
+{
+    return (int64_t)w->now + (int64_t)((__int128)w->now * m->clock_drift_ppb / 1000000000);
+}
+static inline uint64_t machine_monotonic(const struct world *w, const struct machine *m)
+{
+    return DSIM_BOOT_NS + (uint64_t)machine_elapsed(w, m);
+}
+static inline uint64_t machine_realtime(const struct world *w, const struct machine *m)
+{
+    return (uint64_t)((int64_t)(DSIM_EPOCH_S * 1000000000ULL) + m->clock_offset_ns + machine_elapsed(w, m));
+}
 
 /* run.c */
 struct thread *world_thread_by_tid(struct world *w, pid_t tid);

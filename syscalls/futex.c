@@ -142,7 +142,7 @@ enum sys_action sys_futex(struct world *w, struct thread *t)
             int e = read_timespec(t, ARG3(t), &ns);
             if (e) return emulate(t, e);
             if (cmd == FUTEX_WAIT) deadline = w->now + ns;      /* relative */
-            else deadline = deadline_for_abs(w, realtime ? 0 : 1, ns);
+            else deadline = deadline_for_abs(w, t, realtime ? 0 : 1, ns);
         }
         uint32_t cur;
         if (mem_read(t->tid, addr, &cur, sizeof cur)) return emulate(t, -EFAULT);

@@ -34,7 +34,7 @@ enum sys_action sys_sysinfo(struct world *w, struct thread *t)
 {
     struct sysinfo si;
     memset(&si, 0, sizeof si);
-    si.uptime = (long)(world_monotonic(w) / 1000000000ULL);
+    si.uptime = (long)(machine_monotonic(w, t->proc->m) / 1000000000ULL);
     si.totalram = w->conf->memory_bytes;
     si.freeram = w->conf->memory_bytes / 2;
     si.procs = (unsigned short)live_processes(w, t->proc->m);
@@ -71,7 +71,7 @@ enum sys_action sys_times(struct world *w, struct thread *t)
     uint64_t cpu = clock_now(w, t, 2 /* CLOCK_PROCESS_CPUTIME_ID */, &ok);
     struct tms tm = { (clock_t)(cpu / 10000000), 0, 0, 0 };
     if (ARG0(t) && mem_write(t->tid, ARG0(t), &tm, sizeof tm)) return emulate(t, -EFAULT);
-    return emulate(t, (long)(world_monotonic(w) / 10000000));
+    return emulate(t, (long)(machine_monotonic(w, t->proc->m) / 10000000));
 }
 
 enum sys_action sys_getrusage(struct world *w, struct thread *t)

@@ -71,7 +71,7 @@ void sighand_exec_reset(struct sighand *sh);
 /* time.c: convert between virtual time and user timespecs. */
 uint64_t ts_to_ns(int64_t sec, int64_t nsec);
 /* Absolute virtual deadline for an absolute time on clock `clk`. */
-uint64_t deadline_for_abs(struct world *w, int clk, uint64_t abs_ns);
+uint64_t deadline_for_abs(struct world *w, struct thread *t, int clk, uint64_t abs_ns);
 /* Reads a struct timespec at addr; -EFAULT/-EINVAL or 0. */
 int read_timespec(struct thread *t, uint64_t addr, uint64_t *ns);
 uint64_t clock_now(struct world *w, struct thread *t, int clk, bool *ok);

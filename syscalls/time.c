@@ -54,10 +54,10 @@ uint64_t clock_now(struct world *w, struct thread *t, int clk, bool *ok)
     *ok = true;
     switch (clk) {
     case CLOCK_REALTIME: case CLOCK_REALTIME_COARSE: case CLOCK_REALTIME_ALARM: case CLOCK_TAI:
-        return world_realtime(w);
+        return machine_realtime(w, t->proc->m);
     case CLOCK_MONOTONIC: case CLOCK_MONOTONIC_RAW: case CLOCK_MONOTONIC_COARSE:
     case CLOCK_BOOTTIME: case CLOCK_BOOTTIME_ALARM:
-        return world_monotonic(w);
+        return machine_monotonic(w, t->proc->m);
     case CLOCK_PROCESS_CPUTIME_ID: return cpu_time(w, t->proc, NULL);
     case CLOCK_THREAD_CPUTIME_ID: return cpu_time(w, t->proc, t);
     }
@@ -81,10 +81,15 @@ static bool is_realtime(int clk)
            clk == CLOCK_REALTIME_COARSE;
 }
 
-uint64_t deadline_for_abs(struct world *w, int clk, uint64_t abs_ns)
+uint64_t deadline_for_abs(struct world *w, struct thread *t, int clk, uint64_t abs_ns)
 {
-    uint64_t base = is_realtime(clk) ? world_realtime(w) : world_monotonic(w);
-    return abs_ns <= base ? w->now : w->now + (abs_ns - base);
+    struct machine *m = t->proc->m;
+    uint64_t base = is_realtime(clk) ? machine_realtime(w, m) : machine_monotonic(w, m);
+    if (abs_ns <= base) return w->now;
+    /* The machine's time runs at 1 + drift of the world's. */
+    uint64_t world_ns = (uint64_t)((unsigned __int128)(abs_ns - base) * 1000000000 /
+                                   (uint64_t)(1000000000 + m->clock_drift_ppb));
+    return w->now + world_ns;
 }
 
 enum sys_action sys_clock_gettime(struct world *w, struct thread *t)
@@ -114,7 +119,7 @@ enum sys_action sys_clock_settime(struct world *w, struct thread *t)
 
 enum sys_action sys_gettimeofday(struct world *w, struct thread *t)
 {
-    uint64_t now = world_realtime(w);
+    uint64_t now = machine_realtime(w, t->proc->m);
     if (ARG0(t)) {
         struct timeval tv = { (time_t)(now / NS), (suseconds_t)(now % NS / 1000) };
         if (mem_write(t->tid, ARG0(t), &tv, sizeof tv)) return emulate(t, -EFAULT);
@@ -128,7 +133,7 @@ enum sys_action sys_gettimeofday(struct world *w, struct thread *t)
 
 enum sys_action sys_time(struct world *w, struct thread *t)
 {
-    time_t s = (time_t)(world_realtime(w) / NS);
+    time_t s = (time_t)(machine_realtime(w, t->proc->m) / NS);
     if (ARG0(t) && mem_write(t->tid, ARG0(t), &s, sizeof s)) return emulate(t, -EFAULT);
     return emulate(t, s);
 }
@@ -173,7 +178,7 @@ enum sys_action sys_clock_nanosleep(struct world *w, struct thread *t)
         uint64_t ns;
         int e = read_timespec(t, ARG2(t), &ns);
         if (e) return emulate(t, e);
-        uint64_t deadline = (ARG1(t) & TIMER_ABSTIME) ? deadline_for_abs(w, clk, ns) : w->now + ns;
+        uint64_t deadline = (ARG1(t) & TIMER_ABSTIME) ? deadline_for_abs(w, t, clk, ns) : w->now + ns;
         if (deadline <= w->now) return emulate(t, 0);
         t->scratch[0] = (long)deadline;
     }
@@ -319,7 +324,7 @@ int vtimer_settime(struct world *w, struct thread *t, struct vtimer *v, bool abs
     if (!e && old_addr) e = vtimer_gettime(w, t, v, old_addr);
     if (e) return e;
     if (value == 0) v->expiry = 0;
-    else v->expiry = absolute ? deadline_for_abs(w, v->clk, value) : w->now + value;
+    else v->expiry = absolute ? deadline_for_abs(w, t, v->clk, value) : w->now + value;
     if (v->expiry && v->expiry < w->now) v->expiry = w->now;
     v->interval = value ? interval : 0;
     return 0;

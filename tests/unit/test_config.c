@@ -148,6 +148,35 @@ START_TEST(test_full_config)
 }
 END_TEST
 
+/* Per-machine clocks and [fault NAME] sections. */
+START_TEST(test_clocks_and_faults)
+{
+    struct config *c = LOAD_OK("[machine a]\ncommand = x\nclock_offset = -1.5s\nclock_drift = -250ppm\n"
+                               "[fault j]\nkind = clock_jump\nat = 2m\nmachine = a\nby = 30s\n");
+    ck_assert_int_eq(c->machines[0].clock_offset_ns, -1500000000LL);
+    ck_assert_int_eq(c->machines[0].clock_drift_ppb, -250000);
+    ck_assert_uint_eq(c->nfaults, 1);
+    ck_assert_str_eq(c->faults[0].name, "j");
+    ck_assert_uint_eq(c->faults[0].at_ns, 120000000000ULL);
+    ck_assert_str_eq(c->faults[0].machine, "a");
+    ck_assert_int_eq(c->faults[0].by_ns, 30000000000LL);
+    config_free(c);
+    EXPECT_ERR("[machine a]\ncommand = x\nclock_drift = 10%\n",
+               "3: bad clock_drift \"10%%\" (use ppm between -100000 and 100000, e.g. 250ppm)");
+    EXPECT_ERR("[machine a]\ncommand = x\nclock_offset = --5s\n",
+               "3: bad duration \"--5s\" (use ns, us, ms, s, m or h, optionally negative)");
+    EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = crash\n",
+               "4: fault kind \"crash\" is not supported yet (supported: clock_jump)");
+    EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = clock_jump\nat = 1s\nby = 1s\n",
+               "3: fault \"j\" has no machine");
+    EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = clock_jump\nat = 1s\nmachine = b\nby = 1s\n",
+               "3: fault \"j\" names no machine of this file: \"b\"");
+    EXPECT_ERR("[machine a]\ncommand = x\n[fault]\n", "3: fault section needs a name (use [fault NAME])");
+    EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = clock_jump\nat = 1s\nmachine = a\nby = 1s\n[fault j]\n",
+               "8: duplicate fault \"j\"");
+}
+END_TEST
+
 /* A ';' is shell text in a command, never a comment. */
 START_TEST(test_semicolon_in_command)
 {
@@ -731,6 +760,7 @@ static Suite *config_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_full_config);
     tcase_add_test(tc, test_semicolon_in_command);
+    tcase_add_test(tc, test_clocks_and_faults);
     tcase_add_test(tc, test_defaults);
     tcase_add_test(tc, test_env_repeats_in_order);
     tcase_add_test(tc, test_daemon_values);
