@@ -205,6 +205,7 @@ void config_free(struct config *c)
         struct machine_conf *m = &c->machines[i];
         free(m->name);
         free(m->command);
+        free(m->command_after_restart);
         for (size_t j = 0; j < m->nenv; j++)
             free(m->env[j]);
         free(m->env);
@@ -253,6 +254,8 @@ enum key {
     K_AT = 1 << 12,
     K_FMACHINE = 1 << 13,
     K_BY = 1 << 14,
+    K_FDURATION = 1 << 15,
+    K_AFTER_RESTART = 1 << 16,
 };
 
 static const struct {
@@ -270,12 +273,14 @@ static const struct {
     { SEC_MACHINE, "daemon", K_DAEMON },
     { SEC_MACHINE, "env", K_ENV },
     { SEC_MACHINE, "clock_offset", K_CLOCK_OFFSET },
+    { SEC_MACHINE, "command-after-restart", K_AFTER_RESTART },
     { SEC_MACHINE, "clock_drift", K_CLOCK_DRIFT },
     { SEC_CHECK, "command", K_COMMAND },
     { SEC_FAULT, "kind", K_KIND },
     { SEC_FAULT, "at", K_AT },
     { SEC_FAULT, "machine", K_FMACHINE },
     { SEC_FAULT, "by", K_BY },
+    { SEC_FAULT, "duration", K_FDURATION },
 };
 
 struct parser {
@@ -403,9 +408,15 @@ static int finish_section(struct parser *p)
                     cur_machine(p)->name);
     if (p->section == SEC_FAULT) {
         struct fault_conf *f = &p->c->faults[p->c->nfaults - 1];
+        bool jump = f->kind == FAULT_CLOCK_JUMP;
         const char *missing = !(p->seen & K_KIND) ? "kind" : !(p->seen & K_AT) ? "at"
-                              : !f->machine ? "machine" : !(p->seen & K_BY) ? "by" : NULL;
+                              : !f->machine ? "machine" : jump && !(p->seen & K_BY) ? "by"
+                              : f->kind == FAULT_PAUSE && !f->has_duration ? "duration" : NULL;
         if (missing) return fail(p, f->line, "fault \"%s\" has no %s", f->name, missing);
+        if (!jump && (p->seen & K_BY))
+            return fail(p, f->line, "fault \"%s\": by is only for clock_jump", f->name);
+        if (jump && f->has_duration)
+            return fail(p, f->line, "fault \"%s\": a clock_jump has no duration", f->name);
     }
     return 1;
 }
@@ -691,11 +702,18 @@ static int handler(void *user, const char *section, const char *name, const char
         cur_machine(p)->clock_drift_ppb = (int64_t)(ppm * 1000);
         return 1;
     }
-    case K_KIND:
-        if (strcmp(value, "clock_jump"))
-            return fail(p, line, "fault kind \"%s\" is not supported yet (supported: clock_jump)", value);
-        c->faults[c->nfaults - 1].kind = FAULT_CLOCK_JUMP;
-        return 1;
+    case K_KIND: {
+        static const char *const kinds[] = { "clock_jump", "crash", "restart", "pause" };
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(value, kinds[k])) { c->faults[c->nfaults - 1].kind = (enum fault_kind)k; return 1; }
+        return fail(p, line, "fault kind \"%s\" is not supported yet (supported: clock_jump, crash, restart, "
+                    "pause)", value);
+    }
+    case K_FDURATION:
+        c->faults[c->nfaults - 1].has_duration = true;
+        return set_duration(p, &c->faults[c->nfaults - 1].duration_ns, name, value, false);
+    case K_AFTER_RESTART:
+        return set_string(p, &cur_machine(p)->command_after_restart, value);
     case K_AT:
         return set_duration(p, &c->faults[c->nfaults - 1].at_ns, name, value, false);
     case K_FMACHINE:

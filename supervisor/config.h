@@ -14,11 +14,12 @@ struct machine_conf {
     size_t nenv;
     int line;               /* line of the [machine NAME] header */
     char **argv;            /* dsim exec: run this directly, not via sh (not owned) */
+    char *command_after_restart;    /* run instead of command after a crash, or NULL */
     int64_t clock_offset_ns;    /* its wall clock's offset from the world's */
     int64_t clock_drift_ppb;    /* its clocks' rate error, parts per billion */
 };
 
-enum fault_kind { FAULT_CLOCK_JUMP };
+enum fault_kind { FAULT_CLOCK_JUMP, FAULT_CRASH, FAULT_RESTART, FAULT_PAUSE };
 
 struct fault_conf {
     char *name;             /* from [fault NAME] */
@@ -26,6 +27,8 @@ struct fault_conf {
     uint64_t at_ns;         /* virtual time it fires */
     char *machine;          /* the machine it hits */
     int64_t by_ns;          /* clock_jump: how far the wall clock jumps */
+    uint64_t duration_ns;   /* crash: down time before a restart; pause: how long */
+    bool has_duration;
     int line;               /* of its section header */
 };
 

@@ -90,6 +90,11 @@ static void init_setup(struct world *w, struct machine *m)
         snprintf(src, sizeof src, "%s/vfs/%s", w->run_dir, vfiles[i].name);
         mount(src, vfiles[i].target, NULL, MS_BIND, NULL);
     }
+    /* Uptime moves with virtual time: a file of the machine's own, which the
+     * supervisor rewrites whenever the machine opens /proc/uptime. */
+    snprintf(src, sizeof src, "%s/vfs/uptime.%s", w->run_dir, m->name);
+    close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
+    mount(src, "/proc/uptime", NULL, MS_BIND, NULL);
     /* Bring up lo so localhost works; the namespace has no other interface. */
     int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (s >= 0) {
@@ -188,7 +193,9 @@ static void free_env(char **env) { for (char **e = env; *e; e++) free(*e); free(
 
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp)
 {
-    char *argv[] = { "/bin/sh", "-c", m->conf->command, NULL };
+    char *command = m->incarnation > 0 && m->conf->command_after_restart ? m->conf->command_after_restart
+                                                                         : m->conf->command;
+    char *argv[] = { "/bin/sh", "-c", command, NULL };
     char **envp = build_env(m);
     int sync[2];
     if (pipe2(sync, O_CLOEXEC) != 0) { free_env(envp); return -1; }
@@ -213,6 +220,7 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
     close(sync[0]);
     if (init < 0) { close(sync[1]); return -1; }
     m->init_pid = (pid_t)init;
+    m->init_reaped = false;
     int status;
     if (ptrace(PTRACE_SEIZE, init, 0, TRACE_OPTIONS) != 0 || write(sync[1], "x", 1) != 1) {
         close(sync[1]);

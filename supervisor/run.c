@@ -38,7 +38,8 @@ static bool machines_done(struct world *w)
 {
     for (size_t i = 0; i < w->nmachines; i++) {
         struct machine *m = &w->machines[i];
-        if (!m->conf->daemon && !m->exited) return false;
+        bool gone = m->exited || (!m->started && m->start_at == UINT64_MAX);   /* or crashed for good */
+        if (!m->conf->daemon && !gone) return false;
     }
     return true;
 }
@@ -47,9 +48,11 @@ static uint64_t next_event(struct world *w)
 {
     uint64_t next = timers_next(w), fault = faults_next(w);
     if (fault < next) next = fault;
-    for (size_t i = 0; i < w->nmachines; i++)
-        if (!w->machines[i].started && w->machines[i].conf->start_ns < next)
-            next = w->machines[i].conf->start_ns;
+    for (size_t i = 0; i < w->nmachines; i++) {
+        struct machine *m = &w->machines[i];
+        if (!m->started && !m->exited && m->start_at < next) next = m->start_at;
+        if (m->paused_until > w->now && m->paused_until < next) next = m->paused_until;
+    }
     for (size_t i = 0; i < w->nthreads; i++)
         if (w->threads[i]->state == TS_BLOCKED && w->threads[i]->deadline < next)
             next = w->threads[i]->deadline;
@@ -63,13 +66,14 @@ static void loop(struct world *w, const struct filter_prog *fp)
         if (dsim_interrupted) { world_fail(w, OUT_INTERNAL, "interrupted"); return; }
         for (size_t i = 0; i < w->nmachines; i++) {
             struct machine *m = &w->machines[i];
-            if (m->started || m->conf->start_ns > w->now) continue;
+            if (m->started || m->exited || m->start_at > w->now) continue;
             if (machine_start(w, m, fp) != 0) {
                 world_fail(w, OUT_INTERNAL, "cannot start machine %s: %s", m->name, strerror(errno));
                 return;
             }
             for (int k = 0; k < MAX_INITS; k++) if (!live_inits[k]) { live_inits[k] = m->init_pid; break; }
-            trace_event(w->trace, w->now, m->name, 2, "machine start");
+            trace_event(w->trace, w->now, m->name, 2, m->incarnation ? "machine restart %d" : "machine start",
+                        m->incarnation);
         }
         timers_fire(w);
         faults_fire(w);
@@ -82,7 +86,8 @@ static void loop(struct world *w, const struct filter_prog *fp)
                 if (t->woken || t->interrupted || t->timed_out || (t->ready && t->ready(w, t)))
                     t->state = TS_READY;
             }
-            if ((t->state == TS_READY || t->state == TS_NEW) && !t->awaiting_first_stop)
+            if ((t->state == TS_READY || t->state == TS_NEW) && !t->awaiting_first_stop &&
+                t->proc->m->paused_until <= w->now)
                 runnable[n++] = t;
         }
         if (w->outcome != OUT_RUNNING) return;
@@ -176,6 +181,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         snprintf(name, sizeof name, "entropy/%s", m->name);
         prng_init(&m->entropy, seed, name);
         m->clock_offset_ns = m->conf->clock_offset_ns;
+        m->start_at = m->conf->start_ns;
         m->clock_drift_ppb = m->conf->clock_drift_ppb;
         if (o->stacks) {
             size_t nl = strlen(m->name);

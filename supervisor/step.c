@@ -110,6 +110,12 @@ static void machine_exit_check(struct world *w, struct process *p)
 {
     struct machine *m = p->m;
     if (p != m->main || m->exited) return;
+    if (m->crashing) {          /* an injected crash, not the command's exit */
+        m->crashing = false;
+        m->started = false;
+        machine_kill(w, m);
+        return;
+    }
     m->exited = true;
     m->wstatus = p->wstatus;
     trace_event(w->trace, w->now, m->name, p->vpid, "machine exit %s %d",
@@ -396,3 +402,9 @@ void step(struct world *w, struct thread *t)
     settle(w, t);
 }
 
+
+void settle_all(struct world *w)
+{
+    struct thread none = { .state = TS_DEAD };
+    settle(w, &none);
+}

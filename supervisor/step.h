@@ -9,6 +9,8 @@
 /* Runs t's pending syscall (or lets a new thread start) and waits until
  * the run is settled again. */
 void step(struct world *w, struct thread *t);
+/* Waits for every death and first stop still due (after a machine kill). */
+void settle_all(struct world *w);
 /* Handles one waitpid notice. */
 void handle_status(struct world *w, pid_t pid, int status);
 /* The canonical text of t's pending syscall. */

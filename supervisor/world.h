@@ -100,8 +100,13 @@ struct machine {
     int index;
     pid_t init_pid;         /* host pid of dsim's untraced init (pid 1) */
     bool init_reaped;
-    bool started, exited;
+    bool started;           /* an incarnation of it is running */
+    bool exited;            /* its command exited: final */
     int wstatus;            /* of its command */
+    uint64_t start_at;      /* when it (re)starts; UINT64_MAX = never again */
+    int incarnation;        /* 0, then 1 after the first restart, ... */
+    bool crashing;          /* a crash fault is killing it */
+    uint64_t paused_until;  /* a pause fault: not scheduled before then */
     struct process *main;   /* the command's process (pid 2) */
     struct prng entropy;
     int out_fd, err_fd;     /* where its stdout and stderr go */

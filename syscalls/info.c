@@ -1,6 +1,10 @@
 /* What a machine learns about its host: fixed, per machine, never the host's. */
 #include "syscalls/sys.h"
 #include "supervisor/tracer.h"
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -117,3 +121,22 @@ enum sys_action sys_personality(struct world *w, struct thread *t)
 enum sys_action sys_enosys(struct world *w, struct thread *t) { return emulate(t, -ENOSYS); }
 enum sys_action sys_pass(struct world *w, struct thread *t) { return SYS_PASS; }
 enum sys_action sys_fence(struct world *w, struct thread *t) { return SYS_FENCE; }
+
+/* open and openat of /proc/uptime: write the machine's virtual uptime into
+ * the file bound over it, then let the open run. */
+enum sys_action sys_open(struct world *w, struct thread *t)
+{
+    char path[32];
+    uint64_t addr = SYSNR(t) == SYS_open ? ARG0(t) : ARG1(t);
+    if (mem_read_str(t->tid, addr, path, sizeof path) < 0 || strcmp(path, "/proc/uptime")) return SYS_PASS;
+    char file[512], text[64];
+    struct machine *m = t->proc->m;
+    snprintf(file, sizeof file, "%s/vfs/uptime.%s", w->run_dir, m->name);
+    uint64_t up = machine_monotonic(w, m), idle = up * w->conf->cpus;     /* ns */
+    int n = snprintf(text, sizeof text, "%llu.%02llu %llu.%02llu\n", (unsigned long long)(up / 1000000000),
+                     (unsigned long long)(up % 1000000000 / 10000000), (unsigned long long)(idle / 1000000000),
+                     (unsigned long long)(idle % 1000000000 / 10000000));
+    int fd = open(file, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd >= 0) { if (write(fd, text, (size_t)n) < 0) {} close(fd); }
+    return SYS_PASS;
+}

@@ -17,7 +17,7 @@
     X(sys_execve) X(sys_exit) X(sys_exit_group) X(sys_wait4) X(sys_waitid) X(sys_set_tid_address) \
     X(sys_rt_sigaction) X(sys_kill) X(sys_pause) X(sys_rt_sigsuspend) X(sys_rt_sigtimedwait) \
     X(sys_getrandom) X(sys_uname) X(sys_sysinfo) X(sys_sched_getaffinity) X(sys_sched_setaffinity) \
-    X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality) X(sys_flock) X(sys_fence) \
+    X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality) X(sys_flock) X(sys_fence) X(sys_open) \
     X(sys_timer_create) X(sys_timer_settime) X(sys_timer_gettime) X(sys_timer_getoverrun) X(sys_timer_delete)
 #define DECLARE(h) enum sys_action h(struct world *w, struct thread *t);
 HANDLERS(DECLARE)
@@ -30,7 +30,7 @@ HANDLERS(DECLARE)
 
 const struct sys_entry sys_table[] = {
     /* Files and fds: local and deterministic given the same files. */
-    PASS(open, "sxx") PASS(openat, "dsxx") PASS(creat, "sx") PASS(close, "f") PASS(close_range, "ffx")
+    E(open, sys_open, "sxx", R) E(openat, sys_open, "dsxx", R) PASS(creat, "sx") PASS(close, "f") PASS(close_range, "ffx")
     PASS(stat, "sp") PASS(fstat, "fp") PASS(lstat, "sp") PASS(newfstatat, "dspx") PASS(statx, "dsxxp")
     PASS(access, "sx") PASS(faccessat, "dsx") PASS(faccessat2, "dsxx") PASS(lseek, "fld")
     PASS(getdents, "fpd") E(getdents64, sys_getdents64, "fpd", I) PASS(readlink, "spd") PASS(readlinkat, "dspd")

@@ -165,8 +165,8 @@ START_TEST(test_clocks_and_faults)
                "3: bad clock_drift \"10%%\" (use ppm between -100000 and 100000, e.g. 250ppm)");
     EXPECT_ERR("[machine a]\ncommand = x\nclock_offset = --5s\n",
                "3: bad duration \"--5s\" (use ns, us, ms, s, m or h, optionally negative)");
-    EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = crash\n",
-               "4: fault kind \"crash\" is not supported yet (supported: clock_jump)");
+    EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = boom\n",
+               "4: fault kind \"boom\" is not supported yet (supported: clock_jump, crash, restart, pause)");
     EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = clock_jump\nat = 1s\nby = 1s\n",
                "3: fault \"j\" has no machine");
     EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = clock_jump\nat = 1s\nmachine = b\nby = 1s\n",
