@@ -22,12 +22,10 @@
 #include <sched.h>
 #include <unistd.h>
 
-/* The environment every machine starts with; never the caller's. Until
- * machines get disks of their own, writes reach the host, so CPython is
- * asked not to leave .pyc caches that would change the next run. */
+/* The environment every machine starts with; never the caller's. */
 static const char *const default_env[] = {
     "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-    "HOME=/root", "LANG=C.UTF-8", "TERM=dumb", "PYTHONDONTWRITEBYTECODE=1",
+    "HOME=/root", "LANG=C.UTF-8", "TERM=dumb",
 };
 
 /* The host facts a machine must not see, replaced by fixed files. */
@@ -56,6 +54,9 @@ int machine_write_vfs(struct world *w)
     char dir[300], buf[8192];
     snprintf(dir, sizeof dir, "%s/vfs", w->run_dir);
     if (mkdir(dir, 0755) != 0) return -1;
+    snprintf(dir, sizeof dir, "%s/disk", w->run_dir);
+    if (mkdir(dir, 0755) != 0) return -1;
+    snprintf(dir, sizeof dir, "%s/vfs", w->run_dir);
     unsigned n = w->conf->cpus;
     size_t off = 0;
     for (unsigned i = 0; i < n && off < sizeof buf - 512; i++)
@@ -78,23 +79,90 @@ int machine_write_vfs(struct world *w)
     return write_file(dir, "boot_id", "6473696d-0000-4000-8000-000000000001\n");
 }
 
+/* An overlay of the host directory `lower` at root+lower whose writes go to
+ * the machine's disk (layer n). Falls back to a bind mount, which does let
+ * writes through, for a filesystem overlayfs refuses. */
+static void overlay(const char *disk, const char *root, const char *lower, int n)
+{
+    char upper[600], work[600], target[1200], opts[2000];
+    snprintf(upper, sizeof upper, "%s/upper%d", disk, n);
+    snprintf(work, sizeof work, "%s/work%d", disk, n);
+    snprintf(target, sizeof target, "%s%s", root, strcmp(lower, "/") ? lower : "");
+    mkdir(upper, 0755);
+    mkdir(work, 0755);
+    snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
+    if (mount("overlay", target, "overlay", 0, opts) != 0) mount(lower, target, NULL, MS_BIND, NULL);
+}
+
+static bool kernel_fs(const char *path)
+{
+    static const char *const kernel[] = { "/proc", "/sys", "/dev" };
+    for (int i = 0; i < 3; i++) {
+        size_t n = strlen(kernel[i]);
+        if (!strncmp(path, kernel[i], n) && (path[n] == 0 || path[n] == '/')) return true;
+    }
+    return false;
+}
+
+/* The machine's disk: every host filesystem seen through an overlay whose
+ * upper layers live in the run directory, so nothing the machine writes
+ * reaches the host or another machine, and what it wrote survives its
+ * crashes within the run. Then the machine is chrooted into it. */
+static void disk_setup(struct world *w, struct machine *m, char *root, size_t rootlen)
+{
+    char disk[512], line[4096];
+    snprintf(disk, sizeof disk, "%s/disk/%s", w->run_dir, m->name);
+    mkdir(disk, 0755);
+    snprintf(root, rootlen, "%s/root", disk);
+    mkdir(root, 0755);
+    overlay(disk, root, "/", 0);
+    FILE *f = fopen("/proc/self/mounts", "re");
+    for (int n = 1; f && fgets(line, sizeof line, f);) {
+        char target[2048];
+        if (sscanf(line, "%*s %2047s", target) != 1 || !strcmp(target, "/") || kernel_fs(target)) continue;
+        if (!strncmp(target, w->run_dir, strlen(w->run_dir))) continue;
+        overlay(disk, root, target, n++);
+    }
+    if (f) fclose(f);
+}
+
 /* Runs in the new namespaces as pid 1, before the command exists. */
 static void init_setup(struct world *w, struct machine *m)
 {
     sethostname(m->name, strlen(m->name));
     setdomainname("(none)", 6);
     mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
-    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
-    char src[512];
+    char root[600], src[512], dst[1200];
+    disk_setup(w, m, root, sizeof root);
+    snprintf(dst, sizeof dst, "%s/proc", root);
+    mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+    snprintf(dst, sizeof dst, "%s/dev", root);
+    mount("/dev", dst, NULL, MS_BIND | MS_REC, NULL);
+    snprintf(dst, sizeof dst, "%s/dev/shm", root);          /* POSIX shm: the machine's own */
+    mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+    snprintf(dst, sizeof dst, "%s/sys", root);
+    mount("/sys", dst, NULL, MS_BIND | MS_REC, NULL);
     for (size_t i = 0; i < sizeof vfiles / sizeof *vfiles; i++) {
         snprintf(src, sizeof src, "%s/vfs/%s", w->run_dir, vfiles[i].name);
-        mount(src, vfiles[i].target, NULL, MS_BIND, NULL);
+        snprintf(dst, sizeof dst, "%s%s", root, vfiles[i].target);
+        mount(src, dst, NULL, MS_BIND, NULL);
     }
     /* Uptime moves with virtual time: a file of the machine's own, which the
      * supervisor rewrites whenever the machine opens /proc/uptime. */
     snprintf(src, sizeof src, "%s/vfs/uptime.%s", w->run_dir, m->name);
     close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
-    mount(src, "/proc/uptime", NULL, MS_BIND, NULL);
+    snprintf(dst, sizeof dst, "%s/proc/uptime", root);
+    mount(src, dst, NULL, MS_BIND, NULL);
+    /* pivot_root, not chroot: the disk becomes the namespace's root, so
+     * /proc/PID/maps names files by the machine's own paths, which dsim
+     * (the lower layer) can open to symbolize stacks. */
+    char old[700];
+    snprintf(old, sizeof old, "%s/.dsim-old-root", root);
+    mkdir(old, 0700);
+    if (chdir(root) != 0 || syscall(SYS_pivot_root, ".", ".dsim-old-root") != 0) _exit(1);
+    umount2("/.dsim-old-root", MNT_DETACH);
+    rmdir("/.dsim-old-root");
+    if (chdir("/") != 0) _exit(1);
     /* Bring up lo so localhost works; the namespace has no other interface. */
     int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (s >= 0) {

@@ -9,6 +9,9 @@ BIN="$BUILDDIR/tests/programs/bin"
 mkdir -p "$BIN"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/dsim-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# dsim's run directories go here too, so a test that kills dsim with SIGKILL
+# (which leaves its run directory behind) leaves nothing in /tmp.
+export TMPDIR="$TMP"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "# $*"; }

@@ -272,7 +272,6 @@ PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 HOME=/root
 LANG=C.UTF-8
 TERM=dumb
-PYTHONDONTWRITEBYTECODE=1
 HOSTNAME=main
 FOO=bar
 SPACED=a b
