@@ -614,12 +614,15 @@ int main(int argc, char **argv)
         nofile.rlim_cur = nofile.rlim_max;
         setrlimit(RLIMIT_NOFILE, &nofile);
     }
-    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
-    if (!strcmp(cmd, "verify")) return cmd_verify(argc - 1, argv + 1);
-    if (!strcmp(cmd, "replay")) return cmd_replay(argc - 1, argv + 1);
-    if (!strcmp(cmd, "exec")) return cmd_exec(argc - 1, argv + 1);
-    if (!strcmp(cmd, "merge")) return cmd_merge(argc - 1, argv + 1);
-    if (!strcmp(cmd, "diff")) return cmd_diff(argc - 1, argv + 1);
-    if (!strcmp(cmd, "trace")) return cmd_trace(argc - 1, argv + 1);
+    static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
+        { "run", cmd_run }, { "verify", cmd_verify }, { "replay", cmd_replay }, { "exec", cmd_exec },
+        { "merge", cmd_merge }, { "diff", cmd_diff }, { "trace", cmd_trace },
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
+        if (!strcmp(cmd, cmds[i].name)) {
+            int status = cmds[i].fn(argc - 1, argv + 1);
+            run_cleanup(0);
+            return status;
+        }
     return usage_error("unknown command %s", cmd);
 }

@@ -133,6 +133,23 @@ static void teardown(struct world *w)
     for (size_t i = 0; i < w->nprocs; i++) if (w->procs[i]->pidfd >= 0) close(w->procs[i]->pidfd);
 }
 
+/* Run directories are removed a few seeds later, not at once: right after a
+ * run the machines' overlay disks are still being torn down by the kernel,
+ * and removing them then costs more than the whole run of a small program. */
+#define KEEP_RUN_DIRS 4
+static char pending_dirs[KEEP_RUN_DIRS][256];
+static int npending;
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw);
+
+void run_cleanup(int keep)
+{
+    while (npending > keep) {
+        nftw(pending_dirs[0], rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        memmove(pending_dirs[0], pending_dirs[1], sizeof pending_dirs[0] * (size_t)(--npending));
+    }
+}
+
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     return remove(path);
@@ -231,7 +248,8 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     if (w->nmachines == 1 && w->machines[0].exited) r->exit_status = w->machines[0].wstatus;
     if (w->outcome != OUT_PASS) r->report = make_report(w, o->recent ? o->recent : 20);
     if (o->keep_dir) keep_outputs(w, o->keep_dir);
-    nftw(w->run_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    run_cleanup(KEEP_RUN_DIRS - 1);
+    snprintf(pending_dirs[npending++], sizeof pending_dirs[0], "%s", w->run_dir);
     trace_free(w->trace);
     for (size_t i = 0; i < w->nthreads; i++) free(w->threads[i]);
     for (size_t i = 0; i < w->nprocs; i++) {

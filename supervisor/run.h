@@ -30,5 +30,8 @@ void run_forget_init(pid_t pid);
 void run_kill_all_async(void);
 
 int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct run_result *r);
+/* Removes the run directories still kept, but the newest `keep`. Call with
+ * 0 before exiting. */
+void run_cleanup(int keep);
 const char *outcome_name(enum outcome o);
 #endif

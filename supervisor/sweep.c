@@ -90,6 +90,7 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
             _exit(1);
         free(r.report);
     }
+    run_cleanup(0);
     _exit(0);
 }
 
