@@ -11,7 +11,7 @@ static FILE *traced_run(struct config *c, uint64_t seed)
     struct run_opts o = { .trace_out = f, .recent = 1 };
     struct run_result r;
     run_seed(c, seed, &o, &r);
-    free(r.report);
+    run_result_free(&r);
     rewind(f);
     return f;
 }

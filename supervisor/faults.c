@@ -7,8 +7,8 @@
 uint64_t faults_next(struct world *w)
 {
     uint64_t next = UINT64_MAX;
-    for (size_t i = 0; i < w->conf->nfaults; i++)
-        if (!w->fault_fired[i] && w->conf->faults[i].at_ns < next) next = w->conf->faults[i].at_ns;
+    for (size_t i = 0; i < w->nfaults; i++)
+        if (!w->fault_fired[i] && w->faults[i].at_ns < next) next = w->faults[i].at_ns;
     return next;
 }
 
@@ -42,10 +42,11 @@ static void crash(struct world *w, struct machine *m, const struct fault_conf *f
 
 void faults_fire(struct world *w)
 {
-    for (size_t i = 0; i < w->conf->nfaults; i++) {
-        const struct fault_conf *f = &w->conf->faults[i];
+    for (size_t i = 0; i < w->nfaults; i++) {
+        const struct fault_conf *f = &w->faults[i];
         if (w->fault_fired[i] || f->at_ns > w->now) continue;
         w->fault_fired[i] = true;
+        w->fired[w->nfired++] = i;
         struct machine *m = machine_named(w, f->machine);
         if (!m) continue;       /* the config checked the name */
         switch (f->kind) {

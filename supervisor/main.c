@@ -1,7 +1,9 @@
 /* dsim: deterministic simulation testing for real programs. The command line. */
 #include "supervisor/config.h"
 #include "supervisor/diverge.h"
+#include "supervisor/plan.h"
 #include "supervisor/results.h"
+#include "supervisor/shrink.h"
 #include "supervisor/run.h"
 #include "supervisor/sweep.h"
 #include "trace/trace.h"
@@ -27,8 +29,10 @@ static const char usage_text[] =
     "                [--checkpoint FILE] [--shard I/N] [--output DIR]\n"
     "       dsim run CONF --seeds SEED --trace FILE\n"
     "       dsim verify CONF --seed N [--runs K] [--trace FILE]\n"
-    "       dsim replay CONF SEED [--trace FILE [--stacks MACHINE,...|all]] [--output DIR]\n"
+    "       dsim replay CONF SEED [--trace FILE [--stacks MACHINE,...|all]] [--plan FILE] [--plan-out FILE]\n"
+    "                   [--output DIR]\n"
     "       dsim diff CONF SEED_A SEED_B\n"
+    "       dsim shrink CONF SEED [--plan FILE] [--plan-out FILE]\n"
     "       dsim trace FILE [--machine M] [--thread T] [--syscall NAME] [--from TIME] [--to TIME]\n"
     "       dsim merge [--keep-going] [--results FILE.jsonl] [--junit FILE.xml] RESULTS.jsonl...\n"
     "       dsim exec [--seed N] [--duration D] [--env NAME=VALUE]... [--trace FILE] -- PROGRAM [ARG]...\n"
@@ -204,12 +208,27 @@ static int interrupted_status(void) { return 128 + (dsim_interrupted ? dsim_inte
 
 struct opts {
     const char *seeds, *trace, *output, *seed;
-    const char *duration, *results, *junit, *checkpoint, *shard, *stacks;
+    const char *duration, *results, *junit, *checkpoint, *shard, *stacks, *plan, *plan_out;
+    struct fault_conf *faults;      /* the loaded --plan */
+    size_t nfaults;
     int runs, jobs;
     bool keep_going;
     char **env;
     size_t nenv;
 };
+
+/* The config, and the --plan that replaces its faults if one was given. */
+static struct config *load_with_plan(const char *path, struct opts *o)
+{
+    struct config *c = load(path);
+    char err[2048];
+    if (c && o->plan && plan_load(o->plan, c, &o->faults, &o->nfaults, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        config_free(c);
+        return NULL;
+    }
+    return c;
+}
 
 static int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
 {
@@ -221,7 +240,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char *allowed
         { "jobs", required_argument, 0, 'j' }, { "keep-going", no_argument, 0, 'k' },
         { "results", required_argument, 0, 'R' }, { "junit", required_argument, 0, 'J' },
         { "checkpoint", required_argument, 0, 'C' }, { "shard", required_argument, 0, 'S' },
-        { "stacks", required_argument, 0, 'K' },
+        { "stacks", required_argument, 0, 'K' }, { "plan", required_argument, 0, 'P' },
+        { "plan-out", required_argument, 0, 'O' },
         { 0, 0, 0, 0 },
     };
     optind = 1;
@@ -241,6 +261,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char *allowed
         case 'C': o->checkpoint = optarg; break;
         case 'S': o->shard = optarg; break;
         case 'K': o->stacks = optarg; break;
+        case 'P': o->plan = optarg; break;
+        case 'O': o->plan_out = optarg; break;
         case 'j':
             o->jobs = atoi(optarg);
             if (o->jobs < 1 || o->jobs > 256) return usage_error("bad -j %s (use 1 to 256)", optarg);
@@ -263,6 +285,9 @@ static int one_seed(const char *confpath, struct config *c, uint64_t seed, const
     struct run_opts ro = { 0 };
     memset(r, 0, sizeof *r);
     ro.stacks = o->stacks;
+    ro.plan = o->faults;
+    ro.nplan = o->nfaults;
+    ro.use_plan = o->plan != NULL;
     ro.trace_out = open_trace(o->trace);
     if (o->trace && !ro.trace_out) return EXIT_USAGE;
     if (keep && o->output) {
@@ -272,6 +297,13 @@ static int one_seed(const char *confpath, struct config *c, uint64_t seed, const
     }
     run_seed(c, seed, &ro, r);
     if (ro.trace_out) fclose(ro.trace_out);
+    if (o->plan_out) {
+        FILE *f = fopen(o->plan_out, "we");
+        if (!f || fprintf(f, "%s\n", r->plan) < 0 || fclose(f)) {
+            fprintf(stderr, "dsim: cannot write %s: %s\n", o->plan_out, strerror(errno));
+            return EXIT_USAGE;
+        }
+    }
     return r->outcome == OUT_PASS ? 0 : 1;
 }
 
@@ -318,7 +350,7 @@ static int cmd_run(int argc, char **argv)
     struct opts o = { 0 };
     if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "run");
     const char *confpath = argv[1];
-    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCS")) return EXIT_USAGE;
+    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCSP")) return EXIT_USAGE;
     if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
     struct seeds s = { 0 };
     if (!o.seeds) return usage_error("%s: --seeds is required", "run");
@@ -339,7 +371,7 @@ static int cmd_run(int argc, char **argv)
         return usage_error("%s: --trace needs a single seed (or use dsim replay CONF SEED --trace FILE)", "run");
     if (o.checkpoint && strstr(o.seeds, "random:"))
         return usage_error("%s: random seeds cannot be checkpointed (a rerun would draw others)", "run");
-    struct config *c = load(confpath);
+    struct config *c = load_with_plan(confpath, &o);
     if (!c) return EXIT_USAGE;
     FILE *results = open_output(o.results), *junit = open_output(o.junit);
     if ((o.results && !results) || (o.junit && !junit)) { config_free(c); return EXIT_USAGE; }
@@ -354,14 +386,15 @@ static int cmd_run(int argc, char **argv)
             printf("dsim: all 1 seeds passed\n");
         }
         if (dsim_interrupted) status = interrupted_status();
-        free(r.report);
+        run_result_free(&r);
     } else {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         struct sweep sw = { .confpath = confpath, .conf = c, .seeds = s.v, .nseeds = s.n,
                             .jobs = o.jobs ? o.jobs : (int)(cpus > 0 ? cpus : 1),
                             .keep_going = o.keep_going, .progress = isatty(2) && s.n > 1,
                             .results = results, .junit = junit, .checkpoint = o.checkpoint,
-                            .spec = o.seeds, .shard = shard, .output = o.output };
+                            .spec = o.seeds, .shard = shard, .output = o.output,
+                            .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL };
         status = sweep_run(&sw);
     }
     if (results) fclose(results);
@@ -441,18 +474,18 @@ static int cmd_verify(int argc, char **argv)
     struct opts o = { .runs = 2 };
     if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "verify");
     const char *confpath = argv[1];
-    if (parse_opts(argc - 1, argv + 1, &o, "ntr")) return EXIT_USAGE;
+    if (parse_opts(argc - 1, argv + 1, &o, "ntrP")) return EXIT_USAGE;
     if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
     uint64_t seed;
     if (!o.seed || parse_seed_arg(o.seed, &seed)) return usage_error("%s: --seed N is required", "verify");
-    struct config *c = load(confpath);
+    struct config *c = load_with_plan(confpath, &o);
     if (!c) return EXIT_USAGE;
     char first[33] = "";
     bool same = true;
     for (int i = 1; i <= o.runs; i++) {
         struct run_result r;
         if (one_seed(confpath, c, seed, &o, &r, false) == EXIT_USAGE) { config_free(c); return EXIT_USAGE; }
-        free(r.report);
+        run_result_free(&r);
         if (dsim_interrupted) { config_free(c); return interrupted_status(); }
         printf("run %d: %s %s\n", i, r.hash, outcome_name(r.outcome));
         if (i == 1) memcpy(first, r.hash, sizeof first);
@@ -513,6 +546,25 @@ static int cmd_trace(int argc, char **argv)
     return 0;
 }
 
+/* Reduces a failing seed's faults to a minimal plan. */
+static int cmd_shrink(int argc, char **argv)
+{
+    struct opts o = { 0 };
+    if (argc < 3 || argv[1][0] == '-') return usage_error("%s: usage: dsim shrink CONF SEED", "shrink");
+    uint64_t seed;
+    if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
+    if (parse_opts(argc - 2, argv + 2, &o, "PO")) return EXIT_USAGE;
+    if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
+    struct config *c = load_with_plan(argv[1], &o);
+    if (!c) return EXIT_USAGE;
+    char out[64];
+    snprintf(out, sizeof out, "dsim-plan-%" PRIu64 ".json", seed);
+    int status = shrink_seed(c, argv[1], seed, o.faults, o.nfaults, o.plan != NULL, o.plan_out ? o.plan_out : out);
+    plan_free(o.faults, o.nfaults);
+    config_free(c);
+    return dsim_interrupted ? interrupted_status() : status;
+}
+
 /* Where two seeds' runs part: exit 0 if identical, 1 if they differ. */
 static int cmd_diff(int argc, char **argv)
 {
@@ -536,10 +588,10 @@ static int cmd_replay(int argc, char **argv)
     const char *confpath = argv[1];
     uint64_t seed;
     if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
-    if (parse_opts(argc - 2, argv + 2, &o, "toK")) return EXIT_USAGE;
+    if (parse_opts(argc - 2, argv + 2, &o, "toKPO")) return EXIT_USAGE;
     if (o.stacks && !o.trace) return usage_error("%s: --stacks needs --trace FILE", "replay");
     if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
-    struct config *c = load(confpath);
+    struct config *c = load_with_plan(confpath, &o);
     if (!c) return EXIT_USAGE;
     struct run_result r;
     int status = one_seed(confpath, c, seed, &o, &r, true);
@@ -549,7 +601,7 @@ static int cmd_replay(int argc, char **argv)
     else printf("seed %" PRIu64 " passed: simulated time %.9fs, %" PRIu64 " steps\n", seed,
                 (double)r.vtime_ns / 1e9, r.steps);
     printf("trace hash %s\n", r.hash);
-    free(r.report);
+    run_result_free(&r);
     config_free(c);
     return status;
 }
@@ -586,7 +638,7 @@ static int cmd_exec(int argc, char **argv)
         if (r.report) fputs(r.report, stderr);
     }
     fprintf(stderr, "dsim: trace hash %s\n", r.hash);
-    free(r.report);
+    run_result_free(&r);
     c->machines[0].env = NULL;
     c->machines[0].nenv = 0;
     config_free(c);
@@ -616,7 +668,7 @@ int main(int argc, char **argv)
     }
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
         { "run", cmd_run }, { "verify", cmd_verify }, { "replay", cmd_replay }, { "exec", cmd_exec },
-        { "merge", cmd_merge }, { "diff", cmd_diff }, { "trace", cmd_trace },
+        { "merge", cmd_merge }, { "diff", cmd_diff }, { "trace", cmd_trace }, { "shrink", cmd_shrink },
     };
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
         if (!strcmp(cmd, cmds[i].name)) {

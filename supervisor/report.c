@@ -92,6 +92,11 @@ char *make_report(struct world *w, size_t recent)
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
     if (w->crash[0]) fputs(w->crash, f);
+    if (w->nfired) {
+        fprintf(f, "  faults that fired: ");
+        for (size_t i = 0; i < w->nfired; i++) fprintf(f, "%s%s", i ? ", " : "", w->faults[w->fired[i]].name);
+        fprintf(f, "\n  shrink them: dsim shrink %s %llu\n", w->conf->path, (unsigned long long)w->seed);
+    }
     size_t k = 0;
     while (k < recent && trace_recent(w->trace, k)) k++;
     if (k) fprintf(f, "  last %zu events:\n", k);

@@ -1,6 +1,7 @@
 #include "supervisor/run.h"
 #include "supervisor/faults.h"
 #include "supervisor/filter.h"
+#include "supervisor/plan.h"
 #include "supervisor/machine.h"
 #include "supervisor/report.h"
 #include "supervisor/step.h"
@@ -188,7 +189,10 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     }
     w->nmachines = c->nmachines;
     w->machines = calloc(c->nmachines, sizeof *w->machines);
-    w->fault_fired = calloc(c->nfaults + 1, sizeof *w->fault_fired);
+    w->faults = o->use_plan ? o->plan : c->faults;
+    w->nfaults = o->use_plan ? o->nplan : c->nfaults;
+    w->fault_fired = calloc(w->nfaults + 1, sizeof *w->fault_fired);
+    w->fired = calloc(w->nfaults + 1, sizeof *w->fired);
     for (size_t i = 0; i < c->nmachines; i++) {
         struct machine *m = &w->machines[i];
         m->conf = &c->machines[i];
@@ -247,6 +251,11 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     r->steps = w->steps;
     if (w->nmachines == 1 && w->machines[0].exited) r->exit_status = w->machines[0].wstatus;
     if (w->outcome != OUT_PASS) r->report = make_report(w, o->recent ? o->recent : 20);
+    struct fault_conf *fired = calloc(w->nfired + 1, sizeof *fired);
+    for (size_t i = 0; i < w->nfired; i++) fired[i] = w->faults[w->fired[i]];
+    r->plan = plan_to_json(fired, w->nfired);
+    r->nfired = w->nfired;
+    free(fired);
     if (o->keep_dir) keep_outputs(w, o->keep_dir);
     run_cleanup(KEEP_RUN_DIRS - 1);
     snprintf(pending_dirs[npending++], sizeof pending_dirs[0], "%s", w->run_dir);
@@ -263,6 +272,14 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     free(w->timerfds);
     free(w->ptimers);
     free(w->fault_fired);
+    free(w->fired);
     free(w);
     return 0;
+}
+
+void run_result_free(struct run_result *r)
+{
+    free(r->report);
+    free(r->plan);
+    r->report = r->plan = NULL;
 }

@@ -11,6 +11,9 @@ struct run_opts {
     bool exec_stdio;        /* machine output goes to dsim's own stdout/stderr */
     size_t recent;          /* trace events kept for the report */
     const char *stacks;     /* machines ("a,b" or "all") whose every syscall gets its stack noted */
+    const struct fault_conf *plan;  /* replaces the config's faults when use_plan */
+    size_t nplan;
+    bool use_plan;
 };
 
 struct run_result {
@@ -21,6 +24,8 @@ struct run_result {
     uint64_t steps;
     int exit_status;        /* of the single machine, for `dsim exec` */
     char *report;           /* malloc'd failure details (events, stderr), or NULL */
+    char *plan;             /* malloc'd JSON plan of the faults that fired */
+    size_t nfired;
 };
 
 extern volatile sig_atomic_t dsim_interrupted;
@@ -30,6 +35,7 @@ void run_forget_init(pid_t pid);
 void run_kill_all_async(void);
 
 int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct run_result *r);
+void run_result_free(struct run_result *r);
 /* Removes the run directories still kept, but the newest `keep`. Call with
  * 0 before exiting. */
 void run_cleanup(int keep);

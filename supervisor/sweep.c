@@ -72,7 +72,7 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
     sched_setaffinity(0, sizeof one, &one);
     size_t index;
     while (!dsim_interrupted && read_all(in, &index, sizeof index) == 0) {
-        struct run_opts ro = { .recent = 20 };
+        struct run_opts ro = { .recent = 20, .plan = s->plan, .nplan = s->nplan, .use_plan = s->use_plan };
         char dir[4096];
         if (s->output) {
             snprintf(dir, sizeof dir, "%s/seed-%" PRIu64, s->output, s->seeds[index]);
@@ -88,7 +88,7 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
         if (write_all(out, &rec, sizeof rec) || write_all(out, r.reason, rec.reason_len) ||
             write_all(out, r.report ? r.report : "", rec.report_len))
             _exit(1);
-        free(r.report);
+        run_result_free(&r);
     }
     run_cleanup(0);
     _exit(0);

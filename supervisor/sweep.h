@@ -20,6 +20,9 @@ struct sweep {
     const char *spec;       /* the --seeds text and the shard, which name the */
     const char *shard;      /*   sweep a checkpoint belongs to */
     const char *output;     /* keep machine outputs in DIR/seed-N, or NULL */
+    const struct fault_conf *plan;  /* --plan: replaces the config's faults */
+    size_t nplan;
+    bool use_plan;
 };
 
 /* Exit status: 0 all passed, 1 a seed failed, 128+N if interrupted. */

@@ -142,7 +142,11 @@ struct world {
     struct timerfd_state *timerfds;
     size_t ntimerfds, captimerfds;
     struct ptimer *ptimers;     /* POSIX timers (syscalls/ptimer.c) */
-    bool *fault_fired;          /* per [fault] of the config */
+    const struct fault_conf *faults;    /* this run's: the config's, or a plan's */
+    size_t nfaults;
+    bool *fault_fired;
+    size_t *fired;              /* indices into faults, in the order they fired */
+    size_t nfired;
     size_t nptimers, capptimers;
 
     /* Stops of new threads that arrived before their parent's clone event. */
