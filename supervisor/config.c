@@ -216,6 +216,11 @@ void config_free(struct config *c)
         free(c->faults[i].machine);
     }
     free(c->faults);
+    if (c->chaos) {
+        for (size_t i = 0; i < c->chaos->nmachines; i++) free(c->chaos->machines[i]);
+        free(c->chaos->machines);
+        free(c->chaos);
+    }
     free(c->check_command);
     free(c->path);
     free(c->dir);
@@ -236,7 +241,7 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---------------------------------------------------------------- parser */
 
-enum section { SEC_NONE, SEC_SIMULATION, SEC_MACHINE, SEC_CHECK, SEC_FAULT };
+enum section { SEC_NONE, SEC_SIMULATION, SEC_MACHINE, SEC_CHECK, SEC_FAULT, SEC_CHAOS };
 
 enum key {
     K_DURATION = 1 << 0,
@@ -256,6 +261,14 @@ enum key {
     K_BY = 1 << 14,
     K_FDURATION = 1 << 15,
     K_AFTER_RESTART = 1 << 16,
+    K_CMACHINES = 1 << 17,
+    K_CRASH = 1 << 18,
+    K_CRASH_DOWN = 1 << 19,
+    K_CPAUSE = 1 << 20,
+    K_PAUSE_FOR = 1 << 21,
+    K_JUMP = 1 << 22,
+    K_JUMP_BY = 1 << 23,
+    K_SWARM = 1 << 24,
 };
 
 static const struct {
@@ -281,6 +294,14 @@ static const struct {
     { SEC_FAULT, "machine", K_FMACHINE },
     { SEC_FAULT, "by", K_BY },
     { SEC_FAULT, "duration", K_FDURATION },
+    { SEC_CHAOS, "machines", K_CMACHINES },
+    { SEC_CHAOS, "crash", K_CRASH },
+    { SEC_CHAOS, "crash_down", K_CRASH_DOWN },
+    { SEC_CHAOS, "pause", K_CPAUSE },
+    { SEC_CHAOS, "pause_for", K_PAUSE_FOR },
+    { SEC_CHAOS, "clock_jump", K_JUMP },
+    { SEC_CHAOS, "clock_jump_by", K_JUMP_BY },
+    { SEC_CHAOS, "swarm", K_SWARM },
 };
 
 struct parser {
@@ -449,6 +470,18 @@ static void section_header(struct parser *p, char *s)
         p->section = sim ? SEC_SIMULATION : SEC_CHECK;
         return;
     }
+    if (strcmp(inner, "chaos") == 0) {
+        if (c_of(p)->chaos) { fail(p, line, "duplicate section [chaos]"); return; }
+        struct chaos_conf *ch = calloc(1, sizeof *ch);
+        if (!ch) { fail(p, line, "out of memory"); return; }
+        ch->line = line;
+        ch->down_lo = ch->down_hi = 1000000000ULL;                /* defaults: 1s down, */
+        ch->pause_lo = ch->pause_hi = 1000000000ULL;              /* 1s paused, */
+        ch->jump_lo = -5000000000LL, ch->jump_hi = 5000000000LL;  /* jumps within 5s */
+        c_of(p)->chaos = ch;
+        p->section = SEC_CHAOS;
+        return;
+    }
     if (strncmp(inner, "fault", 5) == 0 && (inner[5] == '\0' || is_blank(inner[5]))) {
         char *fname = skip_blanks(inner + 5);
         if (!*fname || !valid_machine_name(fname)) {
@@ -591,6 +624,8 @@ static const char *section_label(struct parser *p, char *buf, size_t size)
     case SEC_FAULT:
         snprintf(buf, size, "[fault %s]", p->c->faults[p->c->nfaults - 1].name);
         return buf;
+    case SEC_CHAOS:
+        return "[chaos]";
     default:
         snprintf(buf, size, "[machine %s]", cur_machine(p)->name);
         return buf;
@@ -712,6 +747,37 @@ static int handler(void *user, const char *section, const char *name, const char
     case K_FDURATION:
         c->faults[c->nfaults - 1].has_duration = true;
         return set_duration(p, &c->faults[c->nfaults - 1].duration_ns, name, value, false);
+    case K_CMACHINES: {
+        struct chaos_conf *ch = c->chaos;
+        char *copy = strdup(value), *save = NULL;
+        for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+            ch->machines = realloc(ch->machines, (ch->nmachines + 1) * sizeof *ch->machines);
+            ch->machines[ch->nmachines++] = strdup(tok);
+        }
+        free(copy);
+        return 1;
+    }
+    case K_CRASH:
+        return set_duration(p, &c->chaos->crash_every, name, value, true);
+    case K_CPAUSE:
+        return set_duration(p, &c->chaos->pause_every, name, value, true);
+    case K_JUMP:
+        return set_duration(p, &c->chaos->jump_every, name, value, true);
+    case K_CRASH_DOWN:
+    case K_PAUSE_FOR:
+    case K_JUMP_BY: {
+        int64_t lo, hi;
+        if (parse_range(value, &lo, &hi) < 0 || (key != K_JUMP_BY && lo < 0))
+            return fail(p, line, "bad range \"%s\" (use DURATION or LOW..HIGH, such as 1s..5s)", value);
+        if (key == K_JUMP_BY) { c->chaos->jump_lo = lo; c->chaos->jump_hi = hi; }
+        else if (key == K_CRASH_DOWN) { c->chaos->down_lo = (uint64_t)lo; c->chaos->down_hi = (uint64_t)hi; }
+        else { c->chaos->pause_lo = (uint64_t)lo; c->chaos->pause_hi = (uint64_t)hi; }
+        return 1;
+    }
+    case K_SWARM:
+        if (parse_bool(value, &c->chaos->swarm) < 0)
+            return fail(p, line, "bad boolean \"%s\" (use true or false)", value);
+        return 1;
     case K_AFTER_RESTART:
         return set_string(p, &cur_machine(p)->command_after_restart, value);
     case K_AT:
@@ -860,6 +926,14 @@ struct config *config_load(const char *path, char *err, size_t errlen)
         fail(&p, 1, "no machines defined");
         goto fail;
     }
+    for (size_t i = 0; c->chaos && i < c->chaos->nmachines; i++) {
+        size_t m = 0;
+        while (m < c->nmachines && strcmp(c->machines[m].name, c->chaos->machines[i])) m++;
+        if (m == c->nmachines) {
+            fail(&p, c->chaos->line, "[chaos] names no machine of this file: \"%s\"", c->chaos->machines[i]);
+            goto fail;
+        }
+    }
     for (size_t i = 0; i < c->nfaults; i++) {
         size_t m = 0;
         while (m < c->nmachines && strcmp(c->machines[m].name, c->faults[i].machine)) m++;
@@ -958,5 +1032,22 @@ int parse_signed_duration(const char *s, int64_t *out_ns)
     bool neg = *s == '-';
     if (parse_duration(s + neg, &v) < 0 || v > (uint64_t)INT64_MAX) return -1;
     *out_ns = neg ? -(int64_t)v : (int64_t)v;
+    return 0;
+}
+
+/* "1s..5s" or "-5s..5s" or a single duration: 0, or -1 if malformed or lo > hi. */
+int parse_range(const char *s, int64_t *lo, int64_t *hi)
+{
+    const char *dots = strstr(s, "..");
+    if (!dots) {
+        if (parse_signed_duration(s, lo) < 0) return -1;
+        *hi = *lo;
+        return 0;
+    }
+    char first[64];
+    if ((size_t)(dots - s) >= sizeof first) return -1;
+    memcpy(first, s, (size_t)(dots - s));
+    first[dots - s] = 0;
+    if (parse_signed_duration(first, lo) < 0 || parse_signed_duration(dots + 2, hi) < 0 || *lo > *hi) return -1;
     return 0;
 }

@@ -21,6 +21,18 @@ struct machine_conf {
 
 enum fault_kind { FAULT_CLOCK_JUMP, FAULT_CRASH, FAULT_RESTART, FAULT_PAUSE };
 
+/* [chaos]: faults drawn from the seed's "faults" stream. An interval of 0
+ * leaves that kind out; ranges are [lo, hi]. */
+struct chaos_conf {
+    char **machines;        /* targets; all machines when nmachines is 0 */
+    size_t nmachines;
+    uint64_t crash_every, pause_every, jump_every;     /* mean intervals */
+    uint64_t down_lo, down_hi, pause_lo, pause_hi;
+    int64_t jump_lo, jump_hi;
+    bool swarm;             /* each seed draws which kinds are on, and how often */
+    int line;
+};
+
 struct fault_conf {
     char *name;             /* from [fault NAME] */
     enum fault_kind kind;
@@ -45,6 +57,7 @@ struct config {
     char *check_command;    /* NULL when there is no [check] */
     struct fault_conf *faults;  /* in file order */
     size_t nfaults;
+    struct chaos_conf *chaos;   /* random faults, or NULL */
 };
 
 /* Parses PATH. On error returns NULL and writes "file:line: message" to err. */
@@ -58,6 +71,8 @@ void config_free(struct config *c);
 int parse_duration(const char *s, uint64_t *out_ns);
 /* parse_duration with an optional leading '-'. */
 int parse_signed_duration(const char *s, int64_t *out_ns);
+/* "1s..5s", "-5s..5s" or one duration. 0, or -1. */
+int parse_range(const char *s, int64_t *lo, int64_t *hi);
 /* "4G", "512M", "1024K", "4096" (bytes). Returns 0 or -1. */
 int parse_size(const char *s, uint64_t *out_bytes);
 #endif

@@ -2,6 +2,8 @@
 #include "supervisor/machine.h"
 #include "supervisor/step.h"
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 uint64_t faults_next(struct world *w)
@@ -65,4 +67,76 @@ void faults_fire(struct world *w)
             break;
         }
     }
+}
+
+static uint64_t between(struct prng *p, uint64_t lo, uint64_t hi)
+{
+    return lo + (hi > lo ? prng_below(p, hi - lo + 1) : 0);
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const struct fault_conf *x = a, *y = b;
+    if (x->at_ns != y->at_ns) return x->at_ns < y->at_ns ? -1 : 1;
+    return strcmp(x->name, y->name);            /* names are unique: a total order */
+}
+
+/* [chaos]: for each kind, arrivals spaced uniformly in [1, 2 x interval]
+ * (mean: the interval), at machines picked uniformly. Integer arithmetic
+ * only, so no host's libm can change a draw. */
+static void draw_chaos(const struct config *c, uint64_t seed, struct fault_conf **v, size_t *n, size_t *cap)
+{
+    const struct chaos_conf *ch = c->chaos;
+    struct prng p;
+    prng_init(&p, seed, "faults");
+    static const char *const names[] = { "crash", "pause", "clock_jump" };
+    const uint64_t every[] = { ch->crash_every, ch->pause_every, ch->jump_every };
+    for (int k = 0; k < 3; k++) {
+        uint64_t mean = every[k];
+        if (!mean) continue;
+        if (ch->swarm) {                /* on or off, and 1/4x to 4x as often */
+            static const uint64_t scale[] = { 1, 2, 4, 8, 16 };
+            if (prng_below(&p, 2) == 0) continue;
+            mean = mean * scale[prng_below(&p, 5)] / 4;
+            if (!mean) mean = 1;
+        }
+        int count = 0;
+        for (uint64_t t = between(&p, 1, 2 * mean); t < c->duration_ns && *n < 10000; t += between(&p, 1, 2 * mean)) {
+            size_t pick = prng_below(&p, ch->nmachines ? ch->nmachines : c->nmachines);
+            const char *machine = ch->nmachines ? ch->machines[pick] : c->machines[pick].name;
+            struct fault_conf f = { .at_ns = t, .machine = strdup(machine) };
+            if (asprintf(&f.name, "chaos-%s-%d", names[k], ++count) < 0) f.name = NULL;
+            if (k == 0) {
+                f.kind = FAULT_CRASH;
+                f.has_duration = true;
+                f.duration_ns = between(&p, ch->down_lo, ch->down_hi);
+            } else if (k == 1) {
+                f.kind = FAULT_PAUSE;
+                f.has_duration = true;
+                f.duration_ns = between(&p, ch->pause_lo, ch->pause_hi);
+            } else {
+                f.kind = FAULT_CLOCK_JUMP;
+                f.by_ns = ch->jump_lo + (int64_t)between(&p, 0, (uint64_t)(ch->jump_hi - ch->jump_lo));
+            }
+            if (*n == *cap) *v = realloc(*v, (*cap = *cap ? 2 * *cap : 16) * sizeof **v);
+            (*v)[(*n)++] = f;
+        }
+    }
+}
+
+struct fault_conf *faults_for_run(const struct config *c, uint64_t seed, size_t *n)
+{
+    struct fault_conf *v = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (size_t i = 0; i < c->nfaults; i++) {
+        if (*n == cap) v = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
+        v[*n] = c->faults[i];
+        v[*n].name = strdup(c->faults[i].name);
+        v[*n].machine = strdup(c->faults[i].machine);
+        (*n)++;
+    }
+    if (c->chaos) draw_chaos(c, seed, &v, n, &cap);
+    if (*n) qsort(v, *n, sizeof *v, by_time);
+    return v;
 }

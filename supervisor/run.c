@@ -189,8 +189,11 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     }
     w->nmachines = c->nmachines;
     w->machines = calloc(c->nmachines, sizeof *w->machines);
-    w->faults = o->use_plan ? o->plan : c->faults;
-    w->nfaults = o->use_plan ? o->nplan : c->nfaults;
+    struct fault_conf *drawn = NULL;
+    size_t ndrawn = 0;
+    if (!o->use_plan) drawn = faults_for_run(c, seed, &ndrawn);
+    w->faults = o->use_plan ? o->plan : drawn;
+    w->nfaults = o->use_plan ? o->nplan : ndrawn;
     w->fault_fired = calloc(w->nfaults + 1, sizeof *w->fault_fired);
     w->fired = calloc(w->nfaults + 1, sizeof *w->fired);
     for (size_t i = 0; i < c->nmachines; i++) {
@@ -272,6 +275,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     free(w->timerfds);
     free(w->ptimers);
     free(w->fault_fired);
+    plan_free(drawn, ndrawn);
     free(w->fired);
     free(w);
     return 0;
