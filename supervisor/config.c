@@ -38,151 +38,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define NS_PER_US 1000ULL
-#define NS_PER_MS 1000000ULL
-#define NS_PER_S 1000000000ULL
 
 #define DEFAULT_DURATION_NS (30 * NS_PER_S)
 #define DEFAULT_QUANTUM_NS (10 * NS_PER_US)
 #define DEFAULT_CPUS 2
 #define MAX_CPUS 1024
 #define DEFAULT_MEMORY_BYTES (4ULL << 30)
-#define MAX_MACHINE_NAME 63
 #define MAX_FILE_SIZE (1 << 20)
 
 /* ---------------------------------------------------------------- values */
 
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
-static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-/* Reads the decimal integer at *p, advancing *p. -1 on no digits or overflow. */
-static int parse_uint(const char **p, uint64_t *out)
-{
-    const char *s = *p;
-    uint64_t v = 0;
-    if (!is_digit(*s))
-        return -1;
-    for (; is_digit(*s); s++) {
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    *p = s;
-    *out = v;
-    return 0;
-}
-
-int parse_duration(const char *s, uint64_t *out_ns)
-{
-    uint64_t whole, frac = 0, den = 1, unit;
-    if (!s || !out_ns || parse_uint(&s, &whole) < 0)
-        return -1;
-    if (*s == '.') {
-        const char *fs = ++s, *fe;
-        if (!is_digit(*s))
-            return -1;
-        while (is_digit(*s))
-            s++;
-        fe = s;
-        while (fe > fs && fe[-1] == '0')    /* "1.500s" is "1.5s" */
-            fe--;
-        /* No unit turns 19 or more significant decimals into whole ns. */
-        if (fe - fs > 18)
-            return -1;
-        for (; fs < fe; fs++) {
-            frac = frac * 10 + (uint64_t)(*fs - '0');
-            den *= 10;
-        }
-    }
-    if (*s == '\0' || strcmp(s, "s") == 0)
-        unit = NS_PER_S;
-    else if (strcmp(s, "ns") == 0)
-        unit = 1;
-    else if (strcmp(s, "us") == 0)
-        unit = NS_PER_US;
-    else if (strcmp(s, "ms") == 0)
-        unit = NS_PER_MS;
-    else if (strcmp(s, "m") == 0)
-        unit = 60 * NS_PER_S;
-    else if (strcmp(s, "h") == 0)
-        unit = 3600 * NS_PER_S;
-    else
-        return -1;
-
-    unsigned __int128 total = (unsigned __int128)whole * unit;
-    unsigned __int128 part = (unsigned __int128)frac * unit;
-    if (part % den != 0)        /* not a whole number of nanoseconds */
-        return -1;
-    total += part / den;
-    if (total > UINT64_MAX)
-        return -1;
-    *out_ns = (uint64_t)total;
-    return 0;
-}
-
-int parse_size(const char *s, uint64_t *out_bytes)
-{
-    uint64_t v;
-    unsigned shift;
-    if (!s || !out_bytes || parse_uint(&s, &v) < 0)
-        return -1;
-    switch (*s) {
-    case '\0': shift = 0; break;
-    case 'K': case 'k': shift = 10; break;
-    case 'M': case 'm': shift = 20; break;
-    case 'G': case 'g': shift = 30; break;
-    case 'T': case 't': shift = 40; break;
-    default: return -1;
-    }
-    if (*s && s[1] != '\0')
-        return -1;
-    if (shift && v > (UINT64_MAX >> shift))
-        return -1;
-    *out_bytes = v << shift;
-    return 0;
-}
-
-static int parse_bool(const char *s, bool *out)
-{
-    static const char *const yes[] = { "true", "yes", "1" };
-    static const char *const no[] = { "false", "no", "0" };
-    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
-        if (strcasecmp(s, yes[i]) == 0) {
-            *out = true;
-            return 0;
-        }
-        if (strcasecmp(s, no[i]) == 0) {
-            *out = false;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-static bool valid_machine_name(const char *s)
-{
-    if (!is_alpha(*s) && !is_digit(*s))
-        return false;
-    for (s++; *s; s++)
-        if (!is_alpha(*s) && !is_digit(*s) && *s != '_' && *s != '.' && *s != '-')
-            return false;
-    return true;
-}
-
-/* Length of the identifier [A-Za-z_][A-Za-z0-9_]* at the start of s (0: none). */
-static size_t ident_len(const char *s)
-{
-    size_t n = 0;
-    if (!is_alpha(s[0]) && s[0] != '_')
-        return 0;
-    while (is_alpha(s[n]) || is_digit(s[n]) || s[n] == '_')
-        n++;
-    return n;
-}
-
-/* --------------------------------------------------------------- configs */
+#include "supervisor/values.h"
 
 static struct config *config_new(void)
 {
@@ -1024,30 +890,4 @@ nomem:
     set_err(err, errlen, "out of memory");
     config_free(c);
     return NULL;
-}
-
-int parse_signed_duration(const char *s, int64_t *out_ns)
-{
-    uint64_t v;
-    bool neg = *s == '-';
-    if (parse_duration(s + neg, &v) < 0 || v > (uint64_t)INT64_MAX) return -1;
-    *out_ns = neg ? -(int64_t)v : (int64_t)v;
-    return 0;
-}
-
-/* "1s..5s" or "-5s..5s" or a single duration: 0, or -1 if malformed or lo > hi. */
-int parse_range(const char *s, int64_t *lo, int64_t *hi)
-{
-    const char *dots = strstr(s, "..");
-    if (!dots) {
-        if (parse_signed_duration(s, lo) < 0) return -1;
-        *hi = *lo;
-        return 0;
-    }
-    char first[64];
-    if ((size_t)(dots - s) >= sizeof first) return -1;
-    memcpy(first, s, (size_t)(dots - s));
-    first[dots - s] = 0;
-    if (parse_signed_duration(first, lo) < 0 || parse_signed_duration(dots + 2, hi) < 0 || *lo > *hi) return -1;
-    return 0;
 }

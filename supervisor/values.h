@@ -1,0 +1,24 @@
+/* Value parsers of cluster.conf (values.c); parse_duration, parse_size,
+ * parse_signed_duration and parse_range are declared in config.h. */
+#ifndef DSIM_VALUES_H
+#define DSIM_VALUES_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <stdint.h>
+
+#define NS_PER_US 1000ULL
+#define NS_PER_MS 1000000ULL
+#define NS_PER_S 1000000000ULL
+#define MAX_MACHINE_NAME 63
+
+bool is_blank(char c);
+/* Decimal digits at *p into out, advancing *p: 0, or -1 on none or overflow. */
+int parse_uint(const char **p, uint64_t *out);
+/* true/false/yes/no/1/0, any case: 0, or -1. */
+int parse_bool(const char *s, bool *out);
+/* [A-Za-z0-9][A-Za-z0-9_.-]*, at most 63 characters. */
+bool valid_machine_name(const char *s);
+/* Length of the identifier ([A-Za-z_][A-Za-z0-9_]*) starting s. */
+size_t ident_len(const char *s);
+#endif
