@@ -1,0 +1,43 @@
+/* The command line's shared pieces (main.c), for the commands in tools.c. */
+#ifndef DSIM_CLI_H
+#define DSIM_CLI_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "supervisor/config.h"
+
+#define EXIT_USAGE 2
+
+struct opts {
+    const char *seeds, *trace, *output, *seed;
+    const char *duration, *results, *junit, *checkpoint, *shard, *stacks, *plan, *plan_out;
+    struct fault_conf *faults;      /* the loaded --plan */
+    size_t nfaults;
+    int runs, jobs;
+    bool keep_going;
+    char **env;
+    size_t nenv;
+};
+
+/* Prints "dsim: " fmt, then the command's usage, on stderr; returns 2. */
+int usage_error(const char *fmt, const char *arg);
+/* The usage lines of one command. */
+void command_help(const char *cmd);
+int parse_opts(int argc, char **argv, struct opts *o, const char *allowed);
+int parse_seed_arg(const char *s, uint64_t *out);
+/* The config, or NULL after printing its FILE:LINE error. */
+struct config *load(const char *path);
+/* The config and the --plan that replaces its faults, if one was given. */
+struct config *load_with_plan(const char *path, struct opts *o);
+/* A file to write, or NULL after saying why. */
+FILE *open_output(const char *path);
+/* dsim's exit status when a signal interrupted it. */
+int interrupted_status(void);
+
+/* The commands that read runs rather than run them (tools.c). */
+int cmd_merge(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_shrink(int argc, char **argv);
+#endif

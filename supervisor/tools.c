@@ -1,0 +1,159 @@
+/* Commands that work on runs and their records: merge, trace, diff,
+ * shrink. */
+#include "supervisor/cli.h"
+#include "supervisor/diverge.h"
+#include "supervisor/plan.h"
+#include "supervisor/results.h"
+#include "supervisor/run.h"
+#include "supervisor/shrink.h"
+#include "trace/trace.h"
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+static int by_seed(const void *a, const void *b)
+{
+    const struct seed_result *x = a, *y = b;
+    return x->seed < y->seed ? -1 : x->seed > y->seed;
+}
+
+/* Combines shards' --results files into one sweep: seeds in order, cut at
+ * the first failure unless --keep-going (each shard ran every one of its
+ * seeds below its own first failure, so nothing below the cut is missing). */
+int cmd_merge(int argc, char **argv)
+{
+    struct opts o = { 0 };
+    if (parse_opts(argc, argv, &o, "kRJ")) return EXIT_USAGE;
+    if (optind >= argc) return usage_error("%s: no results files", "merge");
+    struct seed_result *v = NULL;
+    size_t n = 0, cap = 0;
+    for (int a = optind; a < argc; a++) {
+        FILE *f = fopen(argv[a], "re");
+        if (!f) { fprintf(stderr, "dsim: cannot read %s: %s\n", argv[a], strerror(errno)); return EXIT_USAGE; }
+        char *line = NULL;
+        size_t lcap = 0;
+        long lineno = 0;
+        while (getline(&line, &lcap, f) > 0) {
+            lineno++;
+            if (n == cap) v = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof *v);
+            if (result_from_json(line, &v[n])) {
+                fprintf(stderr, "%s:%ld: not a dsim result line\n", argv[a], lineno);
+                return EXIT_USAGE;
+            }
+            n++;
+        }
+        free(line);
+        fclose(f);
+    }
+    qsort(v, n, sizeof *v, by_seed);
+    size_t keep = n, failed = 0, passed = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(v[i].outcome, "pass")) { passed++; continue; }
+        failed++;
+        if (!o.keep_going) { keep = i + 1; break; }
+    }
+    FILE *results = open_output(o.results), *junit = open_output(o.junit);
+    if ((o.results && !results) || (o.junit && !junit)) return EXIT_USAGE;
+    for (size_t i = 0; i < keep; i++) {
+        if (results) { char *j = result_to_json(&v[i], 0); fprintf(results, "%s\n", j); free(j); }
+        if (strcmp(v[i].outcome, "pass"))
+            printf("seed %" PRIu64 " FAILED: %s\n  replay: %s\n", v[i].seed, v[i].reason, v[i].replay ? v[i].replay : "?");
+    }
+    if (junit) junit_write(junit, "dsim merge", v, keep, 0);
+    if (failed && !o.keep_going) printf("failed at seed %" PRIu64 " (%zu seeds passed first)\n", v[keep - 1].seed, passed);
+    else if (failed) printf("dsim: %zu of %zu seeds failed\n", failed, n);
+    else printf("dsim: all %zu seeds passed\n", n);
+    if (results) fclose(results);
+    if (junit) fclose(junit);
+    for (size_t i = 0; i < n; i++) result_free(&v[i]);
+    free(v);
+    return failed ? 1 : 0;
+}
+
+/* Prints a trace written by --trace, filtered. */
+int cmd_trace(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "machine", required_argument, 0, 'm' }, { "thread", required_argument, 0, 't' },
+        { "syscall", required_argument, 0, 's' }, { "from", required_argument, 0, 'f' },
+        { "to", required_argument, 0, 'T' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+    };
+    const char *machine = NULL, *call = NULL;
+    int thread = -1;
+    uint64_t from = 0, to = UINT64_MAX;
+    int c;
+    if (argc < 2 || argv[1][0] == '-') return usage_error("%s: usage: dsim trace FILE [filters]", "trace");
+    const char *path = argv[1];
+    optind = 1;
+    while ((c = getopt_long(argc - 1, argv + 1, "+", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'm': machine = optarg; break;
+        case 't': thread = atoi(optarg); break;
+        case 's': call = optarg; break;
+        case 'f': if (parse_duration(optarg, &from)) return usage_error("bad --from %s", optarg); break;
+        case 'T': if (parse_duration(optarg, &to)) return usage_error("bad --to %s", optarg); break;
+        case 'h': command_help("trace"); return 0;
+        default: return usage_error("%s: unexpected option", "trace");
+        }
+    }
+    if (optind + 1 != argc) return usage_error("unexpected argument %s", argv[optind + 1]);
+    gzFile f = gzopen(path, "rb");      /* reads plain text too */
+    if (!f) { fprintf(stderr, "dsim: cannot read %s: %s\n", path, strerror(errno)); return EXIT_USAGE; }
+    char line[65536], *copy = NULL;
+    bool shown = false;         /* notes ("  | ...") follow the event they belong to */
+    while (gzgets(f, line, sizeof line)) {
+        struct trace_line l;
+        if (!strncmp(line, "  | ", 4)) { if (shown) fputs(line, stdout); continue; }
+        shown = false;
+        free(copy);
+        copy = strdup(line);
+        if (trace_parse_line(copy, &l)) continue;
+        if ((machine && strcmp(l.machine, machine)) || (thread >= 0 && l.tid != thread) ||
+            (call && strcmp(l.call, call)) || l.vtime_ns < from || l.vtime_ns > to)
+            continue;
+        fputs(line, stdout);
+        shown = true;
+    }
+    free(copy);
+    gzclose(f);
+    return 0;
+}
+
+/* Reduces a failing seed's faults to a minimal plan. */
+int cmd_shrink(int argc, char **argv)
+{
+    struct opts o = { 0 };
+    if (argc < 3 || argv[1][0] == '-') return usage_error("%s: usage: dsim shrink CONF SEED", "shrink");
+    uint64_t seed;
+    if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
+    if (parse_opts(argc - 2, argv + 2, &o, "PO")) return EXIT_USAGE;
+    if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
+    struct config *c = load_with_plan(argv[1], &o);
+    if (!c) return EXIT_USAGE;
+    char out[64];
+    snprintf(out, sizeof out, "dsim-plan-%" PRIu64 ".json", seed);
+    int status = shrink_seed(c, argv[1], seed, o.faults, o.nfaults, o.plan != NULL, o.plan_out ? o.plan_out : out);
+    plan_free(o.faults, o.nfaults);
+    config_free(c);
+    return dsim_interrupted ? interrupted_status() : status;
+}
+
+/* Where two seeds' runs part: exit 0 if identical, 1 if they differ. */
+int cmd_diff(int argc, char **argv)
+{
+    uint64_t a, b;
+    if (argc == 2 && !strcmp(argv[1], "--help")) { command_help("diff"); return 0; }
+    if (argc != 4 || argv[1][0] == '-') return usage_error("%s: usage: dsim diff CONF SEED_A SEED_B", "diff");
+    if (parse_seed_arg(argv[2], &a) || parse_seed_arg(argv[3], &b)) return usage_error("%s: bad seed", "diff");
+    struct config *c = load(argv[1]);
+    if (!c) return EXIT_USAGE;
+    printf("seeds %" PRIu64 " and %" PRIu64 " of %s:\n", a, b, argv[1]);
+    int d = diverge_print(stdout, c, a, "seed", b, "seed", 5);
+    config_free(c);
+    if (dsim_interrupted) return interrupted_status();
+    return d < 0 ? EXIT_USAGE : d;
+}
+
