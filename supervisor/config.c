@@ -25,6 +25,7 @@
  * Every error is "FILE:LINE: message"; only the first one is reported. */
 #include "supervisor/config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ini.h>
@@ -135,6 +136,7 @@ enum key {
     K_JUMP = 1 << 22,
     K_JUMP_BY = 1 << 23,
     K_SWARM = 1 << 24,
+    K_ADDRESS = 1 << 25,
 };
 
 static const struct {
@@ -153,6 +155,7 @@ static const struct {
     { SEC_MACHINE, "env", K_ENV },
     { SEC_MACHINE, "clock_offset", K_CLOCK_OFFSET },
     { SEC_MACHINE, "command-after-restart", K_AFTER_RESTART },
+    { SEC_MACHINE, "address", K_ADDRESS },
     { SEC_MACHINE, "clock_drift", K_CLOCK_DRIFT },
     { SEC_CHECK, "command", K_COMMAND },
     { SEC_FAULT, "kind", K_KIND },
@@ -644,6 +647,13 @@ static int handler(void *user, const char *section, const char *name, const char
         if (parse_bool(value, &c->chaos->swarm) < 0)
             return fail(p, line, "bad boolean \"%s\" (use true or false)", value);
         return 1;
+    case K_ADDRESS: {
+        struct in_addr a;
+        if (inet_pton(AF_INET, value, &a) != 1)
+            return fail(p, line, "bad address \"%s\" (use an IPv4 address such as 10.0.0.7)", value);
+        memcpy(cur_machine(p)->address, value, strlen(value) + 1);     /* at most 15 characters */
+        return 1;
+    }
     case K_AFTER_RESTART:
         return set_string(p, &cur_machine(p)->command_after_restart, value);
     case K_AT:
@@ -791,6 +801,17 @@ struct config *config_load(const char *path, char *err, size_t errlen)
     if (c->nmachines == 0) {
         fail(&p, 1, "no machines defined");
         goto fail;
+    }
+    for (size_t i = 0; i < c->nmachines; i++) {         /* addresses: 10.0.0.N unless given */
+        struct machine_conf *m = &c->machines[i];
+        unsigned n = (unsigned)i + 1;
+        if (!m->address[0]) snprintf(m->address, sizeof m->address, "10.0.%u.%u", (n >> 8) & 255, n & 255);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(c->machines[j].address, m->address)) {
+                fail(&p, m->line, "machines \"%s\" and \"%s\" have the same address %s", c->machines[j].name,
+                     m->name, m->address);
+                goto fail;
+            }
     }
     for (size_t i = 0; c->chaos && i < c->chaos->nmachines; i++) {
         size_t m = 0;

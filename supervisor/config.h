@@ -15,6 +15,7 @@ struct machine_conf {
     int line;               /* line of the [machine NAME] header */
     char **argv;            /* dsim exec: run this directly, not via sh (not owned) */
     char *command_after_restart;    /* run instead of command after a crash, or NULL */
+    char address[32];       /* its IPv4 address (10.0.0.N by default) */
     int64_t clock_offset_ns;    /* its wall clock's offset from the world's */
     int64_t clock_drift_ppb;    /* its clocks' rate error, parts per billion */
 };

@@ -37,6 +37,7 @@ static const struct vfile vfiles[] = {
     { "/sys/devices/system/cpu/online", "cpus" },
     { "/sys/devices/system/cpu/possible", "cpus" },
     { "/sys/devices/system/cpu/present", "cpus" },
+    { "/etc/hosts", "hosts" },
 };
 
 static int write_file(const char *dir, const char *name, const char *text)
@@ -76,7 +77,13 @@ int machine_write_vfs(struct world *w)
     if (write_file(dir, "meminfo", buf)) return -1;
     snprintf(buf, sizeof buf, n > 1 ? "0-%u\n" : "0\n", n - 1);
     if (write_file(dir, "cpus", buf)) return -1;
-    return write_file(dir, "boot_id", "6473696d-0000-4000-8000-000000000001\n");
+    if (write_file(dir, "boot_id", "6473696d-0000-4000-8000-000000000001\n")) return -1;
+    /* Every machine's name resolves to its address, from each machine. */
+    off = (size_t)snprintf(buf, sizeof buf, "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n");
+    for (size_t i = 0; i < w->conf->nmachines && off < sizeof buf - 100; i++)
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s\t%s\n", w->conf->machines[i].address,
+                                w->conf->machines[i].name);
+    return write_file(dir, "hosts", buf);
 }
 
 /* An overlay of the host directory `lower` at root+lower whose writes go to
@@ -152,6 +159,14 @@ static void init_setup(struct world *w, struct machine *m)
     snprintf(src, sizeof src, "%s/vfs/uptime.%s", w->run_dir, m->name);
     close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
     snprintf(dst, sizeof dst, "%s/proc/uptime", root);
+    mount(src, dst, NULL, MS_BIND, NULL);
+    snprintf(src, sizeof src, "%s/vfs/hostname.%s", w->run_dir, m->name);
+    int fd = open(src, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0444);
+    if (fd >= 0) {
+        if (write(fd, m->name, strlen(m->name)) < 0 || write(fd, "\n", 1) < 0) {}
+        close(fd);
+    }
+    snprintf(dst, sizeof dst, "%s/etc/hostname", root);
     mount(src, dst, NULL, MS_BIND, NULL);
     /* pivot_root, not chroot: the disk becomes the namespace's root, so
      * /proc/PID/maps names files by the machine's own paths, which dsim

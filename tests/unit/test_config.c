@@ -177,6 +177,22 @@ START_TEST(test_clocks_and_faults)
 }
 END_TEST
 
+/* Addresses: 10.0.0.N in order unless given; bad or duplicate ones refused. */
+START_TEST(test_addresses)
+{
+    struct config *c = LOAD_OK("[machine a]\ncommand = x\n[machine b]\ncommand = x\naddress = 192.168.7.9\n"
+                               "[machine c]\ncommand = x\n");
+    ck_assert_str_eq(c->machines[0].address, "10.0.0.1");
+    ck_assert_str_eq(c->machines[1].address, "192.168.7.9");
+    ck_assert_str_eq(c->machines[2].address, "10.0.0.3");
+    config_free(c);
+    EXPECT_ERR("[machine a]\ncommand = x\naddress = 10.0.0.300\n",
+               "3: bad address \"10.0.0.300\" (use an IPv4 address such as 10.0.0.7)");
+    EXPECT_ERR("[machine a]\ncommand = x\n[machine b]\ncommand = x\naddress = 10.0.0.1\n",
+               "3: machines \"a\" and \"b\" have the same address 10.0.0.1");
+}
+END_TEST
+
 /* A ';' is shell text in a command, never a comment. */
 START_TEST(test_semicolon_in_command)
 {
@@ -761,6 +777,7 @@ static Suite *config_suite(void)
     tcase_add_test(tc, test_full_config);
     tcase_add_test(tc, test_semicolon_in_command);
     tcase_add_test(tc, test_clocks_and_faults);
+    tcase_add_test(tc, test_addresses);
     tcase_add_test(tc, test_defaults);
     tcase_add_test(tc, test_env_repeats_in_order);
     tcase_add_test(tc, test_daemon_values);
