@@ -4,9 +4,9 @@
  * A call that finds nothing ready waits in the supervisor (SYS_BLOCK) with
  * its copies held, until they poll ready or its deadline passes.
  *
- * Not emulated: the signal-mask swap of ppoll, pselect6 and epoll_pwait(2)
- * (their sigmask arguments are ignored), and the remaining time Linux writes
- * back when such a call is interrupted by a signal. */
+ * The signal-mask swap of ppoll, pselect6 and epoll_pwait(2) is handled in
+ * signal.c: a signal their mask lets in makes the real call run, which
+ * returns EINTR at once as Linux would. */
 #include "syscalls/sys.h"
 #include "supervisor/tracer.h"
 #include <limits.h>

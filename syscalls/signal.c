@@ -64,9 +64,28 @@ static bool read_sigstate(pid_t tid, struct sigstate *s)
 
 #define BIT(sig) (1ULL << ((sig) - 1))
 
+/* The mask a blocked call waits under, if it has its own: sigsuspend's, and
+ * that of ppoll, pselect6 and epoll_pwait(2) when given (read from the
+ * stopped thread: signal events only). */
+static bool wait_mask(struct thread *t, uint64_t *mask)
+{
+    long nr = SYSNR(t);
+    uint64_t addr = 0;
+    if (nr == SYS_rt_sigsuspend) { *mask = t->sigsuspend_mask; return true; }
+    if (nr == SYS_ppoll) addr = ARG3(t);
+    else if (nr == SYS_epoll_pwait || nr == SYS_epoll_pwait2) addr = ARG4(t);
+    else if (nr == SYS_pselect6 && ARG5(t)) {
+        uint64_t data[2];           /* { const sigset_t *ss; size_t ss_len; } */
+        if (mem_read(t->tid, ARG5(t), data, sizeof data)) return false;
+        addr = data[0];
+    }
+    return addr && mem_read(t->tid, addr, mask, sizeof *mask) == 0;
+}
+
 static uint64_t effective_mask(struct thread *t, uint64_t blocked)
 {
-    return (t->state == TS_BLOCKED && SYSNR(t) == SYS_rt_sigsuspend) ? t->sigsuspend_mask : blocked;
+    uint64_t mask;
+    return t->state == TS_BLOCKED && wait_mask(t, &mask) ? mask : blocked;
 }
 
 void signal_generated(struct world *w, struct process *p, struct thread *target, int sig)
@@ -89,7 +108,10 @@ void signal_generated(struct world *w, struct process *p, struct thread *target,
 
 enum sys_action signal_interrupt(struct world *w, struct thread *t, const struct sys_entry *e)
 {
-    if (SYSNR(t) == SYS_rt_sigsuspend) return SYS_PASS;  /* the kernel swaps the mask and returns */
+    uint64_t mask;
+    /* Waits with their own mask: the real call installs it, finds the
+     * signal pending, runs the handler and returns EINTR, as Linux would. */
+    if (wait_mask(t, &mask)) return SYS_PASS;
     if (t->partial > 0) return emulate(t, t->partial);     /* a write interrupted midway */
     sleep_interrupted(w, t);
     struct sigaction_lite *a = &t->proc->sh->act[t->intr_sig];
