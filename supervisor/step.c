@@ -25,6 +25,20 @@ static const char *errname(long e)
     return n ? n : "E?";
 }
 
+/* FUTEX_WAIT_PRIVATE, FUTEX_WAIT_BITSET|FUTEX_CLOCK_REALTIME, ...: what a
+ * reader of a deadlock report needs to see. */
+static size_t format_futex_op(char *buf, size_t len, const char *sep, int op)
+{
+    static const char *const cmds[] = { "WAIT", "WAKE", "FD", "REQUEUE", "CMP_REQUEUE", "WAKE_OP", "LOCK_PI",
+                                        "UNLOCK_PI", "TRYLOCK_PI", "WAIT_BITSET", "WAKE_BITSET",
+                                        "WAIT_REQUEUE_PI", "CMP_REQUEUE_PI", "LOCK_PI2" };
+    int cmd = op & 127;
+    int n = cmd < 14 ? snprintf(buf, len, "%sFUTEX_%s%s%s", sep, cmds[cmd], op & 128 ? "_PRIVATE" : "",
+                                op & 256 ? "|FUTEX_CLOCK_REALTIME" : "")
+                     : snprintf(buf, len, "%s%#x", sep, op);
+    return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
 void format_call(struct world *w, struct thread *t, char *buf, size_t len)
 {
     long nr = SYSNR(t);
@@ -45,6 +59,7 @@ void format_call(struct world *w, struct thread *t, char *buf, size_t len)
                 off += (size_t)snprintf(buf + off, len - off, "%sNULL", sep);
             break;
         case 'p': off += (size_t)snprintf(buf + off, len - off, "%s%s", sep, v[i] ? "p" : "NULL"); break;
+        case 'F': off += format_futex_op(buf + off, len - off, sep, (int)v[i]); break;
         default: off += (size_t)snprintf(buf + off, len - off, "%s%#llx", sep, v[i]); break;
         }
     }

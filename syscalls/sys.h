@@ -20,7 +20,7 @@ enum sys_restart { RS_EINTR, RS_RESTART_SA /* restarts under SA_RESTART */ };
 struct sys_entry {
     const char *name;
     sys_handler handler;     /* NULL: unknown, a fence */
-    const char *args;        /* per argument: d int, l long, x hex, f fd, s path, p pointer */
+    const char *args;        /* per argument: d int, l long, x hex, f fd, s path, p pointer, F futex op */
     enum sys_restart restart;
 };
 

@@ -107,7 +107,7 @@ const struct sys_entry sys_table[] = {
     E(timer_gettime, sys_timer_gettime, "dp", I) E(timer_getoverrun, sys_timer_getoverrun, "d", I)
     E(timer_delete, sys_timer_delete, "d", I)
     /* Threads and processes. */
-    E(futex, sys_futex, "pxdppx", R) E(set_tid_address, sys_set_tid_address, "p", I)
+    E(futex, sys_futex, "pFdppx", R) E(set_tid_address, sys_set_tid_address, "p", I)
     E(clone, sys_clone, "xppppx", I) E(clone3, sys_clone3, "pd", I) E(fork, sys_fork, "", I)
     E(vfork, sys_vfork, "", I) E(execve, sys_execve, "spp", I) E(execveat, sys_execve, "dsppx", I)
     E(exit, sys_exit, "d", I) E(exit_group, sys_exit_group, "d", I)
