@@ -1,6 +1,7 @@
 #include "supervisor/faults.h"
 #include "supervisor/machine.h"
 #include "supervisor/step.h"
+#include "syscalls/sys.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ static void crash(struct world *w, struct machine *m, const struct fault_conf *f
     m->crashing = true;
     machine_kill(w, m);
     settle_all(w);
+    disk_crash(w, m);       /* its unsynced writes, as a power cut leaves them */
     m->crashing = false;
     m->started = false;
     m->paused_until = 0;

@@ -204,6 +204,8 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         char name[300];
         snprintf(name, sizeof name, "entropy/%s", m->name);
         prng_init(&m->entropy, seed, name);
+        snprintf(name, sizeof name, "disk/%s", m->name);
+        prng_init(&m->disk, seed, name);
         m->clock_offset_ns = m->conf->clock_offset_ns;
         m->start_at = m->conf->start_ns;
         m->clock_drift_ppb = m->conf->clock_drift_ppb;

@@ -109,6 +109,7 @@ struct machine {
     uint64_t paused_until;  /* a pause fault: not scheduled before then */
     struct process *main;   /* the command's process (pid 2) */
     struct prng entropy;
+    struct prng disk;           /* what a crash keeps of its undurable writes */
     int out_fd, err_fd;     /* where its stdout and stderr go */
     bool stacks;            /* note the stack at each of its syscalls */
     int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */

@@ -17,7 +17,7 @@
     X(sys_execve) X(sys_exit) X(sys_exit_group) X(sys_wait4) X(sys_waitid) X(sys_set_tid_address) \
     X(sys_rt_sigaction) X(sys_kill) X(sys_pause) X(sys_rt_sigsuspend) X(sys_rt_sigtimedwait) \
     X(sys_getrandom) X(sys_uname) X(sys_sysinfo) X(sys_sched_getaffinity) X(sys_sched_setaffinity) \
-    X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality) X(sys_flock) X(sys_fence) X(sys_open) \
+    X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality) X(sys_flock) X(sys_fence) X(sys_open) X(sys_fsync) X(sys_sync) \
     X(sys_timer_create) X(sys_timer_settime) X(sys_timer_gettime) X(sys_timer_getoverrun) X(sys_timer_delete)
 #define DECLARE(h) enum sys_action h(struct world *w, struct thread *t);
 HANDLERS(DECLARE)
@@ -38,8 +38,8 @@ const struct sys_entry sys_table[] = {
     PASS(rename, "ss") PASS(renameat, "dsds") PASS(renameat2, "dsdsx") PASS(link, "ss")
     PASS(linkat, "dsdsx") PASS(symlink, "ss") PASS(symlinkat, "sds") PASS(chmod, "sx")
     PASS(fchmod, "fx") PASS(fchmodat, "dsx") PASS(chown, "sdd") PASS(fchown, "fdd") PASS(lchown, "sdd")
-    PASS(fchownat, "dsddx") PASS(truncate, "sl") PASS(ftruncate, "fl") PASS(fsync, "f")
-    PASS(fdatasync, "f") PASS(sync, "") PASS(syncfs, "f") PASS(fallocate, "fxll") PASS(fadvise64, "fddx")
+    PASS(fchownat, "dsddx") PASS(truncate, "sl") PASS(ftruncate, "fl") E(fsync, sys_fsync, "f", I)
+    E(fdatasync, sys_fsync, "f", I) E(sync, sys_sync, "", I) E(syncfs, sys_sync, "f", I) PASS(fallocate, "fxll") PASS(fadvise64, "fddx")
     PASS(readahead, "fdd") PASS(sync_file_range, "fddx") PASS(mknod, "sxd") PASS(mknodat, "dsxd")
     PASS(dup, "f") PASS(dup2, "ff") PASS(dup3, "ffx") PASS(pipe, "p") PASS(pipe2, "px")
     PASS(chdir, "s") PASS(fchdir, "f") PASS(getcwd, "pd") PASS(umask, "x") PASS(statfs, "sp")
