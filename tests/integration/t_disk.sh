@@ -1,7 +1,7 @@
 #!/bin/bash
 # Each machine writes to a disk of its own (an overlay of the host's files):
 # nothing it writes appears on the host, in another machine, or in the next
-# run, and what it wrote survives its crash within the run.
+# run, and what it made durable (sync) survives its crash within the run.
 . "$(dirname "$0")/lib.sh"
 f="/tmp/dsim-disk-test-$$"
 write_conf "$TMP/c.conf" <<CONF
@@ -12,7 +12,7 @@ command = echo mine > $f; echo shm > /dev/shm/dsim-disk-test-$$; sleep 2; cat $f
 [machine b]
 command = sleep 1; echo theirs > $f.b; cat $f 2>/dev/null || echo "no a file"
 [machine c]
-command = echo "before the crash" > $f.c; sleep 100
+command = echo "before the crash" > $f.c; sync; sleep 100
 command-after-restart = cat $f.c; echo runs >> $f.count; wc -l < $f.count
 [fault power]
 kind = crash

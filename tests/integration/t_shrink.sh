@@ -9,7 +9,7 @@ write_conf c.conf <<'CONF'
 [simulation]
 duration = 30s
 [machine app]
-command = if [ -e /var/tmp/app-state ]; then echo "found state from before the crash"; exit 1; fi; touch /var/tmp/app-state; sleep 10
+command = if [ -e /var/tmp/app-state ]; then echo "found state from before the crash"; exit 1; fi; touch /var/tmp/app-state; sync; sleep 10
 [machine other]
 command = sleep 12
 [fault noise1]
