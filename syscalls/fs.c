@@ -219,19 +219,13 @@ static bool is_random_dev(const struct stat *st)
 /* /dev/random and /dev/urandom read the machine's seeded stream. */
 static long random_into(struct world *w, struct thread *t, const struct ubufs *b)
 {
-    static char chunk[65536];
     size_t done = 0;
     for (unsigned long i = 0; i < b->n && done < RANDOM_MAX; i++) {
-        uint64_t addr = (uint64_t)(uintptr_t)b->iov[i].iov_base;
         size_t len = b->iov[i].iov_len < RANDOM_MAX - done ? b->iov[i].iov_len : RANDOM_MAX - done;
-        while (len > 0) {
-            size_t k = len < sizeof chunk ? len : sizeof chunk;
-            random_fill(w, t, chunk, k);
-            if (mem_write(t->tid, addr, chunk, k) != 0) return done ? (long)done : -EFAULT;
-            addr += k;
-            len -= k;
-            done += k;
-        }
+        long got = random_to_tracee(w, t, (uint64_t)(uintptr_t)b->iov[i].iov_base, len);
+        if (got < 0) return done ? (long)done : got;
+        done += (size_t)got;
+        if ((size_t)got < len) break;           /* a bad address part way */
     }
     return (long)done;
 }

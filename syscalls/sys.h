@@ -108,4 +108,7 @@ void disk_crash(struct world *w, struct machine *m);
 
 /* random.c */
 void random_fill(struct world *w, struct thread *t, void *buf, size_t len);
+/* Fills len bytes at addr in the tracee: len, the bytes done before a bad
+ * address, or -EFAULT. */
+long random_to_tracee(struct world *w, struct thread *t, uint64_t addr, size_t len);
 #endif
