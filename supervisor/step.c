@@ -216,7 +216,10 @@ static void handle_stop(struct world *w, struct thread *t, int status)
         if (fn) fn(w, t, result);
         record_call(w, t, t->pending_text, "", (long)t->regs.rax, true);
         if (t->regs_dirty) { tracer_setregs(t->tid, &t->regs); t->regs_dirty = false; }
-        if (t->state == TS_RUNNING) tracer_cont(t->tid, 0);
+        /* kill(SIGKILL) and the like: the caller must not return to user
+         * mode before the deaths (and the SIGCHLDs they send) are in. */
+        if (t->state == TS_RUNNING && pending_events(w)) w->held_at_exit = t;
+        else if (t->state == TS_RUNNING) tracer_cont(t->tid, 0);
         return;
     }
     if (sig == SIGTRAP && (ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK)) {
@@ -319,6 +322,12 @@ static void spin_detected(struct world *w, struct thread *t)
 static void settle(struct world *w, struct thread *t)
 {
     while (t->state == TS_RUNNING || pending_events(w)) {
+        if (w->held_at_exit && !pending_events(w)) {
+            struct thread *h = w->held_at_exit;
+            w->held_at_exit = NULL;
+            if (h->state == TS_RUNNING) tracer_cont(h->tid, 0);
+            continue;
+        }
         int status;
         pid_t pid = waitpid(-1, &status, __WALL);
         if (pid < 0) {
@@ -359,6 +368,7 @@ static void finish_syscall(struct thread *t)
     t->woken = t->interrupted = t->timed_out = t->retry = false;
     t->futex_space = 0;
     t->partial = 0;
+    t->pending_sig = 0;
     thread_drop_copy(t);
 }
 
@@ -386,6 +396,7 @@ void step(struct world *w, struct thread *t)
     bool done = t->woken || t->timed_out || (t->ready && t->ready(w, t));
     if (t->interrupted && !done) a = signal_interrupt(w, t, e);
     else a = e && e->handler ? e->handler(w, t) : SYS_FENCE;
+    if (a == SYS_BLOCK && t->pending_sig) a = signal_before_block(w, t, e);
     switch (a) {
     case SYS_EMULATE:
         record_call(w, t, call, "", (long)t->regs.rax, true);

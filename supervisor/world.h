@@ -56,6 +56,8 @@ struct thread {
     long scratch[6];        /* per-syscall state kept across a block */
     long partial;           /* bytes a blocking write already moved */
     int intr_sig;           /* the signal that interrupts the blocked call */
+    int pending_sig;        /* sent while it stood at a syscall: that call
+                             * must not block (Linux finds it pending) */
     int *poll_copies;       /* copies of the fds a blocked poll/select waits on */
     int npoll_copies;
     bool retry;             /* the handler runs again after a block */
@@ -139,6 +141,8 @@ struct world {
     size_t nmachines;
     int next_mm, next_sighand;
     struct thread *running;
+    struct thread *held_at_exit; /* its call returned; it goes on once the
+                                  * deaths the call caused have been seen */
 
     struct timerfd_state *timerfds;
     size_t ntimerfds, captimerfds;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 struct sighand *sighand_new(struct world *w)
 {
@@ -88,8 +89,20 @@ static uint64_t effective_mask(struct thread *t, uint64_t blocked)
     return t->state == TS_BLOCKED && wait_mask(t, &mask) ? mask : blocked;
 }
 
+/* SIGKILL ends a stopped tracee at once, in the kernel, whenever it gets to
+ * it. Its threads are marked dying so that the step waits for their deaths:
+ * otherwise when they are seen (and so the trace) would depend on timing. */
+static void expect_death(struct process *p, struct world *w)
+{
+    for (size_t i = 0; i < w->nthreads; i++) {
+        struct thread *o = w->threads[i];
+        if (o->proc == p && o->state != TS_DEAD && o->state != TS_RUNNING) o->state = TS_DYING;
+    }
+}
+
 void signal_generated(struct world *w, struct process *p, struct thread *target, int sig)
 {
+    if (sig == SIGKILL) expect_death(p, w);
     if (sig <= 0 || sig > 64 || sig == SIGKILL || sig == SIGSTOP || !p->sh || ignored(p->sh, sig)) return;
     for (size_t i = 0; i < w->nthreads; i++) {
         struct thread *o = w->threads[i];
@@ -98,12 +111,26 @@ void signal_generated(struct world *w, struct process *p, struct thread *target,
         struct sigstate s;
         if (!read_sigstate(o->tid, &s)) continue;
         if (effective_mask(o, s.blocked) & BIT(sig)) continue;
-        /* A thread that will return to user mode anyway takes it then. */
-        if (o->state != TS_BLOCKED) return;
+        /* A thread that will return to user mode anyway takes it then;
+         * but the call it stands at, if it would block, is cut short. */
+        if (o->state != TS_BLOCKED) {
+            if (o->state == TS_READY && o != w->running) o->pending_sig = sig;
+            return;
+        }
         o->interrupted = true;
         o->intr_sig = sig;
         return;
     }
+}
+
+/* The call would block, but a signal came while the thread stood at it. */
+enum sys_action signal_before_block(struct world *w, struct thread *t, const struct sys_entry *e)
+{
+    uint64_t mask;
+    if (wait_mask(t, &mask) && (mask & BIT(t->pending_sig))) return SYS_BLOCK;
+    t->interrupted = true;
+    t->intr_sig = t->pending_sig;
+    return signal_interrupt(w, t, e);
 }
 
 enum sys_action signal_interrupt(struct world *w, struct thread *t, const struct sys_entry *e)
@@ -136,6 +163,16 @@ enum sys_action sys_rt_sigaction(struct world *w, struct thread *t)
     return SYS_PASS;
 }
 
+/* The host pgid that kill(pid <= 0) aims at; 0 for kill(-1). */
+static pid_t kill_group(struct world *w, struct thread *t, pid_t pid)
+{
+    if (pid == 0) return getpgid(t->proc->pid);
+    if (pid >= -1) return 0;
+    for (size_t i = 0; i < w->nprocs; i++)
+        if (w->procs[i]->m == t->proc->m && w->procs[i]->vpid == -pid) return w->procs[i]->pid;
+    return -1;
+}
+
 /* kill and friends run in the kernel (it translates pids in the namespace);
  * the supervisor then interrupts whoever Linux would interrupt. */
 static void kill_done(struct world *w, struct thread *t, long result)
@@ -157,10 +194,11 @@ static void kill_done(struct world *w, struct thread *t, long result)
     }
     pid_t pid = (pid_t)ARG0(t);
     sig = (int)ARG1(t);
+    pid_t group = kill_group(w, t, pid);
     for (size_t i = 0; i < w->nprocs; i++) {
         struct process *p = w->procs[i];
         if (p->m != m || p->exited) continue;
-        if (pid > 0 && p->vpid != pid) continue;
+        if (pid > 0 ? p->vpid != pid : pid == -1 ? p == t->proc : getpgid(p->pid) != group) continue;
         signal_generated(w, p, NULL, sig);
     }
 }

@@ -63,6 +63,7 @@ int futex_wake_tid(struct world *w, struct thread *exited, int n);
 void signal_generated(struct world *w, struct process *p, struct thread *t, int sig);
 /* What a blocked call does when a signal interrupts it. */
 enum sys_action signal_interrupt(struct world *w, struct thread *t, const struct sys_entry *e);
+enum sys_action signal_before_block(struct world *w, struct thread *t, const struct sys_entry *e);
 struct sighand *sighand_new(struct world *w);
 struct sighand *sighand_copy(struct world *w, const struct sighand *from);
 void sighand_put(struct sighand *sh);
