@@ -61,6 +61,7 @@ static struct config *config_new(void)
     c->spin_limit_ns = 30ULL * 1000000000ULL;
     c->cpus = DEFAULT_CPUS;
     c->memory_bytes = DEFAULT_MEMORY_BYTES;
+    net_conf_init(&c->net);
     return c;
 }
 
@@ -68,6 +69,7 @@ void config_free(struct config *c)
 {
     if (!c)
         return;
+    net_conf_free(&c->net);
     for (size_t i = 0; i < c->nmachines; i++) {
         struct machine_conf *m = &c->machines[i];
         free(m->name);
@@ -905,6 +907,7 @@ struct config *config_for_exec(char *const argv[], char *err, size_t errlen)
     struct machine_conf *m = &c->machines[0];
     if (!(m->name = strdup("main")) || !(m->command = shell_join(argv)))
         goto nomem;
+    snprintf(m->address, sizeof m->address, "10.0.0.1");
     return c;
 
 nomem:

@@ -1,6 +1,7 @@
 /* cluster.conf: the parsed form of a run's configuration. */
 #ifndef DSIM_CONFIG_H
 #define DSIM_CONFIG_H
+#include "net/net.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,6 +60,7 @@ struct config {
     struct fault_conf *faults;  /* in file order */
     size_t nfaults;
     struct chaos_conf *chaos;   /* random faults, or NULL */
+    struct net_conf net;        /* [network], [link], [partition] */
 };
 
 /* Parses PATH. On error returns NULL and writes "file:line: message" to err. */

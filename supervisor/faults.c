@@ -1,4 +1,5 @@
 #include "supervisor/faults.h"
+#include "supervisor/netsim.h"
 #include "supervisor/machine.h"
 #include "supervisor/step.h"
 #include "syscalls/sys.h"
@@ -34,6 +35,7 @@ static void crash(struct world *w, struct machine *m, const struct fault_conf *f
     bool restart = f->kind == FAULT_RESTART || f->has_duration;
     trace_event(w->trace, w->now, m->name, 0, "fault %s: crash%s", f->name, restart ? "" : ", down for good");
     m->crashing = true;
+    netsim_machine_down(w, m);
     machine_kill(w, m);
     settle_all(w);
     disk_crash(w, m);       /* its unsynced writes, as a power cut leaves them */

@@ -138,6 +138,13 @@ static void init_setup(struct world *w, struct machine *m)
 {
     sethostname(m->name, strlen(m->name));
     setdomainname("(none)", 6);
+    /* Simulated UDP sockets are AF_UNIX datagram sockets: their kernel
+     * queue must not be the limit (the simulation keeps UDP's byte limit). */
+    int q = open("/proc/sys/net/unix/max_dgram_qlen", O_WRONLY | O_CLOEXEC);
+    if (q >= 0) {
+        if (write(q, "65536", 5) != 5) {}
+        close(q);
+    }
     mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
     char root[600], src[512], dst[1200];
     disk_setup(w, m, root, sizeof root);

@@ -1,4 +1,5 @@
 #include "supervisor/run.h"
+#include "supervisor/netsim.h"
 #include "supervisor/faults.h"
 #include "supervisor/filter.h"
 #include "supervisor/plan.h"
@@ -47,8 +48,9 @@ static bool machines_done(struct world *w)
 
 static uint64_t next_event(struct world *w)
 {
-    uint64_t next = timers_next(w), fault = faults_next(w);
+    uint64_t next = timers_next(w), fault = faults_next(w), net = netsim_next(w);
     if (fault < next) next = fault;
+    if (net < next) next = net;
     for (size_t i = 0; i < w->nmachines; i++) {
         struct machine *m = &w->machines[i];
         if (!m->started && !m->exited && m->start_at < next) next = m->start_at;
@@ -78,6 +80,7 @@ static void loop(struct world *w, const struct filter_prog *fp)
         }
         timers_fire(w);
         faults_fire(w);
+        netsim_fire(w);
         struct thread **runnable = w->runnable;
         size_t n = 0;
         for (size_t i = 0; i < w->nthreads; i++) {
@@ -103,6 +106,7 @@ static void loop(struct world *w, const struct filter_prog *fp)
         if (w->now >= limit) break;
         struct thread *t = runnable[prng_below(&w->sched, n)];
         step(w, t);
+        netsim_poll(w);
         w->steps++;
         w->now += w->conf->quantum_ns;
     }
@@ -189,6 +193,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     }
     w->nmachines = c->nmachines;
     w->machines = calloc(c->nmachines, sizeof *w->machines);
+    for (size_t i = 0; i < c->nmachines; i++) w->machines[i].conf = &c->machines[i];
     struct fault_conf *drawn = NULL;
     size_t ndrawn = 0;
     if (!o->use_plan) drawn = faults_for_run(c, seed, &ndrawn);
@@ -226,6 +231,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
             m->err_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
         }
     }
+    if (netsim_init(w) != 0) world_fail(w, OUT_INTERNAL, "cannot set up the network: %s", strerror(errno));
     /* One CPU for the whole run: only one tracee runs at a time anyway. */
     cpu_set_t one;
     CPU_ZERO(&one);
@@ -238,6 +244,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     if (w->outcome == OUT_RUNNING || w->outcome == OUT_PASS) judge(w);
     enum outcome before_teardown = w->outcome;
     teardown(w);
+    netsim_free(w);
     for (size_t i = 0; i < w->nmachines; i++) { close(w->machines[i].out_fd); close(w->machines[i].err_fd); }
     if (!o->exec_stdio) fold_outputs(w);
     if (before_teardown == OUT_PASS && c->check_command) {

@@ -119,6 +119,7 @@ struct machine {
 };
 
 struct timerfd_state;
+struct netsim;
 struct ptimer;
 
 enum outcome { OUT_RUNNING, OUT_PASS, OUT_EXIT, OUT_TIMEOUT, OUT_DEADLOCK,
@@ -144,6 +145,7 @@ struct world {
     struct thread *held_at_exit; /* its call returned; it goes on once the
                                   * deaths the call caused have been seen */
 
+    struct netsim *net;         /* the simulated network (supervisor/netsim.h) */
     struct timerfd_state *timerfds;
     size_t ntimerfds, captimerfds;
     struct ptimer *ptimers;     /* POSIX timers (syscalls/ptimer.c) */

@@ -10,6 +10,7 @@
  * promise room for the whole request. */
 #include "syscalls/sys.h"
 #include "supervisor/tracer.h"
+#include "supervisor/netsim.h"
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
@@ -158,6 +159,33 @@ static enum sys_action wait_or_pass(struct world *w, struct thread *t, int copy,
     return must_wait(w, t, copy, st, events) ? block(t, UINT64_MAX, fd_ready_check) : SYS_PASS;
 }
 
+/* Reads and accepts of simulated sockets: the socket layer may answer at
+ * once (a reset), or want the exit stop (addresses); waiting is as for any
+ * fd. Consumes the copy. */
+static enum sys_action read_or_wait(struct world *w, struct thread *t, int copy, const struct stat *st, short events,
+                                    bool may_wait)
+{
+    struct simsock *s = S_ISSOCK(st->st_mode) ? netsim_lookup(w, st->st_ino) : NULL;
+    enum sys_action a = SYS_PASS;
+    if (s) {
+        bool accepting = SYSNR(t) == SYS_accept || SYSNR(t) == SYS_accept4;
+        a = accepting ? (s->listening ? sock_accept(w, t, s) : SYS_PASS) : sock_read(w, t, s, copy);
+        if (a == SYS_EMULATE) {
+            close(copy);
+            return a;
+        }
+    }
+    if (!may_wait) {
+        close(copy);
+        return a;
+    }
+    if (wait_or_pass(w, t, copy, st, events) == SYS_BLOCK) {
+        t->on_exit = NULL;      /* set again when the call is retried */
+        return SYS_BLOCK;
+    }
+    return a;
+}
+
 /* ---- tracee buffers ---- */
 
 /* The buffers one call names in the tracee (iov_base are tracee addresses). */
@@ -266,7 +294,7 @@ static enum sys_action read_call(struct world *w, struct thread *t, bool vec, bo
         close(copy);
         return SYS_PASS;
     }
-    return wait_or_pass(w, t, copy, &st, POLLIN);
+    return read_or_wait(w, t, copy, &st, POLLIN, true);
 }
 
 enum sys_action sys_read(struct world *w, struct thread *t) { return read_call(w, t, false, false); }
@@ -280,7 +308,7 @@ enum sys_action sys_preadv(struct world *w, struct thread *t) { return read_call
  * not honoured: the call waits without a deadline. */
 static enum sys_action recv_call(struct world *w, struct thread *t, int flags)
 {
-    if (flags & (MSG_DONTWAIT | MSG_ERRQUEUE)) return SYS_PASS;
+    if ((flags & (MSG_DONTWAIT | MSG_ERRQUEUE)) && !netsim_active(w)) return SYS_PASS;
     int fd = (int)ARG0(t);
     struct stat st;
     int copy = fd_probe(w, t, fd, &st);
@@ -289,7 +317,7 @@ static enum sys_action recv_call(struct world *w, struct thread *t, int flags)
         close(copy);
         return SYS_PASS;
     }
-    return wait_or_pass(w, t, copy, &st, POLLIN);
+    return read_or_wait(w, t, copy, &st, POLLIN, !(flags & (MSG_DONTWAIT | MSG_ERRQUEUE)));
 }
 
 enum sys_action sys_recvfrom(struct world *w, struct thread *t) { return recv_call(w, t, (int)ARG3(t)); }
@@ -306,6 +334,8 @@ struct wcall {
     int flags;          /* send flags; 0 for write and writev */
     long err;           /* the call fails with this (-errno) */
     bool pass;          /* the kernel can make it: it cannot block here */
+    bool control;       /* sendmsg with ancillary data */
+    uint64_t addr, addrlen;     /* a destination, if given */
     struct ubufs b;
 };
 
@@ -403,18 +433,53 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
     return write_end(t, -err);
 }
 
+/* Writes to simulated sockets (supervisor/netsim.h): datagrams are sent by
+ * the supervisor; a stream write goes on as for any socket (an address is
+ * ignored, as TCP does), unless a reset is to be reported. False: carry on. */
+static bool sim_write(struct world *w, struct thread *t, struct wcall *c, enum sys_action *a)
+{
+    if (t->retry || !netsim_active(w)) return false;
+    struct stat st;
+    int copy = fd_probe(w, t, c->fd, &st);
+    if (copy < 0) return false;
+    struct simsock *s = S_ISSOCK(st.st_mode) ? netsim_lookup(w, st.st_ino) : NULL;
+    if (s && s->type == SOCK_DGRAM) {
+        long r = c->err ? c->err : s->so_error && s->connected ? -s->so_error : sock_send_dgram(w, t, s, copy, c->b.iov, c->b.n, c->addr, c->addrlen);
+        close(copy);
+        if (r == -s->so_error) s->so_error = 0;
+        *a = emulate(t, r);
+        return true;
+    }
+    close(copy);
+    if (!s) return false;
+    if (s->so_error && s->connected) {
+        int e = s->so_error;
+        s->so_error = 0;
+        *a = emulate(t, -e);
+        return true;
+    }
+    c->pass = c->control;
+    return false;
+}
+
+static enum sys_action write_call(struct world *w, struct thread *t, struct wcall *c)
+{
+    enum sys_action a;
+    return sim_write(w, t, c, &a) ? a : write_run(w, t, c);
+}
+
 enum sys_action sys_write(struct world *w, struct thread *t)
 {
     struct wcall c = { .fd = (int)ARG0(t), .pass = (ssize_t)ARG2(t) < 0 };  /* refused at once */
     ubufs_one(&c.b, ARG1(t), ARG2(t));
-    return write_run(w, t, &c);
+    return write_call(w, t, &c);
 }
 
 enum sys_action sys_writev(struct world *w, struct thread *t)
 {
     struct wcall c = { .fd = (int)ARG0(t) };
     c.err = ubufs_vec(&c.b, t, ARG1(t), ARG2(t));
-    return write_run(w, t, &c);
+    return write_call(w, t, &c);
 }
 
 /* A destination address or ancillary data (SCM_RIGHTS...) would mean
@@ -423,9 +488,10 @@ enum sys_action sys_writev(struct world *w, struct thread *t)
  * Known gap: one of them on a full unix datagram socket blocks there. */
 enum sys_action sys_sendto(struct world *w, struct thread *t)
 {
-    struct wcall c = { .fd = (int)ARG0(t), .flags = (int)ARG3(t), .pass = ARG4(t) && (int)ARG5(t) != 0 };
+    struct wcall c = { .fd = (int)ARG0(t), .flags = (int)ARG3(t), .pass = ARG4(t) && (int)ARG5(t) != 0,
+                       .addr = ARG4(t), .addrlen = (uint32_t)ARG5(t) };
     ubufs_one(&c.b, ARG1(t), ARG2(t) > INT_MAX ? INT_MAX : ARG2(t));
-    return write_run(w, t, &c);
+    return write_call(w, t, &c);
 }
 
 enum sys_action sys_sendmsg(struct world *w, struct thread *t)
@@ -433,10 +499,15 @@ enum sys_action sys_sendmsg(struct world *w, struct thread *t)
     struct wcall c = { .fd = (int)ARG0(t), .flags = (int)ARG2(t) };
     struct msghdr m;
     if (mem_read(t->tid, ARG1(t), &m, sizeof m) != 0) c.err = -EFAULT;
-    else if ((m.msg_name && m.msg_namelen) || (m.msg_control && m.msg_controllen)) c.pass = true;
     else if (m.msg_iovlen > UIO_MAX) c.err = -EMSGSIZE;
     else c.err = ubufs_vec(&c.b, t, (uint64_t)(uintptr_t)m.msg_iov, m.msg_iovlen);
-    return write_run(w, t, &c);
+    if (!c.err && m.msg_name && m.msg_namelen) {
+        c.pass = true;
+        c.addr = (uint64_t)(uintptr_t)m.msg_name;
+        c.addrlen = m.msg_namelen;
+    }
+    if (!c.err && m.msg_control && m.msg_controllen) c.pass = c.control = true;
+    return write_call(w, t, &c);
 }
 
 /* ---- ioctl ---- */

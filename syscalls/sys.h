@@ -55,6 +55,14 @@ int fd_copy(struct world *w, struct thread *t, int fd);
 bool fd_ready_check(struct world *w, struct thread *t);
 void thread_drop_copy(struct thread *t);
 
+/* socket.c: the parts of reads and writes that concern simulated sockets. */
+struct simsock;
+struct iovec;
+enum sys_action sock_read(struct world *w, struct thread *t, struct simsock *s, int copy);
+enum sys_action sock_accept(struct world *w, struct thread *t, struct simsock *listener);
+long sock_send_dgram(struct world *w, struct thread *t, struct simsock *s, int copy, const struct iovec *iov,
+                     unsigned long n, uint64_t addr, uint64_t addrlen);
+
 /* futex.c */
 /* Wakes waiters on an exited thread's CLONE_CHILD_CLEARTID word. */
 int futex_wake_tid(struct world *w, struct thread *exited, int n);

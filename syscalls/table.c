@@ -18,6 +18,8 @@
     X(sys_rt_sigaction) X(sys_kill) X(sys_pause) X(sys_rt_sigsuspend) X(sys_rt_sigtimedwait) \
     X(sys_getrandom) X(sys_uname) X(sys_sysinfo) X(sys_sched_getaffinity) X(sys_sched_setaffinity) \
     X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality) X(sys_flock) X(sys_fence) X(sys_open) X(sys_fsync) X(sys_sync) \
+    X(sys_socket) X(sys_bind) X(sys_listen) X(sys_connect) X(sys_getsockname) X(sys_getpeername) \
+    X(sys_setsockopt) X(sys_getsockopt) \
     X(sys_timer_create) X(sys_timer_settime) X(sys_timer_gettime) X(sys_timer_getoverrun) X(sys_timer_delete)
 #define DECLARE(h) enum sys_action h(struct world *w, struct thread *t);
 HANDLERS(DECLARE)
@@ -58,10 +60,11 @@ const struct sys_entry sys_table[] = {
     E(preadv, sys_preadv, "fpdl", R) E(preadv2, sys_preadv, "fpddx", R)
     E(write, sys_write, "fpd", R) E(writev, sys_writev, "fpd", R)
     E(ioctl, sys_ioctl, "fxx", R) E(fcntl, sys_fcntl, "fdx", R)
-    /* Sockets within a machine (AF_UNIX); the network comes later. */
-    PASS(socket, "ddd") PASS(socketpair, "ddxp") PASS(bind, "fpd") PASS(listen, "fd")
-    PASS(connect, "fpd") PASS(shutdown, "fd") PASS(getsockname, "fpp") PASS(getpeername, "fpp")
-    PASS(setsockopt, "fddpd") PASS(getsockopt, "fddpp")
+    /* Sockets: AF_UNIX ones are the kernel's; TCP and UDP are simulated (socket.c). */
+    E(socket, sys_socket, "ddd", I) PASS(socketpair, "ddxp") E(bind, sys_bind, "fpd", I) E(listen, sys_listen, "fd", I)
+    E(connect, sys_connect, "fpd", I) PASS(shutdown, "fd") E(getsockname, sys_getsockname, "fpp", I)
+    E(getpeername, sys_getpeername, "fpp", I) E(setsockopt, sys_setsockopt, "fddpd", I)
+    E(getsockopt, sys_getsockopt, "fddpp", I)
     E(recvfrom, sys_recvfrom, "fpdxpp", R) E(recvmsg, sys_recvmsg, "fpx", R)
     E(sendto, sys_sendto, "fpdxpd", R) E(sendmsg, sys_sendmsg, "fpx", R)
     E(accept, sys_accept, "fpp", R) E(accept4, sys_accept, "fppx", R)

@@ -1,0 +1,112 @@
+/* The simulated network's moving parts: the table of simulated sockets and
+ * the relay that carries bytes between machines.
+ *
+ * A tracee's TCP or UDP socket is really an AF_UNIX socket (socket() is
+ * rewritten at its syscall stop), so reads, writes, poll, epoll, dup, fork
+ * and close behave as the kernel makes them. Sockets are known by their
+ * kernel inode, which dup, fork and fd numbers do not change.
+ *
+ * TCP: the tracee's socket is connected, in the kernel, to an AF_UNIX
+ * socket the supervisor holds. What one side writes lands in the
+ * supervisor's end; after each step the relay reads it and schedules its
+ * arrival at the other side, at a time the network model draws; at that
+ * time it is written into the other side's supervisor end, and the peer
+ * tracee reads it. A listener is bound (in the kernel) to a path in the run
+ * directory; a connection arriving is the supervisor connecting there, so
+ * the tracee's accept runs natively.
+ *
+ * UDP: sends are made by the supervisor (it reads the datagram from the
+ * tracee), and a datagram arriving is sent from the supervisor to the
+ * receiver's path. The kernel then queues it, so readiness is real; the
+ * source addresses are kept here in order and written at each receive. */
+#ifndef DSIM_NETSIM_H
+#define DSIM_NETSIM_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct world;
+struct machine;
+struct conn;
+
+/* A simulated address. ::1 is kept apart from 127.0.0.1; IPv4-mapped IPv6
+ * addresses are their IPv4 address. */
+enum addr_kind { ADDR_ANY, ADDR_V4, ADDR_V6_LOOP };
+struct saddr {
+    enum addr_kind kind;
+    uint32_t ip;            /* host order; ADDR_V4 only */
+    uint16_t port;
+};
+
+#define SOCKOPT_MAX 24
+
+struct simsock {
+    ino_t ino;
+    int machine;            /* index */
+    int incarnation;        /* of the machine when it was made */
+    int family;             /* AF_INET or AF_INET6, as the tracee asked */
+    int type;               /* SOCK_STREAM or SOCK_DGRAM */
+    bool bound, listening, connected, v6only;
+    struct saddr local, peer;
+    int so_error;           /* pending, for SO_ERROR (and a reset's read) */
+    struct { int level, name, len; unsigned char val[16]; } opts[SOCKOPT_MAX];
+    int nopts;
+    struct conn *conn;      /* TCP: its connection, once it has one */
+    int side;               /* 0: it connected; 1: it was accepted */
+    char *path;             /* listeners and UDP: where the kernel socket is bound */
+    int backlog;
+    struct conn **pending;  /* listener: connections not yet accepted, in order */
+    size_t npending, cappending;
+    struct dgram_src { struct saddr from; size_t size; } *srcq;  /* UDP: each datagram queued in the kernel */
+    size_t srchead, nsrc, capsrc;
+    size_t queued;          /* UDP: bytes queued, as counted against SO_RCVBUF */
+    bool abort_close;       /* SO_LINGER {1, 0}: closing it sends a reset */
+    bool dead;              /* its machine crashed */
+};
+
+/* World setup and teardown. 0, or -1 with errno. */
+int netsim_init(struct world *w);
+void netsim_free(struct world *w);
+
+/* After each step: read what tracees wrote into the relay, schedule it. */
+void netsim_poll(struct world *w);
+/* Deliver everything due by now; the next due time, or UINT64_MAX. */
+void netsim_fire(struct world *w);
+uint64_t netsim_next(struct world *w);
+/* A crash: its sockets go silent; peers see timeouts, then resets. */
+void netsim_machine_down(struct world *w, struct machine *m);
+
+/* The socket table. Active once a simulated socket exists. */
+bool netsim_active(const struct world *w);
+struct simsock *netsim_lookup(struct world *w, ino_t ino);
+struct simsock *netsim_add(struct world *w, ino_t ino, int machine, int family, int type);
+
+/* Addresses. The machine an address names, seen from machine `self`
+ * (loopback and its own address are itself), or -1: unreachable. */
+int netsim_route(struct world *w, int self, const struct saddr *a);
+/* Binds s to a: port 0 picks an ephemeral port. 0 or -errno. */
+int netsim_bind(struct world *w, struct simsock *s, struct saddr a);
+/* Binds an unbound socket to the wildcard (or the address that reaches `to`). */
+int netsim_autobind(struct world *w, struct simsock *s, const struct saddr *to);
+/* The kernel side of a listener or a UDP socket: bind the tracee's socket
+ * (a supervisor copy of it) to its path. 0 or -errno. */
+int netsim_bind_path(struct world *w, struct simsock *s, int copy);
+
+/* TCP. Starts a connection from s (the copy is the tracee's socket) to
+ * `to`: the kernel connection to the relay is made now, the SYN leaves now.
+ * nonblock: hide writability until the handshake ends. 0 or -errno. */
+int netsim_connect(struct world *w, struct simsock *s, int copy, const struct saddr *to, bool nonblock);
+/* After the tracee's accept returned a socket with inode ino from listener
+ * l: the connection it is. NULL if none is pending (should not happen). */
+struct simsock *netsim_accepted(struct world *w, struct simsock *l, ino_t ino);
+/* Whether a connect in progress has finished (state: 0 done, or -errno). */
+bool netsim_connect_done(struct simsock *s, int *err);
+
+/* UDP. Sends one datagram from s to `to` (NULL: its peer). */
+int netsim_send_dgram(struct world *w, struct simsock *s, const struct saddr *to, const void *buf, size_t len);
+/* The source of the next queued datagram (consume: pop it). */
+bool netsim_dgram_source(struct simsock *s, bool consume, struct saddr *src);
+
+/* Pretty "10.0.0.1:7000" into buf. */
+const char *saddr_str(const struct saddr *a, char *buf, size_t size);
+#endif

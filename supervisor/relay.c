@@ -1,0 +1,652 @@
+/* The relay: moves TCP bytes and UDP datagrams between machines at the
+ * times the network model draws (see netsim.h for the design). */
+#include "supervisor/netsim_int.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define WINDOW (256 * 1024)     /* bytes one direction may have in flight */
+#define CHUNK (64 * 1024)       /* bytes one read of the relay takes */
+#define SYN_RTO 1000000000ULL   /* Linux's first SYN retransmission: 1s */
+#define DGRAM_OVERHEAD 768      /* what a small datagram costs a UDP receive buffer (skb truesize) */
+
+enum ev_kind { EV_SYN, EV_SYNACK, EV_RST, EV_DATA, EV_FIN, EV_DGRAM };
+
+/* A packet in flight. TCP events travel in direction dir: from side dir of
+ * c to side 1 - dir. */
+struct nev {
+    enum ev_kind kind;
+    struct conn *c;
+    int dir;
+    int err;                    /* EV_RST: what the receiver sees */
+    uint64_t sent;              /* when it first left (for timeouts) */
+    uint64_t rto;               /* its current retransmission timeout */
+    int from, to;               /* EV_DGRAM: machines */
+    struct saddr src, dst;
+    struct simsock *sender;     /* EV_DGRAM: sockets live as long as the run */
+    size_t len;
+    char data[];
+};
+
+static const char *const kind_names[] = { "syn", "syn-ack", "reset", "data", "fin", "udp" };
+
+uint64_t relay_draw(struct world *w, uint64_t n)
+{
+    return prng_below(&w->net->pick, n);
+}
+
+static void ev_trace(struct world *w, const struct nev *e, int machine, const char *what)
+{
+    char a[48], b[48];
+    const struct saddr *src = e->kind == EV_DGRAM ? &e->src : &e->c->ep[e->dir];
+    const struct saddr *dst = e->kind == EV_DGRAM ? &e->dst : &e->c->ep[1 - e->dir];
+    int from = e->kind == EV_DGRAM ? e->from : e->c->m[e->dir];
+    int to = e->kind == EV_DGRAM ? e->to : e->c->m[1 - e->dir];
+    trace_event(w->trace, w->now, w->machines[machine].name, 0, "net %s %s %s > %s %s%s%s %zu", kind_names[e->kind],
+                w->machines[from].name, saddr_str(src, a, sizeof a), w->machines[to].name, saddr_str(dst, b, sizeof b),
+                what ? " " : "", what ? what : "", e->len);
+}
+
+static struct nev *ev_new(enum ev_kind kind, struct conn *c, int dir, size_t len)
+{
+    struct nev *e = calloc(1, sizeof *e + len);
+    if (!e) abort();
+    e->kind = kind;
+    e->c = c;
+    e->dir = dir;
+    e->len = len;
+    if (c) c->refs++;
+    return e;
+}
+
+static void ev_free(void *p)
+{
+    struct nev *e = p;
+    if (e->c) e->c->refs--;
+    free(e);
+}
+
+/* ---- connections ---- */
+
+static void poll_end(struct world *w, struct conn *c, int side, bool on)
+{
+    if (c->fd[side] < 0 || c->polling[side] == on) return;
+    struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &c->end[side] };
+    epoll_ctl(w->net->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c->fd[side], &ev);
+    c->polling[side] = on;
+}
+
+static void close_end(struct world *w, struct conn *c, int side)
+{
+    poll_end(w, c, side, false);
+    if (c->fd[side] >= 0) close(c->fd[side]);
+    c->fd[side] = -1;
+    for (struct chunk *k = c->out[side], *next; k; k = next) {
+        next = k->next;
+        free(k);
+    }
+    c->out[side] = c->out_tail[side] = NULL;
+}
+
+static struct conn *conn_new(struct world *w)
+{
+    struct netsim *n = w->net;
+    struct conn *c = calloc(1, sizeof *c);
+    if (!c) abort();
+    c->id = n->next_conn++;
+    c->fd[0] = c->fd[1] = -1;
+    c->closer = -1;
+    for (int i = 0; i < 2; i++) c->end[i] = (struct conn_end){ c, i };
+    if (n->nconns == n->capconns) {
+        n->capconns = n->capconns ? 2 * n->capconns : 16;
+        n->conns = realloc(n->conns, n->capconns * sizeof *n->conns);
+        if (!n->conns) abort();
+    }
+    n->conns[n->nconns++] = c;
+    return c;
+}
+
+#define TIME_WAIT_NS 60000000000ULL
+
+static void conn_free(struct world *w, struct conn *c)
+{
+    struct netsim *n = w->net;
+    if (c->closer >= 0 && c->state == C_ESTABLISHED && !c->gone[0] && !c->gone[1]) {
+        if (n->ntw == n->captw) {
+            n->captw = n->captw ? 2 * n->captw : 8;
+            n->tw = realloc(n->tw, n->captw * sizeof *n->tw);
+            if (!n->tw) abort();
+        }
+        n->tw[n->ntw++] = (struct timewait){ c->m[c->closer], c->ep[c->closer], w->now + TIME_WAIT_NS };
+    }
+    close_end(w, c, 0);
+    close_end(w, c, 1);
+    for (int i = 0; i < 2; i++)
+        if (c->sock[i] && c->sock[i]->conn == c) c->sock[i]->conn = NULL;
+    if (c->listener)
+        for (size_t i = 0; i < c->listener->npending; i++)
+            if (c->listener->pending[i] == c) c->listener->pending[i] = NULL;
+    free(c);
+}
+
+/* Frees connections that are over: both ends closed, nothing in flight. */
+static void conns_collect(struct world *w)
+{
+    struct netsim *n = w->net;
+    size_t k = 0;
+    for (size_t i = 0; i < n->nconns; i++) {
+        struct conn *c = n->conns[i];
+        if (c->fd[0] < 0 && c->fd[1] < 0 && c->refs == 0 && c->state != C_SYN_SENT) conn_free(w, c);
+        else n->conns[k++] = c;
+    }
+    n->nconns = k;
+}
+
+/* Ends side i's part: closed once it has shut its write side and been
+ * sent everything the other side wrote, FIN included. */
+static void end_check(struct world *w, struct conn *c)
+{
+    for (int i = 0; i < 2; i++)
+        if (c->fd[i] >= 0 && c->eof[i] && c->eof[1 - i] && !c->out[i] && c->inflight[1 - i] == 0 && !c->refs)
+            close_end(w, c, i);
+}
+
+static void schedule(struct world *w, struct nev *e, uint64_t at)
+{
+    if (!e->sent) e->sent = w->now;
+    evq_push(w->net->queue, at, e);
+}
+
+/* A segment's arrival time; a segment that would never arrive (a stall past
+ * tcp_timeout) times the sender out instead. */
+static void send_segment(struct world *w, struct nev *e)
+{
+    struct conn *c = e->c;
+    int d = e->dir;
+    bool lost = false;
+    uint64_t at = net_tcp_arrival(w->net->model, c->m[d], c->m[1 - d], w->now, c->last_arrival[d], &lost);
+    if (at == UINT64_MAX) {
+        ev_trace(w, e, c->m[d], "stalled");
+        struct nev *r = ev_new(EV_RST, c, 1 - d, 0);
+        r->err = ETIMEDOUT;
+        schedule(w, r, w->now + w->conf->net.tcp_timeout_ns);
+        ev_free(e);
+        return;
+    }
+    if (lost) ev_trace(w, e, c->m[d], "retransmitted");
+    c->last_arrival[d] = at;
+    schedule(w, e, at);
+}
+
+static void send_reset(struct world *w, struct conn *c, int to_side, int err)
+{
+    struct nev *r = ev_new(EV_RST, c, 1 - to_side, 0);
+    r->err = err;
+    bool lost;
+    uint64_t at = net_tcp_arrival(w->net->model, c->m[1 - to_side], c->m[to_side], w->now, 0, &lost);
+    schedule(w, r, at == UINT64_MAX ? w->now + w->conf->net.tcp_timeout_ns : at);
+}
+
+/* Writes what arrived for side r into its end, as far as its reader has
+ * room; the rest waits for the next step. */
+static void flush(struct world *w, struct conn *c, int r)
+{
+    while (c->out[r] && c->fd[r] >= 0) {
+        struct chunk *k = c->out[r];
+        if (k->fin) {
+            shutdown(c->fd[r], SHUT_WR);
+        } else {
+            ssize_t n = send(c->fd[r], k->data + k->off, k->len - k->off, MSG_DONTWAIT | MSG_NOSIGNAL);
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                w->net->flush_pending = true;
+                return;
+            }
+            if (n < 0) {
+                /* Its socket is closed: the peer's data meets a reset. */
+                c->inflight[1 - r] = 0;
+                close_end(w, c, r);
+                c->gone[r] = true;
+                if (!c->gone[1 - r]) send_reset(w, c, 1 - r, ECONNRESET);
+                return;
+            }
+            k->off += (size_t)n;
+            c->inflight[1 - r] -= (size_t)n;
+            if (k->off < k->len) continue;
+        }
+        c->out[r] = k->next;
+        if (!c->out[r]) c->out_tail[r] = NULL;
+        free(k);
+    }
+    if (c->inflight[1 - r] < WINDOW && !c->eof[1 - r] && !c->gone[1 - r] && c->state == C_ESTABLISHED)
+        poll_end(w, c, 1 - r, true);
+    end_check(w, c);
+}
+
+static void enqueue(struct conn *c, int r, const void *data, size_t len, bool fin)
+{
+    struct chunk *k = malloc(sizeof *k + len);
+    if (!k) abort();
+    *k = (struct chunk){ .len = len, .fin = fin };
+    memcpy(k->data, data, len);
+    if (c->out_tail[r]) c->out_tail[r]->next = k;
+    else c->out[r] = k;
+    c->out_tail[r] = k;
+}
+
+/* Reads what side d wrote, up to the window, into segments. */
+static void read_side(struct world *w, struct conn *c, int d)
+{
+    static char buf[CHUNK];
+    while (c->fd[d] >= 0 && c->inflight[d] < WINDOW) {
+        size_t want = WINDOW - c->inflight[d] < CHUNK ? WINDOW - c->inflight[d] : CHUNK;
+        ssize_t n = recv(c->fd[d], buf, want, MSG_DONTWAIT);
+        if (n > 0) {
+            struct nev *e = ev_new(EV_DATA, c, d, (size_t)n);
+            memcpy(e->data, buf, (size_t)n);
+            c->inflight[d] += (size_t)n;
+            send_segment(w, e);
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        poll_end(w, c, d, false);
+        if (n == 0 && c->sock[d] && c->sock[d]->abort_close) n = -1;     /* SO_LINGER {1, 0} */
+        if (n == 0) {
+            if (!c->eof[1 - d]) c->closer = d;
+            c->eof[d] = true;
+            send_segment(w, ev_new(EV_FIN, c, d, 0));
+        } else {
+            /* Closed with unread data: Linux sends a reset. */
+            c->gone[d] = c->eof[d] = true;
+            close_end(w, c, d);
+            if (!c->gone[1 - d]) send_reset(w, c, 1 - d, ECONNRESET);
+        }
+        return;
+    }
+    if (c->inflight[d] >= WINDOW) poll_end(w, c, d, false);
+}
+
+void netsim_poll(struct world *w)
+{
+    struct netsim *n = w->net;
+    if (!n || n->epfd < 0) return;
+    if (n->flush_pending) {
+        n->flush_pending = false;
+        for (size_t i = 0; i < n->nconns; i++)
+            for (int r = 0; r < 2; r++)
+                if (n->conns[i]->out[r]) flush(w, n->conns[i], r);
+    }
+    struct epoll_event evs[64];
+    int k = epoll_wait(n->epfd, evs, 64, 0);
+    /* Deterministic order: the kernel's ready list order depends on timing. */
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0; j--) {
+            struct conn_end *a = evs[j - 1].data.ptr, *b = evs[j].data.ptr;
+            if (a->c->id * 2 + a->side < b->c->id * 2 + b->side) break;
+            struct epoll_event t = evs[j];
+            evs[j] = evs[j - 1];
+            evs[j - 1] = t;
+        }
+    for (int i = 0; i < k; i++) {
+        struct conn_end *e = evs[i].data.ptr;
+        read_side(w, e->c, e->side);
+    }
+}
+
+/* ---- arrivals ---- */
+
+static bool machine_up(struct world *w, int m, int incarnation)
+{
+    struct machine *mm = &w->machines[m];
+    return mm->started && !mm->exited && mm->incarnation == incarnation;
+}
+
+/* A segment for a crashed side: silence while it is down (the sender keeps
+ * retransmitting, then times out); a reset once it is back without the
+ * connection. True if the event was handled so. */
+static bool to_crashed(struct world *w, struct nev *e)
+{
+    struct conn *c = e->c;
+    int r = 1 - e->dir;
+    if (machine_up(w, c->m[r], c->inc[r])) return false;
+    if (e->kind == EV_RST) { ev_free(e); return true; }
+    struct machine *m = &w->machines[c->m[r]];
+    if (m->started && !m->exited) {
+        ev_trace(w, e, c->m[r], "to a rebooted machine: reset");
+        if (!c->gone[e->dir]) send_reset(w, c, e->dir, ECONNRESET);
+        c->gone[e->dir] = true;
+        ev_free(e);
+        return true;
+    }
+    if (!e->rto) e->rto = w->conf->net.rto_ns;
+    if (w->now + e->rto - e->sent > w->conf->net.tcp_timeout_ns) {
+        ev_trace(w, e, c->m[e->dir], "timed out");
+        if (!c->gone[e->dir]) {
+            struct nev *x = ev_new(EV_RST, c, r, 0);
+            x->err = ETIMEDOUT;
+            schedule(w, x, w->now);
+        }
+        ev_free(e);
+        return true;
+    }
+    evq_push(w->net->queue, w->now + e->rto, e);
+    e->rto *= 2;
+    return true;
+}
+
+static void arrive_syn(struct world *w, struct nev *e)
+{
+    struct conn *c = e->c;
+    if (c->state != C_SYN_SENT || c->gone[0]) { ev_free(e); return; }
+    struct simsock *l = machine_up(w, c->m[1], w->machines[c->m[1]].incarnation)
+                            ? netsim_find(w, c->m[1], SOCK_STREAM, &c->ep[1], true) : NULL;
+    if (!machine_up(w, c->m[1], w->machines[c->m[1]].incarnation)) {
+        /* Nobody answers: SYNs are retransmitted until the connect times out. */
+        if (!e->rto) e->rto = SYN_RTO;
+        if (w->now + e->rto - e->sent > w->conf->net.tcp_timeout_ns) {
+            ev_trace(w, e, c->m[0], "timed out");
+            c->state = C_REFUSED;
+            c->err = ETIMEDOUT;
+            ev_free(e);
+            return;
+        }
+        evq_push(w->net->queue, w->now + e->rto, e);
+        e->rto *= 2;
+        return;
+    }
+    c->inc[1] = w->machines[c->m[1]].incarnation;
+    int fd = l && l->path ? socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) : -1;
+    int err = ECONNREFUSED;
+    if (fd >= 0) {
+        struct sockaddr_un a = { .sun_family = AF_UNIX };
+        snprintf(a.sun_path, sizeof a.sun_path, "%s", l->path);
+        if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+            err = errno;
+            close(fd);
+            fd = -1;
+        }
+    }
+    if (fd < 0 && (err == EAGAIN || err == EWOULDBLOCK)) {
+        /* A full backlog drops the SYN; the client retransmits it. */
+        ev_trace(w, e, c->m[1], "dropped: backlog full");
+        if (!e->rto) e->rto = SYN_RTO;
+        evq_push(w->net->queue, w->now + e->rto, e);
+        e->rto *= 2;
+        return;
+    }
+    if (fd < 0) {
+        if (l) l->dead = true;      /* its socket is gone */
+        ev_trace(w, e, c->m[1], "refused");
+        send_reset(w, c, 0, ECONNREFUSED);
+        ev_free(e);
+        return;
+    }
+    ev_trace(w, e, c->m[1], NULL);
+    c->fd[1] = fd;
+    c->listener = l;
+    if (l->npending == l->cappending) {
+        l->cappending = l->cappending ? 2 * l->cappending : 8;
+        l->pending = realloc(l->pending, l->cappending * sizeof *l->pending);
+        if (!l->pending) abort();
+    }
+    l->pending[l->npending++] = c;
+    c->ep[1].kind = c->ep[1].kind == ADDR_ANY ? ADDR_V4 : c->ep[1].kind;
+    ev_free(e);
+    struct nev *ack = ev_new(EV_SYNACK, c, 1, 0);
+    send_segment(w, ack);
+}
+
+/* The bytes stuffed into the client's send buffer hid its writability
+ * while it connected; they go now. */
+static void drain_junk(struct conn *c)
+{
+    static char buf[CHUNK];
+    while (c->junk > 0 && c->fd[0] >= 0) {
+        ssize_t n = recv(c->fd[0], buf, c->junk < CHUNK ? c->junk : CHUNK, MSG_DONTWAIT);
+        if (n <= 0) break;
+        c->junk -= (size_t)n;
+    }
+    c->junk = 0;
+}
+
+static void arrive_synack(struct world *w, struct nev *e)
+{
+    struct conn *c = e->c;
+    ev_trace(w, e, c->m[0], NULL);
+    ev_free(e);
+    if (c->state != C_SYN_SENT) return;
+    drain_junk(c);
+    c->state = C_ESTABLISHED;
+    poll_end(w, c, 0, true);
+    poll_end(w, c, 1, true);
+}
+
+static void arrive_reset(struct world *w, struct nev *e)
+{
+    struct conn *c = e->c;
+    int r = 1 - e->dir;
+    ev_trace(w, e, c->m[r], strerror(e->err));
+    if (c->state == C_SYN_SENT && r == 0) {
+        c->state = C_REFUSED;
+        c->err = e->err;
+        if (c->sock[0]) c->sock[0]->so_error = e->err;
+        drain_junk(c);
+    } else if (c->sock[r] && !c->gone[r]) {
+        c->sock[r]->so_error = e->err;
+    }
+    if (r == 1 && c->state == C_SYN_SENT) c->state = C_REFUSED;
+    c->gone[r] = c->eof[r] = true;
+    close_end(w, c, r);
+    ev_free(e);
+}
+
+static void arrive_data(struct world *w, struct nev *e)
+{
+    struct conn *c = e->c;
+    int r = 1 - e->dir;
+    if (to_crashed(w, e)) return;
+    ev_trace(w, e, c->m[r], NULL);
+    if (c->fd[r] < 0) {             /* reset meanwhile: dropped */
+        if (e->kind == EV_DATA) c->inflight[e->dir] -= e->len;
+        ev_free(e);
+        return;
+    }
+    enqueue(c, r, e->data, e->len, e->kind == EV_FIN);
+    ev_free(e);
+    flush(w, c, r);
+}
+
+/* ---- UDP ---- */
+
+int netsim_send_dgram(struct world *w, struct simsock *s, const struct saddr *to, const void *buf, size_t len)
+{
+    if (!to) {
+        if (!s->connected) return -EDESTADDRREQ;
+        to = &s->peer;
+    }
+    int dm = netsim_route(w, s->machine, to);
+    if (dm < 0) return -ENETUNREACH;
+    int err = netsim_autobind(w, s, NULL);
+    if (err) return err;
+    struct saddr src = s->local;
+    if (src.kind == ADDR_ANY) {
+        /* The address the packet leaves from, as routing would pick it. */
+        if (to->kind == ADDR_V6_LOOP) src.kind = ADDR_V6_LOOP;
+        else if (dm == s->machine) src = (struct saddr){ ADDR_V4, to->kind == ADDR_V4 ? to->ip : 0x7f000001, src.port };
+        else src = (struct saddr){ ADDR_V4, w->net->addrs[s->machine], src.port };
+    }
+    struct net_fate f = net_udp_fate(w->net->model, s->machine, dm, w->now);
+    struct nev proto = { .kind = EV_DGRAM, .from = s->machine, .to = dm, .src = src, .dst = *to, .len = len,
+                         .sender = s };
+    if (f.copies == 0) ev_trace(w, &proto, s->machine, f.cut ? "dropped: partition" : "dropped: loss");
+    for (int i = 0; i < f.copies; i++) {
+        struct nev *e = ev_new(EV_DGRAM, NULL, 0, len);
+        *e = proto;
+        memcpy(e->data, buf, len);
+        if (i == 1) ev_trace(w, e, s->machine, "duplicated");
+        schedule(w, e, w->now + f.delay[i]);
+    }
+    return (int)len;
+}
+
+static void arrive_dgram(struct world *w, struct nev *e)
+{
+    struct simsock *r = machine_up(w, e->to, w->machines[e->to].incarnation)
+                            ? netsim_find(w, e->to, SOCK_DGRAM, &e->dst, false) : NULL;
+    if (r && r->connected && (r->peer.port != e->src.port || r->peer.ip != e->src.ip)) r = NULL;
+    if (!r || !r->path) {
+        /* ICMP port unreachable: a connected sender hears ECONNREFUSED. */
+        struct simsock *snd = e->sender;
+        if (!r && snd && snd->connected && !snd->dead && snd->peer.port == e->dst.port && snd->peer.ip == e->dst.ip &&
+            machine_up(w, e->to, w->machines[e->to].incarnation))
+            snd->so_error = ECONNREFUSED;
+        ev_trace(w, e, e->to, "dropped: no socket");
+        ev_free(e);
+        return;
+    }
+    if (r->queued + e->len + DGRAM_OVERHEAD > netsim_rcvbuf(r)) {
+        ev_trace(w, e, e->to, "dropped: receive buffer full");
+        ev_free(e);
+        return;
+    }
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", r->path);
+    if (sendto(w->net->udp_fd, e->data, e->len, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof a) < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK) r->dead = true;
+        ev_trace(w, e, e->to, errno == EAGAIN || errno == EWOULDBLOCK ? "dropped: receive queue full" : "dropped: closed");
+        ev_free(e);
+        return;
+    }
+    ev_trace(w, e, e->to, NULL);
+    if (r->nsrc == r->capsrc) {
+        r->capsrc = r->capsrc ? 2 * r->capsrc : 16;
+        r->srcq = realloc(r->srcq, r->capsrc * sizeof *r->srcq);
+        if (!r->srcq) abort();
+    }
+    r->srcq[r->nsrc++] = (struct dgram_src){ e->src, e->len + DGRAM_OVERHEAD };
+    r->queued += e->len + DGRAM_OVERHEAD;
+    ev_free(e);
+}
+
+/* ---- the loop's hooks ---- */
+
+uint64_t netsim_next(struct world *w)
+{
+    return w->net ? evq_next(w->net->queue) : UINT64_MAX;
+}
+
+void netsim_fire(struct world *w)
+{
+    struct netsim *n = w->net;
+    if (!n) return;
+    while (evq_next(n->queue) <= w->now) {
+        struct nev *e = evq_pop(n->queue, NULL);
+        switch (e->kind) {
+        case EV_SYN: arrive_syn(w, e); break;
+        case EV_SYNACK: arrive_synack(w, e); break;
+        case EV_RST: arrive_reset(w, e); break;
+        case EV_DATA:
+        case EV_FIN: arrive_data(w, e); break;
+        case EV_DGRAM: arrive_dgram(w, e); break;
+        }
+    }
+    conns_collect(w);
+}
+
+int netsim_connect(struct world *w, struct simsock *s, int copy, const struct saddr *to, bool nonblock)
+{
+    struct netsim *n = w->net;
+    int dm = netsim_route(w, s->machine, to);
+    if (dm < 0) return -ENETUNREACH;
+    int err = netsim_autobind(w, s, to);
+    if (err) return err;
+    if (netsim_open(w) != 0) return -errno;
+    struct sockaddr_un a;
+    if (netsim_unix_addr(&a, n->dir, "relay") != 0) return -ENAMETOOLONG;
+    if (connect(copy, (struct sockaddr *)&a, sizeof a) != 0) return -errno;
+    int fd = accept4(n->relay_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return -errno;
+    struct conn *c = conn_new(w);
+    c->m[0] = s->machine;
+    c->m[1] = dm;
+    c->inc[0] = s->incarnation;
+    c->ep[0] = s->local;
+    if (c->ep[0].kind == ADDR_ANY) c->ep[0] = (struct saddr){ ADDR_V4, n->addrs[s->machine], s->local.port };
+    c->ep[1] = *to;
+    c->fd[0] = fd;
+    c->sock[0] = s;
+    s->conn = c;
+    s->side = 0;
+    s->peer = *to;
+    if (nonblock) {
+        /* Until the SYN-ACK the socket must not poll writable: fill its
+         * send buffer from the supervisor's copy of it. */
+        static char junk[CHUNK];
+        ssize_t k;
+        while ((k = send(copy, junk, sizeof junk, MSG_DONTWAIT | MSG_NOSIGNAL)) > 0) c->junk += (size_t)k;
+    }
+    send_segment(w, ev_new(EV_SYN, c, 0, 0));
+    return 0;
+}
+
+bool netsim_connect_done(struct simsock *s, int *err)
+{
+    struct conn *c = s->conn;
+    if (!c) { *err = s->so_error ? -s->so_error : 0; return true; }
+    if (c->state == C_SYN_SENT) return false;
+    *err = c->state == C_REFUSED ? -c->err : 0;
+    return true;
+}
+
+struct simsock *netsim_accepted(struct world *w, struct simsock *l, ino_t ino)
+{
+    struct conn *c = NULL;
+    while (!c && l->npending > 0) {
+        c = l->pending[0];
+        memmove(l->pending, l->pending + 1, --l->npending * sizeof *l->pending);
+    }
+    if (!c) return NULL;
+    struct simsock *s = netsim_add(w, ino, l->machine, l->family, SOCK_STREAM);
+    s->bound = s->connected = true;
+    s->local = c->ep[1];
+    s->peer = c->ep[0];
+    s->conn = c;
+    s->side = 1;
+    c->sock[1] = s;
+    return s;
+}
+
+void netsim_machine_down(struct world *w, struct machine *m)
+{
+    struct netsim *n = w->net;
+    if (!n) return;
+    for (size_t i = 0; i < n->nsocks; i++)
+        if (n->socks[i]->machine == m->index) n->socks[i]->dead = true;
+    for (size_t i = 0; i < n->nconns; i++) {
+        struct conn *c = n->conns[i];
+        for (int s = 0; s < 2; s++) {
+            if (c->m[s] != m->index) continue;
+            /* A dead machine sends nothing: not even the FIN or reset its
+             * dying sockets would make. */
+            close_end(w, c, s);
+            c->eof[s] = true;
+            if (c->state == C_SYN_SENT && s == 0) c->state = C_CLOSED;
+        }
+    }
+    trace_event(w->trace, w->now, m->name, 0, "net down");
+}
+
+void relay_free(struct world *w)
+{
+    struct netsim *n = w->net;
+    evq_free(n->queue, ev_free);
+    for (size_t i = 0; i < n->nconns; i++) {
+        n->conns[i]->refs = 0;
+        conn_free(w, n->conns[i]);
+    }
+    free(n->conns);
+    free(n->tw);
+}

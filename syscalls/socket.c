@@ -1,0 +1,486 @@
+/* TCP and UDP sockets on the simulated network: the calls whose meaning is
+ * about addresses. A tracee's AF_INET/AF_INET6 socket is an AF_UNIX socket
+ * underneath (socket() is rewritten at its stop); supervisor/netsim.h says
+ * how bytes move. Reads, writes, poll and close stay the kernel's. */
+#include "syscalls/sys.h"
+#include "supervisor/netsim.h"
+#include "supervisor/tracer.h"
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* The simulated socket behind fd, or NULL (also for a bad fd). With a copy
+ * of the fd in *copy when wanted (closed by the caller). */
+static struct simsock *sock_of(struct world *w, struct thread *t, int fd, int *copy)
+{
+    if (copy) *copy = -1;
+    if (!w->net) return NULL;
+    int c = fd_copy(w, t, fd);
+    if (c < 0) return NULL;
+    struct stat st;
+    struct simsock *s = fstat(c, &st) == 0 && S_ISSOCK(st.st_mode) ? netsim_lookup(w, st.st_ino) : NULL;
+    if (s && copy) *copy = c;
+    else close(c);
+    return s;
+}
+
+static enum sys_action done(int copy, struct thread *t, long result)
+{
+    if (copy >= 0) close(copy);
+    return emulate(t, result);
+}
+
+/* ---- addresses between the tracee and the simulation ---- */
+
+/* Reads a sockaddr for a socket of `family`. 0, 1 for AF_UNSPEC, or -errno. */
+static int get_saddr(struct thread *t, int family, uint64_t addr, uint64_t len, struct saddr *out)
+{
+    unsigned char raw[28];
+    if ((long)len < 2 || len > 128) return -EINVAL;
+    if (!addr) return -EFAULT;
+    if (mem_read(t->tid, addr, raw, len < sizeof raw ? len : sizeof raw) != 0) return -EFAULT;
+    sa_family_t f;
+    memcpy(&f, raw, sizeof f);
+    if (f == AF_UNSPEC) return 1;
+    if (f == AF_INET) {
+        if (family != AF_INET) return -EAFNOSUPPORT;
+        if (len < sizeof(struct sockaddr_in)) return -EINVAL;
+        struct sockaddr_in a;
+        memcpy(&a, raw, sizeof a);
+        uint32_t ip = ntohl(a.sin_addr.s_addr);
+        *out = (struct saddr){ ip ? ADDR_V4 : ADDR_ANY, ip, ntohs(a.sin_port) };
+        return 0;
+    }
+    if (f == AF_INET6) {
+        if (family != AF_INET6) return -EAFNOSUPPORT;
+        if (len < sizeof(struct sockaddr_in6)) return -EINVAL;
+        struct sockaddr_in6 a;
+        memcpy(&a, raw, sizeof a);
+        uint16_t port = ntohs(a.sin6_port);
+        if (IN6_IS_ADDR_UNSPECIFIED(&a.sin6_addr)) *out = (struct saddr){ ADDR_ANY, 0, port };
+        else if (IN6_IS_ADDR_LOOPBACK(&a.sin6_addr)) *out = (struct saddr){ ADDR_V6_LOOP, 0, port };
+        else if (IN6_IS_ADDR_V4MAPPED(&a.sin6_addr)) {
+            uint32_t ip;
+            memcpy(&ip, &a.sin6_addr.s6_addr[12], sizeof ip);
+            ip = ntohl(ip);
+            *out = (struct saddr){ ip ? ADDR_V4 : ADDR_ANY, ip, port };
+        } else *out = (struct saddr){ ADDR_V4, 0xffffffffu, port };    /* no route to it */
+        return 0;
+    }
+    return -EAFNOSUPPORT;
+}
+
+/* Writes a as the family's sockaddr to addr, with the length protocol of
+ * getsockname/accept/recvfrom (*len_addr in: room; out: full size). */
+static int put_saddr(struct thread *t, int family, const struct saddr *a, uint64_t addr, uint64_t len_addr)
+{
+    if (!addr || !len_addr) return 0;
+    int room;
+    if (mem_read(t->tid, len_addr, &room, sizeof room) != 0) return -EFAULT;
+    if (room < 0) return -EINVAL;
+    unsigned char raw[sizeof(struct sockaddr_in6)];
+    int size;
+    if (family == AF_INET) {
+        struct sockaddr_in s = { .sin_family = AF_INET, .sin_port = htons(a->port) };
+        s.sin_addr.s_addr = htonl(a->kind == ADDR_V4 ? a->ip : 0);
+        memcpy(raw, &s, sizeof s);
+        size = sizeof s;
+    } else {
+        struct sockaddr_in6 s = { .sin6_family = AF_INET6, .sin6_port = htons(a->port) };
+        if (a->kind == ADDR_V6_LOOP) s.sin6_addr = in6addr_loopback;
+        else if (a->kind == ADDR_V4) {
+            uint32_t ip = htonl(a->ip);
+            s.sin6_addr.s6_addr[10] = s.sin6_addr.s6_addr[11] = 0xff;
+            memcpy(&s.sin6_addr.s6_addr[12], &ip, sizeof ip);
+        }
+        memcpy(raw, &s, sizeof s);
+        size = sizeof s;
+    }
+    if (mem_write(t->tid, addr, raw, (size_t)(room < size ? room : size)) != 0) return -EFAULT;
+    if (mem_write(t->tid, len_addr, &size, sizeof size) != 0) return -EFAULT;
+    return 0;
+}
+
+/* The room the caller gave for an address (*len_addr), read at the entry
+ * stop: the kernel overwrites it with the size of the AF_UNIX address. */
+static int save_room(struct thread *t, uint64_t addr, uint64_t len_addr)
+{
+    int room = 0;
+    if (addr && len_addr && mem_read(t->tid, len_addr, &room, sizeof room) != 0) room = 0;
+    return room;
+}
+
+/* put_saddr at an exit stop: with the room saved at the entry stop. */
+static int put_saddr_room(struct thread *t, int family, const struct saddr *a, uint64_t addr, uint64_t len_addr,
+                          int room)
+{
+    if (!addr || !len_addr || mem_write(t->tid, len_addr, &room, sizeof room) != 0) return 0;
+    return put_saddr(t, family, a, addr, len_addr);
+}
+
+/* ---- socket ---- */
+
+static void socket_done(struct world *w, struct thread *t, long result)
+{
+    int family = (int)t->scratch[0], type = (int)t->scratch[1];
+    ARG0(t) = (unsigned long long)family;       /* the registers the caller keeps */
+    ARG2(t) = (unsigned long long)t->scratch[2];
+    t->regs_dirty = true;
+    if (result < 0) return;
+    int copy = fd_copy(w, t, (int)result);
+    struct stat st;
+    if (copy >= 0 && fstat(copy, &st) == 0)
+        netsim_add(w, st.st_ino, t->proc->m->index, family, type);
+    if (copy >= 0) close(copy);
+}
+
+/* AF_INET and AF_INET6 stream and datagram sockets become AF_UNIX ones of
+ * the same type; the socket table learns their inode at the exit stop. */
+enum sys_action sys_socket(struct world *w, struct thread *t)
+{
+    int family = (int)ARG0(t), type = (int)ARG1(t) & 0xf, proto = (int)ARG2(t);
+    if ((family != AF_INET && family != AF_INET6) || !w->net) return SYS_PASS;
+    if (type != SOCK_STREAM && type != SOCK_DGRAM) return SYS_PASS;    /* raw: the empty netns answers */
+    if (proto != 0 && proto != (type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP)) return emulate(t, -EPROTONOSUPPORT);
+    t->scratch[0] = family;
+    t->scratch[1] = type;
+    t->scratch[2] = proto;
+    ARG0(t) = AF_UNIX;
+    ARG2(t) = 0;
+    t->regs_dirty = true;
+    t->on_exit = socket_done;
+    return SYS_PASS_EXIT;
+}
+
+/* ---- bind, listen, connect ---- */
+
+enum sys_action sys_bind(struct world *w, struct thread *t)
+{
+    int copy;
+    struct simsock *s = sock_of(w, t, (int)ARG0(t), &copy);
+    if (!s) return SYS_PASS;
+    struct saddr a;
+    int r = get_saddr(t, s->family, ARG1(t), ARG2(t), &a);
+    if (r == 1 && s->family == AF_INET) r = 0, a = (struct saddr){ ADDR_ANY, 0, 0 };  /* Linux's old-style compat */
+    if (r) return done(copy, t, r == 1 ? -EAFNOSUPPORT : r);
+    if ((r = netsim_bind(w, s, a)) != 0) return done(copy, t, r);
+    if (s->type == SOCK_DGRAM) r = netsim_bind_path(w, s, copy);
+    return done(copy, t, r);
+}
+
+enum sys_action sys_listen(struct world *w, struct thread *t)
+{
+    int copy;
+    struct simsock *s = sock_of(w, t, (int)ARG0(t), &copy);
+    if (!s) return SYS_PASS;
+    if (s->type != SOCK_STREAM) return done(copy, t, -EOPNOTSUPP);
+    if (s->conn) return done(copy, t, -EINVAL);
+    int r = netsim_autobind(w, s, NULL);
+    if (!r) r = netsim_bind_path(w, s, copy);
+    if (r) return done(copy, t, r);
+    s->listening = true;
+    close(copy);
+    return SYS_PASS;            /* the kernel listens on the bound AF_UNIX socket */
+}
+
+static bool connect_ready(struct world *w, struct thread *t)
+{
+    struct simsock *s = (struct simsock *)t->scratch[3];
+    int err;
+    return netsim_connect_done(s, &err);
+}
+
+enum sys_action sys_connect(struct world *w, struct thread *t)
+{
+    if (t->retry) {
+        /* A blocking connect: the handshake has ended one way or the other. */
+        int err;
+        struct simsock *s = (struct simsock *)t->scratch[3];
+        if (!netsim_connect_done(s, &err)) return block(t, UINT64_MAX, connect_ready);
+        if (err) s->so_error = 0;
+        else s->connected = true;
+        return emulate(t, err);
+    }
+    int copy;
+    struct simsock *s = sock_of(w, t, (int)ARG0(t), &copy);
+    if (!s) return SYS_PASS;
+    struct saddr a;
+    int r = get_saddr(t, s->family, ARG1(t), ARG2(t), &a);
+    if (s->type == SOCK_DGRAM) {
+        if (r == 1) {                   /* AF_UNSPEC: dissolve the association */
+            s->connected = false;
+            return done(copy, t, 0);
+        }
+        if (r) return done(copy, t, r);
+        if (netsim_route(w, s->machine, &a) < 0) return done(copy, t, -ENETUNREACH);
+        if (!s->bound && (r = netsim_autobind(w, s, &a)) != 0) return done(copy, t, r);
+        if ((r = netsim_bind_path(w, s, copy)) != 0) return done(copy, t, r);
+        s->peer = a;
+        if (s->peer.kind == ADDR_ANY) s->peer = (struct saddr){ ADDR_V4, 0x7f000001, a.port };
+        s->connected = true;
+        return done(copy, t, 0);
+    }
+    if (r) return done(copy, t, r == 1 ? -EAFNOSUPPORT : r);
+    if (s->listening) return done(copy, t, -EINVAL);
+    if (s->conn) {
+        int err;
+        if (!netsim_connect_done(s, &err)) return done(copy, t, -EALREADY);
+        if (s->connected) return done(copy, t, -EISCONN);
+        /* The first connect after a non-blocking one finished reports it. */
+        s->connected = !err;
+        if (err) s->so_error = 0;
+        return done(copy, t, err);
+    }
+    if (s->family == AF_INET6 && s->v6only && a.kind == ADDR_V4) return done(copy, t, -ENETUNREACH);
+    int fl = fcntl(copy, F_GETFL);
+    bool nonblock = fl >= 0 && (fl & O_NONBLOCK);
+    r = netsim_connect(w, s, copy, &a, nonblock);
+    close(copy);
+    if (r) return emulate(t, r);
+    if (nonblock) return emulate(t, -EINPROGRESS);
+    t->scratch[3] = (long)s;
+    return block(t, UINT64_MAX, connect_ready);
+}
+
+/* ---- accept and names ---- */
+
+static void accept_done(struct world *w, struct thread *t, long result)
+{
+    struct simsock *l = (struct simsock *)t->scratch[3];
+    if (result < 0) return;
+    int copy = fd_copy(w, t, (int)result);
+    struct stat st;
+    struct simsock *s = NULL;
+    if (copy >= 0 && fstat(copy, &st) == 0) s = netsim_accepted(w, l, st.st_ino);
+    if (copy >= 0) close(copy);
+    if (s) put_saddr_room(t, s->family, &s->peer, ARG1(t), ARG2(t), (int)t->scratch[4]);
+}
+
+/* The kernel accepts (accept and accept4 on a listener, after fs.c found it
+ * readable): the address it reports is fixed at the exit stop. */
+enum sys_action sock_accept(struct world *w, struct thread *t, struct simsock *l)
+{
+    t->scratch[3] = (long)l;
+    t->scratch[4] = save_room(t, ARG1(t), ARG2(t));
+    t->on_exit = accept_done;
+    return SYS_PASS_EXIT;
+}
+
+static enum sys_action name_call(struct world *w, struct thread *t, bool peer)
+{
+    struct simsock *s = sock_of(w, t, (int)ARG0(t), NULL);
+    if (!s) return SYS_PASS;
+    if (peer) {
+        int err = 0;
+        if (!s->connected && !(s->conn && netsim_connect_done(s, &err) && !err)) return emulate(t, -ENOTCONN);
+        return emulate(t, put_saddr(t, s->family, &s->peer, ARG1(t), ARG2(t)));
+    }
+    struct saddr a = s->bound ? s->local : (struct saddr){ ADDR_ANY, 0, 0 };
+    return emulate(t, put_saddr(t, s->family, &a, ARG1(t), ARG2(t)));
+}
+
+enum sys_action sys_getsockname(struct world *w, struct thread *t) { return name_call(w, t, false); }
+enum sys_action sys_getpeername(struct world *w, struct thread *t) { return name_call(w, t, true); }
+
+/* ---- options ---- */
+
+static int *opt_slot(struct simsock *s, int level, int name, bool create)
+{
+    for (int i = 0; i < s->nopts; i++)
+        if (s->opts[i].level == level && s->opts[i].name == name) return (int *)s->opts[i].val;
+    if (!create || s->nopts == SOCKOPT_MAX) return NULL;
+    s->opts[s->nopts].level = level;
+    s->opts[s->nopts].name = name;
+    return (int *)s->opts[s->nopts++].val;
+}
+
+static bool known_level(int level)
+{
+    return level == SOL_SOCKET || level == IPPROTO_TCP || level == IPPROTO_IP || level == IPPROTO_IPV6 ||
+           level == IPPROTO_UDP;
+}
+
+/* Options are remembered and reported back; the few that mean something to
+ * the simulation are read where they matter (SO_REUSEADDR, SO_REUSEPORT,
+ * IPV6_V6ONLY). Buffer sizes are doubled, as Linux does. */
+enum sys_action sys_setsockopt(struct world *w, struct thread *t)
+{
+    struct simsock *s = sock_of(w, t, (int)ARG0(t), NULL);
+    if (!s) return SYS_PASS;
+    int level = (int)ARG1(t), name = (int)ARG2(t);
+    uint64_t len = ARG4(t);
+    if (!known_level(level)) return emulate(t, -ENOPROTOOPT);
+    if (level == IPPROTO_TCP && s->type != SOCK_STREAM) return emulate(t, -ENOPROTOOPT);
+    if ((level == IPPROTO_IPV6) != (s->family == AF_INET6) && level != SOL_SOCKET && level != IPPROTO_TCP &&
+        level != IPPROTO_UDP && level == IPPROTO_IPV6)
+        return emulate(t, -ENOPROTOOPT);
+    if ((int)len < (int)sizeof(int)) return emulate(t, -EINVAL);
+    unsigned char val[16] = { 0 };
+    size_t n = len < sizeof val ? len : sizeof val;
+    if (mem_read(t->tid, ARG3(t), val, n) != 0) return emulate(t, -EFAULT);
+    int *slot = opt_slot(s, level, name, true);
+    if (!slot) return emulate(t, 0);
+    memcpy(slot, val, sizeof val);
+    for (int i = 0; i < s->nopts; i++)
+        if ((int *)s->opts[i].val == slot) s->opts[i].len = (int)n;
+    if (level == SOL_SOCKET && (name == SO_RCVBUF || name == SO_SNDBUF)) {
+        int v = *slot < 0 ? 0 : *slot > 0x3fffffff ? 0x3fffffff : *slot;
+        *slot = v * 2 < (name == SO_RCVBUF ? 2304 : 4608) ? (name == SO_RCVBUF ? 2304 : 4608) : v * 2;
+    }
+    if (level == SOL_SOCKET && name == SO_LINGER) {
+        struct linger l;
+        memcpy(&l, val, sizeof l);
+        s->abort_close = l.l_onoff && !l.l_linger;
+    }
+    if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY) {
+        if (s->bound) return emulate(t, -EINVAL);
+        s->v6only = *slot != 0;
+    }
+    return emulate(t, 0);
+}
+
+enum sys_action sys_getsockopt(struct world *w, struct thread *t)
+{
+    struct simsock *s = sock_of(w, t, (int)ARG0(t), NULL);
+    if (!s) return SYS_PASS;
+    int level = (int)ARG1(t), name = (int)ARG2(t);
+    uint64_t addr = ARG3(t), len_addr = ARG4(t);
+    if (!known_level(level)) return emulate(t, -ENOPROTOOPT);
+    int room;
+    if (mem_read(t->tid, len_addr, &room, sizeof room) != 0) return emulate(t, -EFAULT);
+    if (room < 0) return emulate(t, -EINVAL);
+    unsigned char val[16] = { 0 };
+    int v = 0, size = sizeof(int);
+    int *slot = opt_slot(s, level, name, false);
+    if (level == SOL_SOCKET && name == SO_TYPE) v = s->type;
+    else if (level == SOL_SOCKET && name == SO_DOMAIN) v = s->family;
+    else if (level == SOL_SOCKET && name == SO_PROTOCOL) v = s->type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
+    else if (level == SOL_SOCKET && name == SO_ACCEPTCONN) v = s->listening;
+    else if (level == SOL_SOCKET && name == SO_ERROR) {
+        v = s->so_error;
+        s->so_error = 0;
+    } else if (slot) {
+        for (int i = 0; i < s->nopts; i++)
+            if ((int *)s->opts[i].val == slot) size = s->opts[i].len;
+        memcpy(val, slot, sizeof val);
+    } else if (level == SOL_SOCKET && name == SO_RCVBUF) v = s->type == SOCK_STREAM ? 131072 : 212992;
+    else if (level == SOL_SOCKET && name == SO_SNDBUF) v = s->type == SOCK_STREAM ? 16384 : 212992;
+    else if (level == SOL_SOCKET && name == SO_LINGER) size = 8;
+    else if (level == IPPROTO_TCP && name == TCP_MAXSEG) v = 536;
+    if (!slot) memcpy(val, &v, sizeof v);
+    if (mem_write(t->tid, addr, val, (size_t)(room < size ? room : size)) != 0) return emulate(t, -EFAULT);
+    if (mem_write(t->tid, len_addr, &size, sizeof size) != 0) return emulate(t, -EFAULT);
+    return emulate(t, 0);
+}
+
+/* ---- datagrams and reads ---- */
+
+#define DGRAM_MAX 65507         /* the largest UDP payload over IPv4 */
+
+/* One datagram from the tracee's buffers, sent by the supervisor. */
+long sock_send_dgram(struct world *w, struct thread *t, struct simsock *s, int copy, const struct iovec *iov,
+                     unsigned long n, uint64_t addr, uint64_t addrlen)
+{
+    struct saddr to, *top = NULL;
+    if (addr && addrlen) {
+        int r = get_saddr(t, s->family, addr, addrlen, &to);
+        if (r) return r == 1 ? -EAFNOSUPPORT : r;
+        if (s->family == AF_INET6 && s->v6only && to.kind == ADDR_V4) return -ENETUNREACH;
+        if (to.kind == ADDR_ANY) to = (struct saddr){ ADDR_V4, 0x7f000001, to.port };
+        top = &to;
+    }
+    size_t total = 0;
+    for (unsigned long i = 0; i < n; i++) total += iov[i].iov_len;
+    if (total > DGRAM_MAX) return -EMSGSIZE;
+    static char buf[DGRAM_MAX];
+    size_t got = 0;
+    for (unsigned long i = 0; i < n; i++) {
+        if (iov[i].iov_len && mem_read(t->tid, (uint64_t)(uintptr_t)iov[i].iov_base, buf + got, iov[i].iov_len) != 0)
+            return -EFAULT;
+        got += iov[i].iov_len;
+    }
+    if (!top && !s->connected) return -EDESTADDRREQ;
+    /* The reply must find it: an implicit bind, in the table and the kernel. */
+    int r = s->bound ? 0 : netsim_autobind(w, s, NULL);
+    if (!r) r = netsim_bind_path(w, s, copy);
+    if (r) return r;
+    return netsim_send_dgram(w, s, top, buf, got);
+}
+
+/* recvfrom and recvmsg of a datagram: the address the kernel wrote is the
+ * supervisor's socket; the datagram's simulated source replaces it. Reads
+ * without an address take their datagram's source off the queue too. */
+static void dgram_recv_done(struct world *w, struct thread *t, long result)
+{
+    struct simsock *s = (struct simsock *)t->scratch[3];
+    long nr = SYSNR(t);
+    int flags = nr == SYS_recvfrom ? (int)ARG3(t) : nr == SYS_recvmsg ? (int)ARG2(t) : 0;
+    if (result < 0) return;
+    struct saddr src;
+    if (!netsim_dgram_source(s, !(flags & MSG_PEEK), &src)) return;
+    if (nr == SYS_recvfrom) {
+        put_saddr_room(t, s->family, &src, ARG4(t), ARG5(t), (int)t->scratch[4]);
+    } else if (nr == SYS_recvmsg) {
+        struct msghdr m;
+        if (mem_read(t->tid, ARG1(t), &m, sizeof m) != 0 || !m.msg_name) return;
+        put_saddr_room(t, s->family, &src, (uint64_t)(uintptr_t)m.msg_name,
+                       ARG1(t) + offsetof(struct msghdr, msg_namelen), (int)t->scratch[4]);
+    }
+}
+
+/* TCP: recvfrom and recvmsg report no address (the kernel would name the
+ * relay's socket). */
+static void stream_recv_done(struct world *w, struct thread *t, long result)
+{
+    long nr = SYSNR(t);
+    int zero = 0;
+    if (result < 0) return;
+    if (nr == SYS_recvfrom && ARG4(t) && ARG5(t)) mem_write(t->tid, ARG5(t), &zero, sizeof zero);
+    else if (nr == SYS_recvmsg)
+        mem_write(t->tid, ARG1(t) + offsetof(struct msghdr, msg_namelen), &zero, sizeof zero);
+}
+
+/* A read of a simulated socket that the kernel may now make: a reset
+ * connection reports its error once its data is read; otherwise the kernel
+ * reads, and the exit stop fixes the address. */
+enum sys_action sock_read(struct world *w, struct thread *t, struct simsock *s, int copy)
+{
+    long nr = SYSNR(t);
+    if (s->type == SOCK_DGRAM && s->so_error && s->connected) {
+        int e = s->so_error;
+        s->so_error = 0;
+        return emulate(t, -e);
+    }
+    if (s->type == SOCK_STREAM && s->so_error && s->connected) {
+        int queued = 0;
+        if (ioctl(copy, FIONREAD, &queued) == 0 && queued == 0) {
+            int e = s->so_error;
+            s->so_error = 0;
+            return emulate(t, -e);
+        }
+    }
+    if (s->type == SOCK_STREAM) {
+        if (nr != SYS_recvfrom && nr != SYS_recvmsg) return SYS_PASS;
+        t->on_exit = stream_recv_done;
+        return SYS_PASS_EXIT;
+    }
+    if (nr == SYS_recvmsg) {
+        struct msghdr m;
+        if (mem_read(t->tid, ARG1(t), &m, sizeof m) != 0) return SYS_PASS;
+        t->scratch[4] = (long)m.msg_namelen;
+    } else if (nr == SYS_recvfrom) {
+        t->scratch[4] = save_room(t, ARG4(t), ARG5(t));
+    }
+    t->scratch[3] = (long)s;
+    t->on_exit = dgram_recv_done;
+    return SYS_PASS_EXIT;
+}
