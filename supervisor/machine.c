@@ -281,6 +281,13 @@ static char **build_env(struct machine *m)
 
 static void free_env(char **env) { for (char **e = env; *e; e++) free(*e); free(env); }
 
+static pid_t waitpid_again(pid_t pid, int *status)
+{
+    pid_t r;
+    while ((r = waitpid(pid, status, __WALL)) < 0 && errno == EINTR) {}
+    return r;
+}
+
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp)
 {
     char *command = m->incarnation > 0 && m->conf->command_after_restart ? m->conf->command_after_restart
@@ -317,11 +324,12 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         return -1;
     }
     close(sync[1]);
-    if (waitpid((pid_t)init, &status, __WALL) != init || status >> 8 != (SIGTRAP | (PTRACE_EVENT_FORK << 8)))
+    /* The watchdog's SIGALRM interrupts these waits (no SA_RESTART). */
+    if (waitpid_again((pid_t)init, &status) != init || status >> 8 != (SIGTRAP | (PTRACE_EVENT_FORK << 8)))
         return -1;
     pid_t cmd = (pid_t)tracer_eventmsg((pid_t)init);
     ptrace(PTRACE_DETACH, init, 0, 0);
-    if (waitpid(cmd, &status, __WALL) != cmd || !WIFSTOPPED(status))
+    if (waitpid_again(cmd, &status) != cmd || !WIFSTOPPED(status))
         return -1;
     struct process *p = world_add_process(w, m, cmd, 2);
     p->sh = sighand_new(w);
