@@ -24,6 +24,7 @@
  *
  * Every error is "FILE:LINE: message"; only the first one is reported. */
 #include "supervisor/config.h"
+#include "supervisor/netconf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -69,7 +70,6 @@ void config_free(struct config *c)
 {
     if (!c)
         return;
-    net_conf_free(&c->net);
     for (size_t i = 0; i < c->nmachines; i++) {
         struct machine_conf *m = &c->machines[i];
         free(m->name);
@@ -90,6 +90,7 @@ void config_free(struct config *c)
         free(c->chaos->machines);
         free(c->chaos);
     }
+    net_conf_free(&c->net);
     free(c->check_command);
     free(c->path);
     free(c->dir);
@@ -110,7 +111,7 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---------------------------------------------------------------- parser */
 
-enum section { SEC_NONE, SEC_SIMULATION, SEC_MACHINE, SEC_CHECK, SEC_FAULT, SEC_CHAOS };
+enum section { SEC_NONE, SEC_SIMULATION, SEC_MACHINE, SEC_CHECK, SEC_FAULT, SEC_CHAOS, SEC_NET };
 
 enum key {
     K_DURATION = 1 << 0,
@@ -194,6 +195,7 @@ struct parser {
     enum section section;
     unsigned seen;              /* keys already set in the current section */
     int simulation_line, check_line;
+    struct netconf_parser net;  /* [network], [link A B], [partition] */
 };
 
 static int fail(struct parser *p, int line, const char *fmt, ...)
@@ -295,6 +297,10 @@ static void cut_comment(char *s)
  * so that errors come out in the order of the file. */
 static int finish_section(struct parser *p)
 {
+    char msg[512];
+    int line;
+    if (p->section == SEC_NET && (line = netconf_end(&p->net, msg, sizeof msg)))
+        return fail(p, line, "%s", msg);
     if (p->section == SEC_MACHINE && !cur_machine(p)->command)
         return fail(p, cur_machine(p)->line, "machine \"%s\" has no command",
                     cur_machine(p)->name);
@@ -370,6 +376,15 @@ static void section_header(struct parser *p, char *s)
         fs[c_of(p)->nfaults] = (struct fault_conf){ .name = strdup(fname), .line = line };
         c_of(p)->nfaults++;
         p->section = SEC_FAULT;
+        return;
+    }
+    if (netconf_is_section(inner)) {
+        char msg[512];
+        int err_line = netconf_begin(&p->net, &c_of(p)->net, inner, line, msg, sizeof msg);
+        if (err_line)
+            fail(p, err_line, "%s", msg);
+        else
+            p->section = SEC_NET;
         return;
     }
     if (strncmp(inner, "machine", 7) != 0 || (inner[7] != '\0' && !is_blank(inner[7]))) {
@@ -569,6 +584,11 @@ static int handler(void *user, const char *section, const char *name, const char
         return fail(p, line, "missing key name before \"=\"");
     if (p->section == SEC_NONE)
         return fail(p, line, "key \"%s\" outside any section", name);
+    if (p->section == SEC_NET) {
+        char msg[512];
+        int err_line = netconf_key(&p->net, &c->net, name, value, line, msg, sizeof msg);
+        return err_line ? fail(p, err_line, "%s", msg) : 1;
+    }
 
     enum key key = 0;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -832,6 +852,12 @@ struct config *config_load(const char *path, char *err, size_t errlen)
             goto fail;
         }
     }
+    char msg[512];
+    int net_line = netconf_resolve(&p.net, &c->net, c->machines, c->nmachines, msg, sizeof msg);
+    if (net_line) {
+        fail(&p, net_line, "%s", msg);
+        goto fail;
+    }
     if (!(c->path = strdup(path))) {
         set_err(err, errlen, "%s: out of memory", path);
         goto fail;
@@ -840,11 +866,13 @@ struct config *config_load(const char *path, char *err, size_t errlen)
         set_err(err, errlen, "%s: cannot resolve its directory: %s", path, strerror(errno));
         goto fail;
     }
+    netconf_parser_free(&p.net);
     free(p.line);
     free(buf);
     return c;
 
 fail:
+    netconf_parser_free(&p.net);
     config_free(p.c);
     free(p.line);
     free(buf);

@@ -60,7 +60,7 @@ struct config {
     struct fault_conf *faults;  /* in file order */
     size_t nfaults;
     struct chaos_conf *chaos;   /* random faults, or NULL */
-    struct net_conf net;        /* [network], [link], [partition] */
+    struct net_conf net;        /* [network], [link A B], [partition] */
 };
 
 /* Parses PATH. On error returns NULL and writes "file:line: message" to err. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "supervisor/config.h"
+#include "supervisor/netconf.h"
 
 #define S 1000000000ULL
 
@@ -626,6 +627,204 @@ START_TEST(test_err_open)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- network */
+
+#define MS 1000000ULL
+
+/* The three network sections, before the machines they name. */
+START_TEST(test_network_sections)
+{
+    struct config *c = LOAD_OK(
+        "[link b a]\n"                          /* 1: before [network] and the machines */
+        "latency = 100ms\n"                     /* 2 */
+        "loss = 5%\n"                           /* 3 */
+        "[network]\n"                           /* 4 */
+        "latency = 1ms..50ms\n"                 /* 5 */
+        "loss = 1%\n"                           /* 6 */
+        "duplicate = 0.1%\n"                    /* 7 */
+        "reorder = 0.0001%\n"                   /* 8 */
+        "loopback_latency = 10us\n"             /* 9 */
+        "rto = 300ms\n"                         /* 10 */
+        "tcp_timeout = 2m\n"                    /* 11 */
+        "partition_every = 10s\n"               /* 12 */
+        "partition_for = 2s..4s\n"              /* 13 */
+        "partition_one_way = true\n"            /* 14 */
+        "[partition]\n"                         /* 15 */
+        "at = 5s\n"                             /* 16 */
+        "duration = 10s\n"                      /* 17 */
+        "sides = a b | c    # c alone\n"        /* 18 */
+        "one_way = yes\n"                       /* 19 */
+        "[partition]\n"                         /* 20 */
+        "sides = c,a|b\n"                       /* 21 */
+        "at = 1m\n"                             /* 22 */
+        "[link c a]\n"                          /* 23 */
+        "[machine a]\ncommand = x\n[machine b]\ncommand = x\n[machine c]\ncommand = x\n");
+    const struct net_conf *n = &c->net;
+    ck_assert_uint_eq(n->dflt.lat_lo, 1 * MS);
+    ck_assert_uint_eq(n->dflt.lat_hi, 50 * MS);
+    ck_assert_uint_eq(n->dflt.loss_ppm, 10000);
+    ck_assert_uint_eq(n->dflt.dup_ppm, 1000);
+    ck_assert_uint_eq(n->dflt.reorder_ppm, 1);
+    ck_assert_uint_eq(n->loopback_latency_ns, 10000);
+    ck_assert_uint_eq(n->rto_ns, 300 * MS);
+    ck_assert_uint_eq(n->tcp_timeout_ns, 120 * S);
+    ck_assert_uint_eq(n->partition_every_ns, 10 * S);
+    ck_assert_uint_eq(n->partition_for_lo, 2 * S);
+    ck_assert_uint_eq(n->partition_for_hi, 4 * S);
+    ck_assert(n->partition_one_way);
+
+    ck_assert_uint_eq(n->nlinks, 2);
+    ck_assert_int_eq(n->links[0].a, 1);
+    ck_assert_int_eq(n->links[0].b, 0);
+    ck_assert_int_eq(n->links[0].line, 1);
+    ck_assert_uint_eq(n->links[0].link.lat_lo, 100 * MS);
+    ck_assert_uint_eq(n->links[0].link.lat_hi, 100 * MS);
+    ck_assert_uint_eq(n->links[0].link.loss_ppm, 50000);
+    ck_assert_uint_eq(n->links[0].link.dup_ppm, 1000);         /* [network]'s, set later in the file */
+    ck_assert_uint_eq(n->links[0].link.reorder_ppm, 1);
+    ck_assert_int_eq(n->links[1].a, 2);                         /* all [network]'s */
+    ck_assert_uint_eq(n->links[1].link.lat_hi, 50 * MS);
+    ck_assert_uint_eq(n->links[1].link.loss_ppm, 10000);
+
+    ck_assert_uint_eq(n->npartitions, 2);
+    ck_assert_uint_eq(n->partitions[0].at_ns, 5 * S);
+    ck_assert_uint_eq(n->partitions[0].duration_ns, 10 * S);
+    ck_assert_uint_eq(n->partitions[0].side_a, 0x3);
+    ck_assert_uint_eq(n->partitions[0].side_b, 0x4);
+    ck_assert(n->partitions[0].one_way);
+    ck_assert(!n->partitions[0].random);
+    ck_assert_int_eq(n->partitions[0].line, 15);
+    ck_assert_uint_eq(n->partitions[1].at_ns, 60 * S);
+    ck_assert_uint_eq(n->partitions[1].duration_ns, 0);         /* never heals */
+    ck_assert_uint_eq(n->partitions[1].side_a, 0x5);
+    ck_assert_uint_eq(n->partitions[1].side_b, 0x2);
+    ck_assert(!n->partitions[1].one_way);
+    ck_assert_int_eq(n->partitions[1].line, 20);
+    config_free(c);
+
+    /* No network section: the defaults. */
+    c = LOAD_OK("[machine a]\ncommand = x\n[network]\n");
+    ck_assert_uint_eq(c->net.dflt.lat_lo, 1 * MS);
+    ck_assert_uint_eq(c->net.dflt.lat_hi, 1 * MS);
+    ck_assert_uint_eq(c->net.dflt.loss_ppm, 0);
+    ck_assert_uint_eq(c->net.rto_ns, 200 * MS);
+    ck_assert_uint_eq(c->net.tcp_timeout_ns, 60 * S);
+    ck_assert_uint_eq(c->net.partition_every_ns, 0);
+    ck_assert_uint_eq(c->net.nlinks + c->net.npartitions, 0);
+    config_free(c);
+}
+END_TEST
+
+START_TEST(test_parse_percent)
+{
+    static const struct { const char *s; uint32_t ppm; } good[] = {
+        { "0%", 0 }, { "1%", 10000 }, { "0.1%", 1000 }, { "0.0001%", 1 }, { "12.5%", 125000 },
+        { "100%", 1000000 }, { "100.0000%", 1000000 }, { "007%", 70000 },
+    };
+    static const char *const bad[] = {
+        "", "%", "1", "1 %", "1%%", "-1%", "+1%", "1.%", ".5%", "101%", "100.0001%", "0.00001%",
+        "1e2%", "one%", "1,5%", "1.5.%",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        uint32_t v = 42;
+        ck_assert_msg(parse_percent_ppm(good[i].s, &v) == 0, "\"%s\" rejected", good[i].s);
+        ck_assert_msg(v == good[i].ppm, "\"%s\" = %u, want %u", good[i].s, v, good[i].ppm);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint32_t v = 42;
+        ck_assert_msg(parse_percent_ppm(bad[i], &v) == -1, "\"%s\" accepted", bad[i]);
+        ck_assert_msg(v == 42, "\"%s\" wrote its output", bad[i]);
+    }
+}
+END_TEST
+
+#define AB "[machine a]\ncommand = x\n[machine b]\ncommand = x\n"      /* 4 lines */
+#define PCT_HINT "(use 0%% to 100%%, such as 1%% or 0.01%%)"
+
+START_TEST(test_err_network)
+{
+    const char *range = "(use DURATION or LOW..HIGH, such as 1s..5s)";
+    EXPECT_ERR(AB "[network]\nlatency = fast\n", "6: bad range \"fast\" %s", range);
+    EXPECT_ERR(AB "[network]\nlatency = 5ms..1ms\n", "6: bad range \"5ms..1ms\" %s", range);
+    EXPECT_ERR(AB "[network]\nlatency = -1ms..1ms\n", "6: bad range \"-1ms..1ms\" %s", range);
+    EXPECT_ERR(AB "[network]\n\nloss = 1\n", "7: bad percentage \"1\" " PCT_HINT);
+    EXPECT_ERR(AB "[network]\nduplicate = 101%\n", "6: bad percentage \"101%%\" " PCT_HINT);
+    EXPECT_ERR(AB "[network]\nreorder = 0.5\n", "6: bad percentage \"0.5\" " PCT_HINT);
+    EXPECT_ERR(AB "[network]\nloopback_latency = soon\n", "6: bad duration \"soon\" (use ns, us, ms, s, m or h)");
+    EXPECT_ERR(AB "[network]\nrto = 0\n", "6: rto must be greater than 0");
+    EXPECT_ERR(AB "[network]\ntcp_timeout = 0s\n", "6: tcp_timeout must be greater than 0");
+    EXPECT_ERR(AB "[network]\npartition_every = 0ms\n", "6: partition_every must be greater than 0");
+    EXPECT_ERR(AB "[network]\npartition_for = 0..1s\n", "6: partition_for must be greater than 0");
+    EXPECT_ERR(AB "[network]\npartition_for = 1s..\n", "6: bad range \"1s..\" %s", range);
+    EXPECT_ERR(AB "[network]\npartition_one_way = maybe\n", "6: bad boolean \"maybe\" (use true or false)");
+    EXPECT_ERR(AB "[network]\nlossy = 1%\n", "6: unknown key \"lossy\" in [network]");
+    EXPECT_ERR(AB "[network]\nat = 1s\n", "6: unknown key \"at\" in [network]");
+    EXPECT_ERR(AB "[network]\nloss = 1%\nloss = 2%\n", "7: duplicate key \"loss\"");
+    EXPECT_ERR(AB "[network]\nloss =\n", "6: key \"loss\" has no value");
+    EXPECT_ERR(AB "[network]\n[check]\n[network]\n", "7: duplicate section [network]");
+    EXPECT_ERR(AB "[networks]\n", "5: unknown section [networks]");
+    EXPECT_ERR("[network]\nloss = 1%\n", "1: no machines defined");
+}
+END_TEST
+
+START_TEST(test_err_link)
+{
+    const char *two = "link section needs two machines (use [link A B])";
+    EXPECT_ERR(AB "[link]\n", "5: %s", two);
+    EXPECT_ERR(AB "[link a]\n", "5: %s", two);
+    EXPECT_ERR(AB "[link a b a]\n", "5: %s", two);
+    EXPECT_ERR(AB "[link a a]\n", "5: link section needs two different machines (use [link A B])");
+    EXPECT_ERR(AB "[link a b]\n[link  b   a ]\n", "6: duplicate link between \"b\" and \"a\"");
+    EXPECT_ERR(AB "[link a b]\nrto = 1s\n", "6: unknown key \"rto\" in [link a b]");
+    EXPECT_ERR(AB "[link a b]\nlatency = 1ms\nlatency = 2ms\n", "7: duplicate key \"latency\"");
+    EXPECT_ERR(AB "[link a b]\nloss = lots\n", "6: bad percentage \"lots\" " PCT_HINT);
+    EXPECT_ERR(AB "[links a b]\n", "5: unknown section [links a b]");
+    /* Names are resolved once every machine is known. */
+    EXPECT_ERR("[machine a]\ncommand = x\n[link a zz]\nlatency = 1ms\n[machine b]\ncommand = x\n",
+               "3: [link a zz] names no machine of this file: \"zz\"");
+}
+END_TEST
+
+START_TEST(test_err_partition)
+{
+    const char *hint = "(use NAMES | NAMES, such as a b | c d)";
+    EXPECT_ERR(AB "\n[partition]\nsides = a | b\n", "6: [partition] has no at");
+    EXPECT_ERR(AB "[partition]\nat = 1s\none_way = true\n[machine c]\ncommand = x\n", "5: [partition] has no sides");
+    EXPECT_ERR("[partition]\nat = 1s\n" AB, "1: [partition] has no sides");
+    EXPECT_ERR(AB "[partition]\nat = soon\n", "6: bad duration \"soon\" (use ns, us, ms, s, m or h)");
+    EXPECT_ERR(AB "[partition]\nduration = 0\n",
+               "6: duration must be greater than 0 (leave it out for a partition that never heals)");
+    EXPECT_ERR(AB "[partition]\none_way = perhaps\n", "6: bad boolean \"perhaps\" (use true or false)");
+    EXPECT_ERR(AB "[partition]\nsides = a b\n", "6: bad sides \"a b\" %s", hint);
+    EXPECT_ERR(AB "[partition]\nsides = a | b | c\n", "6: bad sides \"a | b | c\" %s", hint);
+    EXPECT_ERR(AB "[partition]\nsides = a b |\n", "6: bad sides \"a b |\": a side is empty %s", hint);
+    EXPECT_ERR(AB "[partition]\nsides = , | b\n", "6: bad sides \", | b\": a side is empty %s", hint);
+    EXPECT_ERR(AB "[partition]\nsides = a b | b\n", "6: bad sides \"a b | b\": machine \"b\" is on both sides");
+    EXPECT_ERR(AB "[partition]\nsides = a a | b\n", "6: bad sides \"a a | b\": machine \"a\" is named twice");
+    EXPECT_ERR(AB "[partition]\nsides = a | b\nsides = a | b\n", "7: duplicate key \"sides\"");
+    EXPECT_ERR(AB "[partition]\nlatency = 1ms\n", "6: unknown key \"latency\" in [partition]");
+    EXPECT_ERR(AB "[partition x]\n", "5: unknown section [partition x]");
+    EXPECT_ERR(AB "[partition]\nat = 1s\n\nsides = a | b c\n", "8: [partition] names no machine of this file: \"c\"");
+}
+END_TEST
+
+/* Sides are 64-bit masks: partitions reach only the first 64 machines. */
+START_TEST(test_err_partition_many_machines)
+{
+    size_t size = 70 * 40 + 200, len = 0;
+    char *text = malloc(size);
+    for (int i = 0; i < 65; i++)
+        len += (size_t)snprintf(text + len, size - len, "[machine m%d]\ncommand = x\n", i);
+    snprintf(text + len, size - len, "[partition]\nat = 1s\nsides = m0 | m63\n");
+    config_free(LOAD_OK(text));
+    snprintf(text + len, size - len, "[partition]\nat = 1s\nsides = m0 | m64 m1\n");
+    EXPECT_ERR(text, "133: [partition] can name only the first 64 machines, not \"m64\"");
+    snprintf(text + len, size - len, "[network]\nloss = 1%%\npartition_every = 1s\n");
+    EXPECT_ERR(text, "133: partition_every needs at most 64 machines (this file has 65)");
+    free(text);
+}
+END_TEST
+
 /* ------------------------------------------------------ durations, sizes */
 
 START_TEST(test_parse_duration)
@@ -784,6 +983,7 @@ static Suite *config_suite(void)
     tcase_add_test(tc, test_syntax_variants);
     tcase_add_test(tc, test_long_lines);
     tcase_add_test(tc, test_relative_path);
+    tcase_add_test(tc, test_network_sections);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("errors");
@@ -800,11 +1000,16 @@ static Suite *config_suite(void)
     tcase_add_test(tc, test_err_binary);
     tcase_add_test(tc, test_garbage_fuzz);
     tcase_add_test(tc, test_err_open);
+    tcase_add_test(tc, test_err_network);
+    tcase_add_test(tc, test_err_link);
+    tcase_add_test(tc, test_err_partition);
+    tcase_add_test(tc, test_err_partition_many_machines);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("values");
     tcase_add_test(tc, test_parse_duration);
     tcase_add_test(tc, test_parse_size);
+    tcase_add_test(tc, test_parse_percent);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("exec");
