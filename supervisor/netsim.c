@@ -55,6 +55,7 @@ int netsim_init(struct world *w)
     n->model = net_model_new(&w->conf->net, w->nmachines, w->seed, w->conf->duration_ns);
     n->queue = evq_new();
     prng_init(&n->pick, w->seed, "net/pick");
+    n->next_change = 0;         /* the first look traces partitions from the start */
     size_t len = strlen(w->run_dir);
     memcpy(n->dir, w->run_dir, len);
     memcpy(n->dir + len, "/net", 5);

@@ -24,6 +24,7 @@ struct netsim {
     struct conn **conns;
     size_t nconns, capconns;
     int next_conn;
+    uint64_t next_change;       /* when a partition next starts or heals */
     bool flush_pending;         /* some connection holds bytes a reader must take */
     /* Ports held by TIME_WAIT: the side that closed first keeps its
      * address for 60s, and a bind without SO_REUSEADDR fails meanwhile. */

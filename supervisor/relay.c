@@ -535,13 +535,48 @@ static void arrive_dgram(struct world *w, struct nev *e)
 
 uint64_t netsim_next(struct world *w)
 {
-    return w->net ? evq_next(w->net->queue) : UINT64_MAX;
+    if (!w->net) return UINT64_MAX;
+    uint64_t next = evq_next(w->net->queue);
+    return w->net->next_change < next ? w->net->next_change : next;
+}
+
+static void side_names(struct world *w, uint64_t side, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < w->nmachines && i < NET_MAX_MACHINES; i++)
+        if (side >> i & 1) {
+            int k = snprintf(buf + len, size - len, "%s%s", len ? " " : "", w->machines[i].name);
+            if (k < 0 || (size_t)k >= size - len) break;
+            len += (size_t)k;
+        }
+}
+
+/* Partitions starting and healing are trace events, at their times. */
+static void trace_partitions(struct world *w)
+{
+    struct netsim *n = w->net;
+    while (n->next_change <= w->now) {
+        uint64_t at = n->next_change;
+        for (size_t i = 0; i < net_partition_count(n->model); i++) {
+            const struct net_partition *p = net_partition_get(n->model, i);
+            uint64_t end = p->duration_ns ? p->at_ns + p->duration_ns : UINT64_MAX;
+            if (p->at_ns != at && end != at) continue;
+            char a[512], b[512];
+            side_names(w, p->side_a, a, sizeof a);
+            side_names(w, p->side_b, b, sizeof b);
+            trace_event(w->trace, w->now, "-", 0, "net partition %s%s: %s %s %s", p->random ? "(random) " : "",
+                        p->at_ns == at ? "starts" : "heals", a, p->one_way ? "->" : "|", b);
+        }
+        n->next_change = net_next_change(n->model, at);
+    }
 }
 
 void netsim_fire(struct world *w)
 {
     struct netsim *n = w->net;
     if (!n) return;
+    trace_partitions(w);
     while (evq_next(n->queue) <= w->now) {
         struct nev *e = evq_pop(n->queue, NULL);
         switch (e->kind) {
