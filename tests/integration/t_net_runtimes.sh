@@ -1,0 +1,27 @@
+#!/bin/bash
+# TCP from the Go runtime (netpoller) and Node (libuv) under dsim: a server
+# and 3 clients over 127.0.0.1 print what they print natively, and one seed
+# gives one trace hash. Everything runs inside `unshare --net`.
+. "$(dirname "$0")/lib.sh"
+if [ -z "${DSIM_IN_NETNS:-}" ]; then
+    DSIM_IN_NETNS=1 exec unshare --net bash "$0" "$@"
+fi
+ip link set lo up 2>/dev/null || true
+command -v go >/dev/null || fail "go is not installed (.ci/run installs golang-go)"
+command -v node >/dev/null || fail "node is not installed (.ci/run installs nodejs)"
+
+mkdir -p "$TMP/go"
+cp "$PROGS"/go_tcp_echo/* "$TMP/go/"
+(cd "$TMP/go" && HOME="$TMP" GOCACHE="$TMP/gocache" GOPATH="$TMP/gopath" GOPROXY=off GOFLAGS=-mod=mod \
+    go build -o "$TMP/goecho" .) || fail "go build failed"
+
+check() {   # NAME PROGRAM...
+    local name=$1; shift
+    "$@" >"$TMP/native.out" || fail "$name failed natively"
+    [ "$(tail -n 1 "$TMP/native.out")" = ok ] || fail "$name: native run did not print ok"
+    local h; h=$(same_hash_twice 1 "$@") || exit 1
+    diff "$TMP/native.out" "$TMP/a.out" >&2 || fail "$name: output under dsim differs from native"
+    note "$name: seed 1 hash $h"
+}
+check go "$TMP/goecho"
+check node node "$PROGS/node_tcp_echo.js"

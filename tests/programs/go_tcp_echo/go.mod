@@ -1,0 +1,3 @@
+module gotcpecho
+
+go 1.19
