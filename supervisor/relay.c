@@ -280,7 +280,8 @@ void netsim_poll(struct world *w)
                 if (n->conns[i]->out[r]) flush(w, n->conns[i], r);
     }
     struct epoll_event evs[64];
-    int k = epoll_wait(n->epfd, evs, 64, 0);
+    int k;
+    while ((k = epoll_wait(n->epfd, evs, 64, 0)) < 0 && errno == EINTR) {}
     /* Deterministic order: the kernel's ready list order depends on timing. */
     for (int i = 1; i < k; i++)
         for (int j = i; j > 0; j--) {

@@ -149,7 +149,10 @@ bool fd_ready_check(struct world *w, struct thread *t)
     (void)w;
     if (t->copy_fd < 0) return true;    /* nothing held: let the handler decide */
     struct pollfd p = { t->copy_fd, (short)t->scratch[4], 0 };
-    return poll(&p, 1, 0) != 0;         /* an error too: the handler looks again */
+    int r;
+    /* The watchdog's SIGALRM must not pass for readiness: that is timing. */
+    while ((r = poll(&p, 1, 0)) < 0 && errno == EINTR) {}
+    return r != 0;                      /* an error too: the handler looks again */
 }
 
 /* The end of a handler that waits for readiness on a probed copy. */
