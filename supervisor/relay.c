@@ -665,6 +665,8 @@ void netsim_machine_down(struct world *w, struct machine *m)
         struct conn *c = n->conns[i];
         for (int s = 0; s < 2; s++) {
             if (c->m[s] != m->index) continue;
+            /* A SYN still on its way meets whatever incarnation is up then. */
+            if (s == 1 && c->state == C_SYN_SENT && c->fd[1] < 0) continue;
             /* A dead machine sends nothing: not even the FIN or reset its
              * dying sockets would make. */
             close_end(w, c, s);
