@@ -196,15 +196,29 @@ static bool binds_overlap(const struct simsock *o, const struct simsock *s, cons
            (covers_v6(o->family, &o->local) && covers_v6(s->family, a));
 }
 
-static int opt_int(const struct simsock *s, int level, int name)
+struct sockopt *netsim_opt(struct simsock *s, int level, int name)
 {
     for (int i = 0; i < s->nopts; i++)
-        if (s->opts[i].level == level && s->opts[i].name == name) {
-            int v;
-            memcpy(&v, s->opts[i].val, sizeof v);
-            return v;
-        }
-    return 0;
+        if (s->opts[i].level == level && s->opts[i].name == name) return &s->opts[i];
+    return NULL;
+}
+
+struct sockopt *netsim_opt_set(struct simsock *s, int level, int name, const void *val, int len)
+{
+    struct sockopt *o = netsim_opt(s, level, name);
+    if (!o && s->nopts == SOCKOPT_MAX) return NULL;
+    if (!o) o = &s->opts[s->nopts++];
+    *o = (struct sockopt){ .level = level, .name = name, .len = len < 16 ? len : 16 };
+    memcpy(o->val, val, (size_t)o->len);
+    return o;
+}
+
+int netsim_opt_int(const struct simsock *s, int level, int name)
+{
+    struct sockopt *o = netsim_opt((struct simsock *)s, level, name);
+    int v = 0;
+    if (o) memcpy(&v, o->val, sizeof v);
+    return v;
 }
 
 /* Linux's rule, simplified: two sockets of one protocol on one port and
@@ -213,7 +227,7 @@ static int opt_int(const struct simsock *s, int level, int name)
 static bool port_taken(struct world *w, const struct simsock *s, const struct saddr *a)
 {
     struct netsim *n = w->net;
-    if (s->type == SOCK_STREAM && !opt_int(s, SOL_SOCKET, SO_REUSEADDR))
+    if (s->type == SOCK_STREAM && !netsim_opt_int(s, SOL_SOCKET, SO_REUSEADDR))
         for (size_t i = 0; i < n->ntw; i++)
             if (n->tw[i].machine == s->machine && n->tw[i].a.port == a->port && n->tw[i].until > w->now &&
                 addr_overlap(&n->tw[i].a, a) &&
@@ -224,9 +238,9 @@ static bool port_taken(struct world *w, const struct simsock *s, const struct sa
         if (o == s || !o->bound || o->machine != s->machine || o->type != s->type || o->local.port != a->port)
             continue;
         if (!binds_overlap(o, s, a)) continue;
-        if (opt_int(o, SOL_SOCKET, SO_REUSEPORT) && opt_int(s, SOL_SOCKET, SO_REUSEPORT)) continue;
-        if (s->type == SOCK_STREAM && opt_int(o, SOL_SOCKET, SO_REUSEADDR) &&
-            opt_int(s, SOL_SOCKET, SO_REUSEADDR) && !o->listening)
+        if (netsim_opt_int(o, SOL_SOCKET, SO_REUSEPORT) && netsim_opt_int(s, SOL_SOCKET, SO_REUSEPORT)) continue;
+        if (s->type == SOCK_STREAM && netsim_opt_int(o, SOL_SOCKET, SO_REUSEADDR) &&
+            netsim_opt_int(s, SOL_SOCKET, SO_REUSEADDR) && !o->listening)
             continue;
         if (!alive(w, o)) {
             o->bound = false;
@@ -240,7 +254,7 @@ static bool port_taken(struct world *w, const struct simsock *s, const struct sa
 
 size_t netsim_rcvbuf(const struct simsock *s)
 {
-    int v = opt_int(s, SOL_SOCKET, SO_RCVBUF);
+    int v = netsim_opt_int(s, SOL_SOCKET, SO_RCVBUF);
     return v > 0 ? (size_t)v : 212992;      /* net.core.rmem_default */
 }
 

@@ -40,6 +40,9 @@ struct saddr {
 
 #define SOCKOPT_MAX 24
 
+/* A socket option as the tracee last set it. */
+struct sockopt { int level, name, len; unsigned char val[16]; };
+
 struct simsock {
     ino_t ino;
     int machine;            /* index */
@@ -49,7 +52,7 @@ struct simsock {
     bool bound, listening, connected, v6only;
     struct saddr local, peer;
     int so_error;           /* pending, for SO_ERROR (and a reset's read) */
-    struct { int level, name, len; unsigned char val[16]; } opts[SOCKOPT_MAX];
+    struct sockopt opts[SOCKOPT_MAX];
     int nopts;
     struct conn *conn;      /* TCP: its connection, once it has one */
     int side;               /* 0: it connected; 1: it was accepted */
@@ -81,6 +84,12 @@ bool netsim_active(const struct world *w);
 struct simsock *netsim_lookup(struct world *w, ino_t ino);
 struct simsock *netsim_add(struct world *w, ino_t ino, int machine, int family, int type);
 
+/* Socket options: the one set for (level, name), or NULL; setting keeps
+ * up to 16 bytes (NULL if the table is full); an int option, 0 if unset. */
+struct sockopt *netsim_opt(struct simsock *s, int level, int name);
+struct sockopt *netsim_opt_set(struct simsock *s, int level, int name, const void *val, int len);
+int netsim_opt_int(const struct simsock *s, int level, int name);
+
 /* Addresses. The machine an address names, seen from machine `self`
  * (loopback and its own address are itself), or -1: unreachable. */
 int netsim_route(struct world *w, int self, const struct saddr *a);
@@ -102,7 +111,7 @@ struct simsock *netsim_accepted(struct world *w, struct simsock *l, ino_t ino);
 /* Whether a connect in progress has finished (state: 0 done, or -errno). */
 bool netsim_connect_done(struct simsock *s, int *err);
 
-/* UDP. Sends one datagram from s to `to` (NULL: its peer). */
+/* UDP. Sends one datagram from s to `to` (NULL: its peer, when connected). */
 int netsim_send_dgram(struct world *w, struct simsock *s, const struct saddr *to, const void *buf, size_t len);
 /* The source of the next queued datagram (consume: pop it). */
 bool netsim_dgram_source(struct simsock *s, bool consume, struct saddr *src);

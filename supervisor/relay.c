@@ -464,10 +464,7 @@ static void arrive_data(struct world *w, struct nev *e)
 
 int netsim_send_dgram(struct world *w, struct simsock *s, const struct saddr *to, const void *buf, size_t len)
 {
-    if (!to) {
-        if (!s->connected) return -EDESTADDRREQ;
-        to = &s->peer;
-    }
+    if (!to) to = &s->peer;     /* the caller checked that it is connected */
     int dm = netsim_route(w, s->machine, to);
     if (dm < 0) return -ENETUNREACH;
     int err = netsim_autobind(w, s, NULL);

@@ -91,8 +91,7 @@ static void hold_copy(struct thread *t, int copy, short events)
     t->scratch[4] = events;
 }
 
-/* A copy of fd and its stat, or -1 with errno. */
-static int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st)
+int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st)
 {
     int copy = fd_copy(w, t, fd);
     if (copy >= 0 && fstat(copy, st) != 0) {
@@ -339,8 +338,17 @@ struct wcall {
     bool pass;          /* the kernel can make it: it cannot block here */
     bool control;       /* sendmsg with ancillary data */
     uint64_t addr, addrlen;     /* a destination, if given */
+    bool probed;        /* sim_write already made copy and st */
+    int copy;
+    struct stat st;
     struct ubufs b;
 };
+
+static void wcall_unprobe(struct wcall *c)
+{
+    if (c->probed) close(c->copy);
+    c->probed = false;
+}
 
 /* Ends a supervised write: the bytes moved so far, else err. */
 static enum sys_action write_end(struct thread *t, long err)
@@ -396,12 +404,13 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
     bool again = t->retry;
     thread_drop_copy(t);                /* the copy of the last step */
     if (!again) t->partial = 0;
+    if (c->pass || c->err || (size_t)t->partial >= c->b.total) wcall_unprobe(c);
     if (c->pass) return write_leave(t);
     if (c->err) return write_end(t, c->err);
     if ((size_t)t->partial >= c->b.total) return write_leave(t);    /* 0 bytes: the kernel's */
 
-    struct stat st;
-    int copy = fd_probe(w, t, c->fd, &st);
+    struct stat st = c->st;
+    int copy = c->probed ? c->copy : fd_probe(w, t, c->fd, &st);
     if (copy < 0) return again && errno == EBADF ? write_end(t, -EBADF) : copy_error(w, t, c->fd);
     bool sock = S_ISSOCK(st.st_mode);
     int fl = fcntl(copy, F_GETFL);
@@ -442,25 +451,30 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
 static bool sim_write(struct world *w, struct thread *t, struct wcall *c, enum sys_action *a)
 {
     if (t->retry || !netsim_active(w)) return false;
-    struct stat st;
-    int copy = fd_probe(w, t, c->fd, &st);
+    int copy = fd_probe(w, t, c->fd, &c->st);
     if (copy < 0) return false;
-    struct simsock *s = S_ISSOCK(st.st_mode) ? netsim_lookup(w, st.st_ino) : NULL;
-    if (s && s->type == SOCK_DGRAM) {
-        long r = c->err ? c->err : s->so_error && s->connected ? -s->so_error : sock_send_dgram(w, t, s, copy, c->b.iov, c->b.n, c->addr, c->addrlen);
+    struct simsock *s = S_ISSOCK(c->st.st_mode) ? netsim_lookup(w, c->st.st_ino) : NULL;
+    if (!s) {
+        c->probed = true;
+        c->copy = copy;
+        return false;
+    }
+    if (c->err || (s->so_error && s->connected)) {
+        /* A reset (TCP) or a refusal (connected UDP) is reported once. */
+        long r = c->err ? c->err : -s->so_error;
+        if (!c->err) s->so_error = 0;
         close(copy);
-        if (r == -s->so_error) s->so_error = 0;
         *a = emulate(t, r);
         return true;
     }
-    close(copy);
-    if (!s) return false;
-    if (s->so_error && s->connected) {
-        int e = s->so_error;
-        s->so_error = 0;
-        *a = emulate(t, -e);
+    if (s->type == SOCK_DGRAM) {
+        long r = sock_send_dgram(w, t, s, copy, c->b.iov, c->b.n, c->addr, c->addrlen);
+        close(copy);
+        *a = emulate(t, r);
         return true;
     }
+    c->probed = true;           /* a stream: write_run goes on with this probe */
+    c->copy = copy;
     c->pass = c->control;
     return false;
 }

@@ -23,11 +23,10 @@
 static struct simsock *sock_of(struct world *w, struct thread *t, int fd, int *copy)
 {
     if (copy) *copy = -1;
-    if (!w->net) return NULL;
-    int c = fd_copy(w, t, fd);
-    if (c < 0) return NULL;
     struct stat st;
-    struct simsock *s = fstat(c, &st) == 0 && S_ISSOCK(st.st_mode) ? netsim_lookup(w, st.st_ino) : NULL;
+    int c = w->net ? fd_probe(w, t, fd, &st) : -1;
+    if (c < 0) return NULL;
+    struct simsock *s = S_ISSOCK(st.st_mode) ? netsim_lookup(w, st.st_ino) : NULL;
     if (s && copy) *copy = c;
     else close(c);
     return s;
@@ -136,10 +135,9 @@ static void socket_done(struct world *w, struct thread *t, long result)
     ARG2(t) = (unsigned long long)t->scratch[2];
     t->regs_dirty = true;
     if (result < 0) return;
-    int copy = fd_copy(w, t, (int)result);
     struct stat st;
-    if (copy >= 0 && fstat(copy, &st) == 0)
-        netsim_add(w, st.st_ino, t->proc->m->index, family, type);
+    int copy = fd_probe(w, t, (int)result, &st);
+    if (copy >= 0) netsim_add(w, st.st_ino, t->proc->m->index, family, type);
     if (copy >= 0) close(copy);
 }
 
@@ -257,10 +255,9 @@ static void accept_done(struct world *w, struct thread *t, long result)
 {
     struct simsock *l = (struct simsock *)t->scratch[3];
     if (result < 0) return;
-    int copy = fd_copy(w, t, (int)result);
     struct stat st;
-    struct simsock *s = NULL;
-    if (copy >= 0 && fstat(copy, &st) == 0) s = netsim_accepted(w, l, st.st_ino);
+    int copy = fd_probe(w, t, (int)result, &st);
+    struct simsock *s = copy >= 0 ? netsim_accepted(w, l, st.st_ino) : NULL;
     if (copy >= 0) close(copy);
     if (s) put_saddr_room(t, s->family, &s->peer, ARG1(t), ARG2(t), (int)t->scratch[4]);
 }
@@ -293,16 +290,6 @@ enum sys_action sys_getpeername(struct world *w, struct thread *t) { return name
 
 /* ---- options ---- */
 
-static int *opt_slot(struct simsock *s, int level, int name, bool create)
-{
-    for (int i = 0; i < s->nopts; i++)
-        if (s->opts[i].level == level && s->opts[i].name == name) return (int *)s->opts[i].val;
-    if (!create || s->nopts == SOCKOPT_MAX) return NULL;
-    s->opts[s->nopts].level = level;
-    s->opts[s->nopts].name = name;
-    return (int *)s->opts[s->nopts++].val;
-}
-
 static bool known_level(int level)
 {
     return level == SOL_SOCKET || level == IPPROTO_TCP || level == IPPROTO_IP || level == IPPROTO_IPV6 ||
@@ -319,33 +306,41 @@ enum sys_action sys_setsockopt(struct world *w, struct thread *t)
     int level = (int)ARG1(t), name = (int)ARG2(t);
     uint64_t len = ARG4(t);
     if (!known_level(level)) return emulate(t, -ENOPROTOOPT);
-    if (level == IPPROTO_TCP && s->type != SOCK_STREAM) return emulate(t, -ENOPROTOOPT);
-    if ((level == IPPROTO_IPV6) != (s->family == AF_INET6) && level != SOL_SOCKET && level != IPPROTO_TCP &&
-        level != IPPROTO_UDP && level == IPPROTO_IPV6)
+    if ((level == IPPROTO_TCP && s->type != SOCK_STREAM) || (level == IPPROTO_IPV6 && s->family != AF_INET6))
         return emulate(t, -ENOPROTOOPT);
     if ((int)len < (int)sizeof(int)) return emulate(t, -EINVAL);
     unsigned char val[16] = { 0 };
     size_t n = len < sizeof val ? len : sizeof val;
     if (mem_read(t->tid, ARG3(t), val, n) != 0) return emulate(t, -EFAULT);
-    int *slot = opt_slot(s, level, name, true);
-    if (!slot) return emulate(t, 0);
-    memcpy(slot, val, sizeof val);
-    for (int i = 0; i < s->nopts; i++)
-        if ((int *)s->opts[i].val == slot) s->opts[i].len = (int)n;
+    int v;
+    memcpy(&v, val, sizeof v);
+    if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY) {
+        if (s->bound) return emulate(t, -EINVAL);
+        s->v6only = v != 0;
+    }
     if (level == SOL_SOCKET && (name == SO_RCVBUF || name == SO_SNDBUF)) {
-        int v = *slot < 0 ? 0 : *slot > 0x3fffffff ? 0x3fffffff : *slot;
-        *slot = v * 2 < (name == SO_RCVBUF ? 2304 : 4608) ? (name == SO_RCVBUF ? 2304 : 4608) : v * 2;
+        int least = name == SO_RCVBUF ? 2304 : 4608;
+        v = v < 0 ? 0 : v > 0x3fffffff ? 0x3fffffff : v;
+        v = v * 2 < least ? least : v * 2;
+        memcpy(val, &v, sizeof v);
     }
     if (level == SOL_SOCKET && name == SO_LINGER) {
         struct linger l;
         memcpy(&l, val, sizeof l);
         s->abort_close = l.l_onoff && !l.l_linger;
     }
-    if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY) {
-        if (s->bound) return emulate(t, -EINVAL);
-        s->v6only = *slot != 0;
-    }
+    netsim_opt_set(s, level, name, val, (int)n);
     return emulate(t, 0);
+}
+
+/* What Linux reports for an option never set. */
+static int opt_default(const struct simsock *s, int level, int name, int *size)
+{
+    if (level == SOL_SOCKET && name == SO_RCVBUF) return s->type == SOCK_STREAM ? 131072 : 212992;
+    if (level == SOL_SOCKET && name == SO_SNDBUF) return s->type == SOCK_STREAM ? 16384 : 212992;
+    if (level == SOL_SOCKET && name == SO_LINGER) *size = sizeof(struct linger);
+    if (level == IPPROTO_TCP && name == TCP_MAXSEG) return 536;
+    return 0;
 }
 
 enum sys_action sys_getsockopt(struct world *w, struct thread *t)
@@ -359,8 +354,8 @@ enum sys_action sys_getsockopt(struct world *w, struct thread *t)
     if (mem_read(t->tid, len_addr, &room, sizeof room) != 0) return emulate(t, -EFAULT);
     if (room < 0) return emulate(t, -EINVAL);
     unsigned char val[16] = { 0 };
-    int v = 0, size = sizeof(int);
-    int *slot = opt_slot(s, level, name, false);
+    int v, size = sizeof(int);
+    struct sockopt *o = netsim_opt(s, level, name);
     if (level == SOL_SOCKET && name == SO_TYPE) v = s->type;
     else if (level == SOL_SOCKET && name == SO_DOMAIN) v = s->family;
     else if (level == SOL_SOCKET && name == SO_PROTOCOL) v = s->type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
@@ -368,15 +363,12 @@ enum sys_action sys_getsockopt(struct world *w, struct thread *t)
     else if (level == SOL_SOCKET && name == SO_ERROR) {
         v = s->so_error;
         s->so_error = 0;
-    } else if (slot) {
-        for (int i = 0; i < s->nopts; i++)
-            if ((int *)s->opts[i].val == slot) size = s->opts[i].len;
-        memcpy(val, slot, sizeof val);
-    } else if (level == SOL_SOCKET && name == SO_RCVBUF) v = s->type == SOCK_STREAM ? 131072 : 212992;
-    else if (level == SOL_SOCKET && name == SO_SNDBUF) v = s->type == SOCK_STREAM ? 16384 : 212992;
-    else if (level == SOL_SOCKET && name == SO_LINGER) size = 8;
-    else if (level == IPPROTO_TCP && name == TCP_MAXSEG) v = 536;
-    if (!slot) memcpy(val, &v, sizeof v);
+    } else if (o) {
+        memcpy(&v, o->val, sizeof v);
+        size = o->len;
+    } else v = opt_default(s, level, name, &size);
+    if (!o || size <= (int)sizeof v) memcpy(val, &v, sizeof v);
+    else memcpy(val, o->val, sizeof val);
     if (mem_write(t->tid, addr, val, (size_t)(room < size ? room : size)) != 0) return emulate(t, -EFAULT);
     if (mem_write(t->tid, len_addr, &size, sizeof size) != 0) return emulate(t, -EFAULT);
     return emulate(t, 0);
@@ -409,11 +401,10 @@ long sock_send_dgram(struct world *w, struct thread *t, struct simsock *s, int c
         got += iov[i].iov_len;
     }
     if (!top && !s->connected) return -EDESTADDRREQ;
-    /* The reply must find it: an implicit bind, in the table and the kernel. */
-    int r = s->bound ? 0 : netsim_autobind(w, s, NULL);
-    if (!r) r = netsim_bind_path(w, s, copy);
-    if (r) return r;
-    return netsim_send_dgram(w, s, top, buf, got);
+    /* The reply must find it: the kernel socket gets its path now (and
+     * netsim_send_dgram binds an unbound one to a port). */
+    int r = netsim_bind_path(w, s, copy);
+    return r ? r : netsim_send_dgram(w, s, top, buf, got);
 }
 
 /* recvfrom and recvmsg of a datagram: the address the kernel wrote is the

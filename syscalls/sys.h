@@ -52,6 +52,9 @@ enum sys_action sys_fence(struct world *w, struct thread *t);
 
 /* fd helpers (fs.c): a supervisor copy of a tracee fd, or -1 with errno. */
 int fd_copy(struct world *w, struct thread *t, int fd);
+/* A copy of fd and its stat, or -1 with errno. */
+struct stat;
+int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st);
 bool fd_ready_check(struct world *w, struct thread *t);
 void thread_drop_copy(struct thread *t);
 
