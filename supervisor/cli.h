@@ -14,7 +14,8 @@ struct opts {
     const char *duration, *results, *junit, *checkpoint, *shard, *stacks, *plan, *plan_out;
     struct fault_conf *faults;      /* the loaded --plan */
     size_t nfaults;
-    int runs, jobs;
+    const char *crash_state;        /* replay --crash-state C:a.b.c */
+    int runs, jobs, crash, max_states;
     bool keep_going;
     char **env;
     size_t nenv;

@@ -140,6 +140,7 @@ enum key {
     K_JUMP_BY = 1 << 23,
     K_SWARM = 1 << 24,
     K_ADDRESS = 1 << 25,
+    K_STRICT_NAMES = 1 << 26,
 };
 
 static const struct {
@@ -152,6 +153,7 @@ static const struct {
     { SEC_SIMULATION, "cpus", K_CPUS },
     { SEC_SIMULATION, "memory", K_MEMORY },
     { SEC_SIMULATION, "spin_limit", K_SPIN_LIMIT },
+    { SEC_SIMULATION, "strict_names", K_STRICT_NAMES },
     { SEC_MACHINE, "command", K_COMMAND },
     { SEC_MACHINE, "start", K_START },
     { SEC_MACHINE, "daemon", K_DAEMON },
@@ -697,6 +699,10 @@ static int handler(void *user, const char *section, const char *name, const char
         if (parse_size(value, &c->memory_bytes) < 0 || c->memory_bytes == 0)
             return fail(p, line, "bad size \"%s\" (use bytes, or a number with K, M, G "
                         "or T)", value);
+        return 1;
+    case K_STRICT_NAMES:
+        if (parse_bool(value, &c->strict_names) < 0)
+            return fail(p, line, "bad boolean \"%s\" (use true or false)", value);
         return 1;
     case K_DAEMON:
         if (parse_bool(value, &cur_machine(p)->daemon) < 0)

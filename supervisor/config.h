@@ -52,6 +52,7 @@ struct config {
     uint64_t duration_ns;   /* simulated time limit per seed (default 30s) */
     uint64_t quantum_ns;    /* virtual time one step costs (default 10us) */
     uint64_t spin_limit_ns; /* real time a thread may run without a syscall (30s) */
+    bool strict_names;      /* only a directory fsync makes a name durable (POSIX) */
     unsigned cpus;          /* CPU count machines see (default 2) */
     uint64_t memory_bytes;  /* memory size machines see (default 4 GiB) */
     struct machine_conf *machines;

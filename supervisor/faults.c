@@ -3,6 +3,7 @@
 #include "supervisor/machine.h"
 #include "supervisor/step.h"
 #include "syscalls/sys.h"
+#include "supervisor/durable.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -101,36 +101,18 @@ static void overlay(const char *disk, const char *root, const char *lower, int n
     if (mount("overlay", target, "overlay", 0, opts) != 0) mount(lower, target, NULL, MS_BIND, NULL);
 }
 
-static bool kernel_fs(const char *path)
-{
-    static const char *const kernel[] = { "/proc", "/sys", "/dev" };
-    for (int i = 0; i < 3; i++) {
-        size_t n = strlen(kernel[i]);
-        if (!strncmp(path, kernel[i], n) && (path[n] == 0 || path[n] == '/')) return true;
-    }
-    return false;
-}
-
 /* The machine's disk: every host filesystem seen through an overlay whose
  * upper layers live in the run directory, so nothing the machine writes
  * reaches the host or another machine, and what it wrote survives its
  * crashes within the run. Then the machine is chrooted into it. */
 static void disk_setup(struct world *w, struct machine *m, char *root, size_t rootlen)
 {
-    char disk[512], line[4096];
+    char disk[512];
     snprintf(disk, sizeof disk, "%s/disk/%s", w->run_dir, m->name);
     mkdir(disk, 0755);
     snprintf(root, rootlen, "%s/root", disk);
     mkdir(root, 0755);
-    overlay(disk, root, "/", 0);
-    FILE *f = fopen("/proc/self/mounts", "re");
-    for (int n = 1; f && fgets(line, sizeof line, f);) {
-        char target[2048];
-        if (sscanf(line, "%*s %2047s", target) != 1 || !strcmp(target, "/") || kernel_fs(target)) continue;
-        if (!strncmp(target, w->run_dir, strlen(w->run_dir))) continue;
-        overlay(disk, root, target, n++);
-    }
-    if (f) fclose(f);
+    for (size_t n = 0; n < w->nlayers; n++) overlay(disk, root, w->layers[n], (int)n);
 }
 
 /* Runs in the new namespaces as pid 1, before the command exists. */

@@ -1,5 +1,6 @@
 /* dsim: deterministic simulation testing for real programs. The command line. */
 #include "supervisor/cli.h"
+#include "supervisor/crashstates.h"
 #include "supervisor/config.h"
 #include "supervisor/plan.h"
 #include "supervisor/run.h"
@@ -26,9 +27,10 @@ static const char usage_text[] =
     "       dsim run CONF --seeds SEED --trace FILE\n"
     "       dsim verify CONF --seed N [--runs K] [--trace FILE]\n"
     "       dsim replay CONF SEED [--trace FILE [--stacks MACHINE,...|all]] [--plan FILE] [--plan-out FILE]\n"
-    "                   [--output DIR]\n"
+    "                   [--output DIR] [--crash-state C:D.D...]\n"
     "       dsim diff CONF SEED_A SEED_B\n"
     "       dsim shrink CONF SEED [--plan FILE] [--plan-out FILE]\n"
+    "       dsim crash-states CONF SEED [--crash N] [--max RUNS] [--plan FILE]\n"
     "       dsim trace FILE [--machine M] [--thread T] [--syscall NAME] [--from TIME] [--to TIME]\n"
     "       dsim merge [--keep-going] [--results FILE.jsonl] [--junit FILE.xml] RESULTS.jsonl...\n"
     "       dsim exec [--seed N] [--duration D] [--env NAME=VALUE]... [--trace FILE] -- PROGRAM [ARG]...\n"
@@ -157,12 +159,13 @@ static int parse_seeds(const char *spec, struct seeds *s)
 
 /* ---- reporting ---- */
 
-static void print_failure(FILE *f, const char *conf, uint64_t seed, const struct run_result *r)
+static void print_failure(FILE *f, const char *conf, uint64_t seed, const struct run_result *r, const struct opts *o)
 {
     fprintf(f, "seed %" PRIu64 " FAILED: %s\n", seed, r->reason);
     fprintf(f, "  simulated time %" PRIu64 ".%09" PRIu64 "s, %" PRIu64 " steps, trace hash %s\n",
             r->vtime_ns / 1000000000, r->vtime_ns % 1000000000, r->steps, r->hash);
-    fprintf(f, "  replay: dsim replay %s %" PRIu64 "\n", conf, seed);
+    fprintf(f, "  replay: dsim replay %s %" PRIu64 "%s%s%s%s\n", conf, seed, o->plan ? " --plan " : "",
+            o->plan ? o->plan : "", o->crash_state ? " --crash-state " : "", o->crash_state ? o->crash_state : "");
     if (r->report) fputs(r->report, f);
 }
 
@@ -227,7 +230,8 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         { "results", required_argument, 0, 'R' }, { "junit", required_argument, 0, 'J' },
         { "checkpoint", required_argument, 0, 'C' }, { "shard", required_argument, 0, 'S' },
         { "stacks", required_argument, 0, 'K' }, { "plan", required_argument, 0, 'P' },
-        { "plan-out", required_argument, 0, 'O' },
+        { "plan-out", required_argument, 0, 'O' }, { "crash", required_argument, 0, 'c' },
+        { "max", required_argument, 0, 'm' }, { "crash-state", required_argument, 0, 'X' },
         { 0, 0, 0, 0 },
     };
     optind = 1;
@@ -249,6 +253,16 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         case 'K': o->stacks = optarg; break;
         case 'P': o->plan = optarg; break;
         case 'O': o->plan_out = optarg; break;
+        case 'X': o->crash_state = optarg; break;
+        case 'c':
+        case 'm': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 100000) return usage_error("bad number %s", optarg);
+            if (c == 'c') o->crash = (int)v;
+            else o->max_states = (int)v;
+            break;
+        }
         case 'j':
             o->jobs = atoi(optarg);
             if (o->jobs < 1 || o->jobs > 256) return usage_error("bad -j %s (use 1 to 256)", optarg);
@@ -274,6 +288,13 @@ static int one_seed(const char *confpath, struct config *c, uint64_t seed, const
     ro.plan = o->faults;
     ro.nplan = o->nfaults;
     ro.use_plan = o->plan != NULL;
+    struct crash_pick pick;
+    unsigned choices[CRASH_PICK_MAX];
+    if (o->crash_state) {
+        if (crash_state_parse(o->crash_state, &pick, choices, CRASH_PICK_MAX))
+            return usage_error("bad --crash-state %s (use C:D.D..., as dsim crash-states prints)", o->crash_state);
+        ro.pick = &pick;
+    }
     ro.trace_out = open_trace(o->trace);
     if (o->trace && !ro.trace_out) return EXIT_USAGE;
     if (keep && o->output) {
@@ -366,7 +387,7 @@ static int cmd_run(int argc, char **argv)
         struct run_result r;
         status = one_seed(confpath, c, s.v[0], &o, &r, true);
         if (status == 1 && !dsim_interrupted) {
-            print_failure(stdout, confpath, s.v[0], &r);
+            print_failure(stdout, confpath, s.v[0], &r, &o);
             printf("failed at seed %" PRIu64 " (0 seeds passed first)\n", s.v[0]);
         } else if (status == 0) {
             printf("dsim: all 1 seeds passed\n");
@@ -431,7 +452,7 @@ static int cmd_replay(int argc, char **argv)
     const char *confpath = argv[1];
     uint64_t seed;
     if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
-    if (parse_opts(argc - 2, argv + 2, &o, "toKPO")) return EXIT_USAGE;
+    if (parse_opts(argc - 2, argv + 2, &o, "toKPOX")) return EXIT_USAGE;
     if (o.stacks && !o.trace) return usage_error("%s: --stacks needs --trace FILE", "replay");
     if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
     struct config *c = load_with_plan(confpath, &o);
@@ -440,7 +461,7 @@ static int cmd_replay(int argc, char **argv)
     int status = one_seed(confpath, c, seed, &o, &r, true);
     if (status == EXIT_USAGE) { config_free(c); return status; }
     if (dsim_interrupted) status = interrupted_status();
-    else if (status) print_failure(stdout, confpath, seed, &r);
+    else if (status) print_failure(stdout, confpath, seed, &r, &o);
     else printf("seed %" PRIu64 " passed: simulated time %.9fs, %" PRIu64 " steps\n", seed,
                 (double)r.vtime_ns / 1e9, r.steps);
     printf("trace hash %s\n", r.hash);
@@ -512,6 +533,7 @@ int main(int argc, char **argv)
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
         { "run", cmd_run }, { "verify", cmd_verify }, { "replay", cmd_replay }, { "exec", cmd_exec },
         { "merge", cmd_merge }, { "diff", cmd_diff }, { "trace", cmd_trace }, { "shrink", cmd_shrink },
+        { "crash-states", cmd_crash_states },
     };
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
         if (!strcmp(cmd, cmds[i].name)) {

@@ -1,4 +1,5 @@
 #include "supervisor/run.h"
+#include "supervisor/durable.h"
 #include "supervisor/netsim.h"
 #include "supervisor/faults.h"
 #include "supervisor/filter.h"
@@ -191,6 +192,8 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         free(w);
         return -1;
     }
+    disk_layers_init(w);
+    w->pick = o->pick;
     w->nmachines = c->nmachines;
     w->machines = calloc(c->nmachines, sizeof *w->machines);
     for (size_t i = 0; i < c->nmachines; i++) w->machines[i].conf = &c->machines[i];
@@ -268,7 +271,12 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     r->plan = plan_to_json(fired, w->nfired);
     r->nfired = w->nfired;
     free(fired);
+    r->ncrashes = w->ncrashes;
     if (o->keep_dir) keep_outputs(w, o->keep_dir);
+    for (size_t i = 0; o->keep_dir && w->outcome != OUT_PASS && i < w->nmachines; i++)
+        disk_keep(w, &w->machines[i], o->keep_dir);
+    for (size_t i = 0; i < w->nmachines; i++) oplog_clear(&w->machines[i].names);
+    disk_layers_free(w);
     run_cleanup(KEEP_RUN_DIRS - 1);
     snprintf(pending_dirs[npending++], sizeof pending_dirs[0], "%s", w->run_dir);
     trace_free(w->trace);

@@ -14,6 +14,7 @@ struct run_opts {
     const struct fault_conf *plan;  /* replaces the config's faults when use_plan */
     size_t nplan;
     bool use_plan;
+    struct crash_pick *pick;        /* dsim crash-states: one crash's decisions */
 };
 
 struct run_result {
@@ -26,6 +27,7 @@ struct run_result {
     char *report;           /* malloc'd failure details (events, stderr), or NULL */
     char *plan;             /* malloc'd JSON plan of the faults that fired */
     size_t nfired;
+    int ncrashes;           /* crashes whose disk was decided */
 };
 
 extern volatile sig_atomic_t dsim_interrupted;

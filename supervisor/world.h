@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <sys/user.h>
 #include "supervisor/config.h"
+#include "supervisor/oplog.h"
 #include "supervisor/prng.h"
 #include "trace/trace.h"
 
@@ -112,6 +113,9 @@ struct machine {
     struct process *main;   /* the command's process (pid 2) */
     struct prng entropy;
     struct prng disk;           /* what a crash keeps of its undurable writes */
+    struct oplog names;         /* name operations not durable yet (durable.h) */
+    unsigned long grave_seq;    /* names the files those operations replaced */
+    bool sync_opened;           /* it opened a file O_SYNC/O_DSYNC: writes need a look */
     int out_fd, err_fd;     /* where its stdout and stderr go */
     bool stacks;            /* note the stack at each of its syscalls */
     int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */
@@ -124,6 +128,25 @@ struct ptimer;
 
 enum outcome { OUT_RUNNING, OUT_PASS, OUT_EXIT, OUT_TIMEOUT, OUT_DEADLOCK,
                OUT_FENCE, OUT_CHECK, OUT_INTERNAL, OUT_SPIN };
+
+/* `dsim crash-states`: one crash of a run takes prescribed decisions. */
+#define CRASH_PICK_MAX 256
+struct crash_pick {
+    int crash;                  /* which crash of the run: 1 = the first */
+    const unsigned *choices;    /* its decisions in order; then the first option */
+    size_t nchoices;
+    /* Filled in by the run. */
+    unsigned used[CRASH_PICK_MAX], arity[CRASH_PICK_MAX];
+    size_t nused;
+    char desc[8192];            /* the decisions, as the trace tells them */
+    char machine[64];
+    uint64_t at_ns;
+    const uint64_t (*seen)[2];  /* disks already explored: such a run stops at the crash */
+    size_t nseen;
+    /* Filled in by the run. */
+    uint64_t disk_hash[2];      /* the disk the crash left */
+    bool reached, duplicate;
+};
 
 struct world {
     struct config *conf;
@@ -161,6 +184,10 @@ struct world {
     int nearly;
 
     char run_dir[256];
+    char **layers;              /* host mounts each machine overlays (durable.h) */
+    size_t nlayers;
+    struct crash_pick *pick;    /* NULL but in `dsim crash-states` */
+    int ncrashes;
     int exec_stdio;             /* dsim exec: machine output goes to ours */
     /* Files outside the simulation (dsim's own stdout/stderr): writes to
      * them pass through, since nothing simulated waits on them. */

@@ -1,191 +1,189 @@
-/* Durability on a machine's disk. The upper layer of its overlay holds what
- * it wrote; a parallel "durable" tree holds each file as it last reached
- * stable storage (fsync, fdatasync, sync, syncfs). At a crash, a file whose
- * content is not durable is, as the machine's "disk" stream decides, kept,
- * rolled back to its durable state (or lost, if it never had one), or torn
- * at a 512-byte sector. Names and deletions are taken as durable. */
+/* The syscalls that make a machine's disk durable or change its names:
+ * fsync and friends, O_SYNC writes, and create, link, rename, unlink,
+ * mkdir, rmdir. The kernel makes every one of them; dsim notes, around it,
+ * what a crash could undo (supervisor/durable.h). */
 #include "syscalls/sys.h"
+#include "supervisor/durable.h"
+#include "supervisor/tracer.h"
 #include <fcntl.h>
-#include <ftw.h>
+#include <linux/openat2.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-static void disk_dir(struct world *w, struct machine *m, const char *layer, char *out, size_t len)
+/* The machine path of what a tracee fd refers to, or false. */
+static bool fd_mpath(struct thread *t, int fd, char *out, size_t len)
 {
-    snprintf(out, len, "%s/disk/%s/%s", w->run_dir, m->name, layer);
+    char link[64];
+    snprintf(link, sizeof link, "/proc/%d/fd/%d", t->tid, fd);
+    ssize_t n = readlink(link, out, len - 1);
+    if (n <= 0 || out[0] != '/') return false;
+    out[n] = 0;
+    return true;
 }
 
-static void mkdirs_for(const char *path)
+/* The machine path of the entry that path (at addr, relative to dirfd)
+ * names, its last component not followed: the directory part is resolved
+ * as the tracee would resolve it (an absolute path inside the machine's
+ * root), and named by the kernel. */
+static bool entry_mpath(struct thread *t, int dirfd, uint64_t addr, char *out, size_t len)
 {
-    char p[4096];
-    snprintf(p, sizeof p, "%s", path);
-    for (char *s = p + 1; (s = strchr(s, '/')); s++) {
-        *s = 0;
-        mkdir(p, 0755);
-        *s = '/';
+    char path[4096], base[64], dir[4096];
+    if (mem_read_str(t->tid, addr, path, sizeof path) <= 0) return false;
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') path[--n] = 0;
+    char *slash = strrchr(path, '/');
+    const char *last = slash ? slash + 1 : path;
+    if (!*last || !strcmp(last, ".") || !strcmp(last, "..")) return false;
+    const char *dirpart = !slash ? "." : slash == path ? "/" : (*slash = 0, path);
+    int basefd, dfd;
+    if (path[0] == '/') {
+        snprintf(base, sizeof base, "/proc/%d/root", t->tid);
+        basefd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
+        dfd = basefd < 0 ? -1 : (int)syscall(SYS_openat2, basefd, dirpart, &how, sizeof how);
+    } else {
+        if (dirfd == AT_FDCWD) snprintf(base, sizeof base, "/proc/%d/cwd", t->tid);
+        else snprintf(base, sizeof base, "/proc/%d/fd/%d", t->tid, dirfd);
+        basefd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        dfd = basefd < 0 ? -1 : openat(basefd, dirpart, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    }
+    if (basefd >= 0) close(basefd);
+    if (dfd < 0) return false;
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", dfd);
+    ssize_t k = readlink(self, dir, sizeof dir - 1);
+    close(dfd);
+    if (k <= 0 || dir[0] != '/') return false;
+    dir[k] = 0;
+    return (size_t)snprintf(out, len, "%s/%s", strcmp(dir, "/") ? dir : "", last) < len;
+}
+
+static void name_done(struct world *w, struct thread *t, long result)
+{
+    disk_op_end(w, t->proc->m, result >= 0);
+}
+
+/* Notes the operation and sees it through its exit stop. */
+static enum sys_action name_op(struct world *w, struct thread *t, enum name_op_kind kind, int dirfd, uint64_t addr,
+                               int dirfd2, uint64_t addr2)
+{
+    char p0[4096], p1[4096];
+    if (!entry_mpath(t, dirfd, addr, p0, sizeof p0)) return SYS_PASS;
+    if (addr2 && !entry_mpath(t, dirfd2, addr2, p1, sizeof p1)) return SYS_PASS;
+    if (!disk_op_begin(w, t->proc->m, kind, p0, addr2 ? p1 : NULL)) return SYS_PASS;
+    t->on_exit = name_done;
+    return SYS_PASS_EXIT;
+}
+
+#define ATFD(x) ((int)(x))
+
+enum sys_action sys_mkdir(struct world *w, struct thread *t)
+{
+    if (SYSNR(t) == SYS_mkdir) return name_op(w, t, NOP_MKDIR, AT_FDCWD, ARG0(t), 0, 0);
+    return name_op(w, t, NOP_MKDIR, ATFD(ARG0(t)), ARG1(t), 0, 0);
+}
+
+enum sys_action sys_mknod(struct world *w, struct thread *t)
+{
+    if (SYSNR(t) == SYS_mknod) return name_op(w, t, NOP_MKNOD, AT_FDCWD, ARG0(t), 0, 0);
+    return name_op(w, t, NOP_MKNOD, ATFD(ARG0(t)), ARG1(t), 0, 0);
+}
+
+enum sys_action sys_unlink(struct world *w, struct thread *t)
+{
+    switch (SYSNR(t)) {
+    case SYS_unlink: return name_op(w, t, NOP_UNLINK, AT_FDCWD, ARG0(t), 0, 0);
+    case SYS_rmdir: return name_op(w, t, NOP_RMDIR, AT_FDCWD, ARG0(t), 0, 0);
+    default:
+        return name_op(w, t, (ARG2(t) & AT_REMOVEDIR) ? NOP_RMDIR : NOP_UNLINK, ATFD(ARG0(t)), ARG1(t), 0, 0);
     }
 }
 
-static int copy_file(const char *src, const char *dst)
+enum sys_action sys_rename(struct world *w, struct thread *t)
 {
-    int in = open(src, O_RDONLY | O_CLOEXEC);
-    if (in < 0) return -1;
-    mkdirs_for(dst);
-    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    char buf[65536];
-    ssize_t n = 0;
-    while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
-        if (write(out, buf, (size_t)n) != n) { n = -1; break; }
-    close(in);
-    if (out >= 0) close(out);
-    return out < 0 || n < 0 ? -1 : 0;
+    if (SYSNR(t) == SYS_rename) return name_op(w, t, NOP_RENAME, AT_FDCWD, ARG0(t), AT_FDCWD, ARG1(t));
+    bool exchange = SYSNR(t) == SYS_renameat2 && (ARG4(t) & RENAME_EXCHANGE);
+    return name_op(w, t, exchange ? NOP_EXCHANGE : NOP_RENAME, ATFD(ARG0(t)), ARG1(t), ATFD(ARG2(t)), ARG3(t));
 }
 
-/* Makes the machine file at mpath (its own path) durable as it is now. */
-static void make_durable(struct world *w, struct machine *m, const char *mpath)
+/* link and symlink make one new name: the second path. */
+enum sys_action sys_link(struct world *w, struct thread *t)
 {
-    char upper[4096], durable[4096], dir[1024];
-    disk_dir(w, m, "upper0", dir, sizeof dir);
-    snprintf(upper, sizeof upper, "%s%s", dir, mpath);
-    disk_dir(w, m, "durable", dir, sizeof dir);
-    snprintf(durable, sizeof durable, "%s%s", dir, mpath);
-    struct stat st;
-    if (lstat(upper, &st) == 0 && S_ISREG(st.st_mode)) copy_file(upper, durable);
+    switch (SYSNR(t)) {
+    case SYS_link: return name_op(w, t, NOP_LINK, AT_FDCWD, ARG1(t), 0, 0);
+    case SYS_linkat: return name_op(w, t, NOP_LINK, ATFD(ARG2(t)), ARG3(t), 0, 0);
+    case SYS_symlink: return name_op(w, t, NOP_SYMLINK, AT_FDCWD, ARG1(t), 0, 0);
+    default: return name_op(w, t, NOP_SYMLINK, ATFD(ARG1(t)), ARG2(t), 0, 0);    /* symlinkat */
+    }
 }
 
+/* open with O_CREAT (and creat): a name operation only if nothing is there. */
+enum sys_action disk_open(struct world *w, struct thread *t, int dirfd, uint64_t addr, int flags)
+{
+    struct machine *m = t->proc->m;
+    if (flags & O_DSYNC) m->sync_opened = true;
+    if (!(flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) return SYS_PASS;
+    char p[4096];
+    if (!entry_mpath(t, dirfd, addr, p, sizeof p) || disk_exists(w, m, p)) return SYS_PASS;
+    if (!disk_op_begin(w, m, NOP_CREATE, p, NULL)) return SYS_PASS;
+    t->on_exit = name_done;
+    return SYS_PASS_EXIT;
+}
+
+enum sys_action sys_creat(struct world *w, struct thread *t)
+{
+    return disk_open(w, t, AT_FDCWD, ARG0(t), O_CREAT);
+}
+
+/* ---- durability ---- */
+
+/* fsync, fdatasync: a file's content (and its new name); a directory's entries. */
 enum sys_action sys_fsync(struct world *w, struct thread *t)
 {
-    char link[64], path[4096];
-    snprintf(link, sizeof link, "/proc/%d/fd/%d", t->tid, (int)ARG0(t));
-    ssize_t n = readlink(link, path, sizeof path - 1);
-    if (n > 0 && path[0] == '/') {
-        path[n] = 0;
-        make_durable(w, t->proc->m, path);
-    }
+    char mpath[4096], upath[4096];
+    struct machine *m = t->proc->m;
+    struct stat st;
+    if (!fd_mpath(t, (int)ARG0(t), mpath, sizeof mpath) || !disk_upper(w, m, mpath, upath, sizeof upath) ||
+        lstat(upath, &st) != 0)
+        return SYS_PASS;
+    if (S_ISDIR(st.st_mode)) disk_dir_synced(w, m, mpath);
+    else if (S_ISREG(st.st_mode)) disk_file_synced(w, m, mpath);
     return SYS_PASS;
 }
 
 /* sync and syncfs: everything the machine wrote is durable now. */
-static struct world *walk_world;
-static struct machine *walk_machine;
-static size_t walk_prefix;
-
-static int durable_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    if (flag == FTW_F && S_ISREG(st->st_mode)) make_durable(walk_world, walk_machine, path + walk_prefix);
-    return 0;
-}
-
 enum sys_action sys_sync(struct world *w, struct thread *t)
 {
-    char dir[1024];
-    disk_dir(w, t->proc->m, "upper0", dir, sizeof dir);
-    walk_world = w;
-    walk_machine = t->proc->m;
-    walk_prefix = strlen(dir);
-    nftw(dir, durable_entry, 16, FTW_PHYS);
+    disk_all_synced(w, t->proc->m);
     return SYS_PASS;
 }
 
-/* ---- at a crash ---- */
-
-static bool same_content(const char *a, const char *b)
+static void sync_write_done(struct world *w, struct thread *t, long result)
 {
-    FILE *fa = fopen(a, "re"), *fb = fopen(b, "re");
-    bool same = fa && fb;
-    int ca, cb;
-    while (same && (ca = getc(fa)) == (cb = getc(fb)))
-        if (ca == EOF) break;
-    if (same && ca != cb) same = false;
-    if (fa) fclose(fa);
-    if (fb) fclose(fb);
-    return same;
+    char mpath[4096];
+    if (result > 0 && fd_mpath(t, (int)t->scratch[5], mpath, sizeof mpath)) disk_file_synced(w, t->proc->m, mpath);
 }
 
-/* The first `cut` bytes of what was written, then the durable rest. */
-static void tear(const char *upper, const char *durable, off_t cut)
+/* A write through an O_SYNC or O_DSYNC fd is durable when it returns. */
+enum sys_action disk_sync_write(struct world *w, struct thread *t, int fd)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.dsim-torn", upper);
-    int in = open(durable, O_RDONLY | O_CLOEXEC);
-    copy_file(upper, tmp);
-    if (truncate(tmp, cut) != 0) {}
-    if (in >= 0) {
-        int out = open(tmp, O_WRONLY | O_APPEND | O_CLOEXEC);
-        char buf[65536];
-        ssize_t n;
-        if (lseek(in, cut, SEEK_SET) == cut)
-            while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
-                if (write(out, buf, (size_t)n) != n) break;
-        if (out >= 0) close(out);
-        close(in);
-    }
-    rename(tmp, upper);
+    t->scratch[5] = fd;
+    t->on_exit = sync_write_done;
+    return SYS_PASS_EXIT;
 }
 
-/* The crash walk collects the files first: each takes PRNG draws, so they
- * must be visited in name order, not the host filesystem's. */
-static char **crash_files;
-static size_t ncrash, capcrash;
-
-static int collect_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* pwrite and pwritev: regular files, passed to the kernel; only an O_SYNC
+ * fd needs its exit (and only machines that opened one pay the probe). */
+enum sys_action sys_pwrite(struct world *w, struct thread *t)
 {
-    if (flag != FTW_F || !S_ISREG(st->st_mode)) return 0;
-    if (ncrash == capcrash) crash_files = realloc(crash_files, (capcrash = capcrash ? 2 * capcrash : 64) * sizeof *crash_files);
-    crash_files[ncrash++] = strdup(path);
-    return 0;
-}
-
-static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static void crash_file(const char *path, const struct stat *st)
-{
-    struct world *w = walk_world;
-    struct machine *m = walk_machine;
-    const char *mpath = path + walk_prefix;
-    char durable[4096], dir[1024];
-    disk_dir(w, m, "durable", dir, sizeof dir);
-    snprintf(durable, sizeof durable, "%s%s", dir, mpath);
-    struct stat dst;
-    bool has_durable = stat(durable, &dst) == 0;
-    if (has_durable && same_content(path, durable)) return;
-    const char *what;
-    switch (prng_below(&m->disk, 3)) {
-    case 0:
-        what = "kept";
-        break;
-    case 1:
-        if (has_durable) { copy_file(durable, path); what = "rolled back"; }
-        else { unlink(path); what = "lost"; }
-        break;
-    default: {
-        off_t longest = st->st_size > (has_durable ? dst.st_size : 0) ? st->st_size : dst.st_size;
-        off_t cut = 512 * (off_t)prng_below(&m->disk, (uint64_t)(longest / 512) + 1);
-        if (cut > st->st_size) cut = st->st_size;
-        tear(path, has_durable ? durable : "/dev/null", cut);
-        what = "torn";
-        break;
-    }
-    }
-    trace_event(w->trace, w->now, m->name, 0, "disk: %s %s (not durable)", mpath, what);
-}
-
-void disk_crash(struct world *w, struct machine *m)
-{
-    char dir[1024];
-    disk_dir(w, m, "upper0", dir, sizeof dir);
-    walk_world = w;
-    walk_machine = m;
-    walk_prefix = strlen(dir);
-    ncrash = 0;
-    nftw(dir, collect_entry, 16, FTW_PHYS);
-    if (ncrash) qsort(crash_files, ncrash, sizeof *crash_files, by_name);
-    for (size_t i = 0; i < ncrash; i++) {
-        struct stat st;
-        if (lstat(crash_files[i], &st) == 0) crash_file(crash_files[i], &st);
-        free(crash_files[i]);
-    }
+    if (!t->proc->m->sync_opened) return SYS_PASS;
+    struct stat st;
+    int fd = (int)ARG0(t), copy = fd_probe(w, t, fd, &st);
+    if (copy < 0) return SYS_PASS;
+    int fl = fcntl(copy, F_GETFL);
+    close(copy);
+    return S_ISREG(st.st_mode) && fl >= 0 && (fl & O_DSYNC) ? disk_sync_write(w, t, fd) : SYS_PASS;
 }

@@ -420,6 +420,7 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
      * anyway (EMSGSIZE), and the kernel says so at once. */
     if (!ours || (sock && c->b.total > WRITE_STEP && !stream_socket(copy))) {
         close(copy);
+        if (S_ISREG(st.st_mode) && fl >= 0 && (fl & O_DSYNC) && t->partial == 0) return disk_sync_write(w, t, c->fd);
         return write_leave(t);
     }
 

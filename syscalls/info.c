@@ -127,8 +127,10 @@ enum sys_action sys_fence(struct world *w, struct thread *t) { return SYS_FENCE;
 enum sys_action sys_open(struct world *w, struct thread *t)
 {
     char path[32];
-    uint64_t addr = SYSNR(t) == SYS_open ? ARG0(t) : ARG1(t);
-    if (mem_read_str(t->tid, addr, path, sizeof path) < 0 || strcmp(path, "/proc/uptime")) return SYS_PASS;
+    bool at = SYSNR(t) == SYS_openat;
+    uint64_t addr = at ? ARG1(t) : ARG0(t);
+    if (mem_read_str(t->tid, addr, path, sizeof path) < 0 || strcmp(path, "/proc/uptime"))
+        return disk_open(w, t, at ? (int)ARG0(t) : AT_FDCWD, addr, (int)(at ? ARG2(t) : ARG1(t)));
     char file[512], text[64];
     struct machine *m = t->proc->m;
     snprintf(file, sizeof file, "%s/vfs/uptime.%s", w->run_dir, m->name);

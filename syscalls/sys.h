@@ -115,8 +115,9 @@ void proc_on_exit(struct world *w, struct process *p);
 /* A clone/fork/vfork event stop: registers the child. */
 void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid, int event);
 
-/* disk.c: at a crash, what the machine wrote but did not make durable. */
-void disk_crash(struct world *w, struct machine *m);
+/* disk.c: open with O_CREAT or O_SYNC; a write through an O_SYNC fd. */
+enum sys_action disk_open(struct world *w, struct thread *t, int dirfd, uint64_t addr, int flags);
+enum sys_action disk_sync_write(struct world *w, struct thread *t, int fd);
 
 /* random.c */
 void random_fill(struct world *w, struct thread *t, void *buf, size_t len);

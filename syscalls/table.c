@@ -18,6 +18,7 @@
     X(sys_rt_sigaction) X(sys_kill) X(sys_pause) X(sys_rt_sigsuspend) X(sys_rt_sigtimedwait) \
     X(sys_getrandom) X(sys_uname) X(sys_sysinfo) X(sys_sched_getaffinity) X(sys_sched_setaffinity) \
     X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality) X(sys_flock) X(sys_fence) X(sys_open) X(sys_fsync) X(sys_sync) \
+    X(sys_mkdir) X(sys_mknod) X(sys_unlink) X(sys_rename) X(sys_link) X(sys_creat) X(sys_pwrite) \
     X(sys_socket) X(sys_bind) X(sys_listen) X(sys_connect) X(sys_getsockname) X(sys_getpeername) \
     X(sys_setsockopt) X(sys_getsockopt) \
     X(sys_timer_create) X(sys_timer_settime) X(sys_timer_gettime) X(sys_timer_getoverrun) X(sys_timer_delete)
@@ -32,17 +33,19 @@ HANDLERS(DECLARE)
 
 const struct sys_entry sys_table[] = {
     /* Files and fds: local and deterministic given the same files. */
-    E(open, sys_open, "sxx", R) E(openat, sys_open, "dsxx", R) PASS(creat, "sx") PASS(close, "f") PASS(close_range, "ffx")
+    E(open, sys_open, "sxx", R) E(openat, sys_open, "dsxx", R) E(creat, sys_creat, "sx", I) PASS(close, "f") PASS(close_range, "ffx")
     PASS(stat, "sp") PASS(fstat, "fp") PASS(lstat, "sp") PASS(newfstatat, "dspx") PASS(statx, "dsxxp")
     PASS(access, "sx") PASS(faccessat, "dsx") PASS(faccessat2, "dsxx") PASS(lseek, "fld")
     PASS(getdents, "fpd") E(getdents64, sys_getdents64, "fpd", I) PASS(readlink, "spd") PASS(readlinkat, "dspd")
-    PASS(mkdir, "sx") PASS(mkdirat, "dsx") PASS(rmdir, "s") PASS(unlink, "s") PASS(unlinkat, "dsx")
-    PASS(rename, "ss") PASS(renameat, "dsds") PASS(renameat2, "dsdsx") PASS(link, "ss")
-    PASS(linkat, "dsdsx") PASS(symlink, "ss") PASS(symlinkat, "sds") PASS(chmod, "sx")
+    E(mkdir, sys_mkdir, "sx", I) E(mkdirat, sys_mkdir, "dsx", I) E(rmdir, sys_unlink, "s", I)
+    E(unlink, sys_unlink, "s", I) E(unlinkat, sys_unlink, "dsx", I)
+    E(rename, sys_rename, "ss", I) E(renameat, sys_rename, "dsds", I) E(renameat2, sys_rename, "dsdsx", I)
+    E(link, sys_link, "ss", I)
+    E(linkat, sys_link, "dsdsx", I) E(symlink, sys_link, "ss", I) E(symlinkat, sys_link, "sds", I) PASS(chmod, "sx")
     PASS(fchmod, "fx") PASS(fchmodat, "dsx") PASS(chown, "sdd") PASS(fchown, "fdd") PASS(lchown, "sdd")
     PASS(fchownat, "dsddx") PASS(truncate, "sl") PASS(ftruncate, "fl") E(fsync, sys_fsync, "f", I)
     E(fdatasync, sys_fsync, "f", I) E(sync, sys_sync, "", I) E(syncfs, sys_sync, "f", I) PASS(fallocate, "fxll") PASS(fadvise64, "fddx")
-    PASS(readahead, "fdd") PASS(sync_file_range, "fddx") PASS(mknod, "sxd") PASS(mknodat, "dsxd")
+    PASS(readahead, "fdd") PASS(sync_file_range, "fddx") E(mknod, sys_mknod, "sxd", I) E(mknodat, sys_mknod, "dsxd", I)
     PASS(dup, "f") PASS(dup2, "ff") PASS(dup3, "ffx") PASS(pipe, "p") PASS(pipe2, "px")
     PASS(chdir, "s") PASS(fchdir, "f") PASS(getcwd, "pd") PASS(umask, "x") PASS(statfs, "sp")
     PASS(fstatfs, "fp") PASS(utimensat, "dspx") PASS(utimes, "sp") PASS(utime, "sp")
@@ -54,8 +57,8 @@ const struct sys_entry sys_table[] = {
     E(signalfd, sys_fence, "fpd", I) E(signalfd4, sys_fence, "fpdx", I)
     PASS(memfd_create, "sx") PASS(inotify_init1, "x") PASS(inotify_add_watch, "fsx")
     PASS(inotify_rm_watch, "fd") PASS(sendfile, "ffpd") PASS(copy_file_range, "fpfpdx")
-    PASS(splice, "fpfpdx") PASS(tee, "ffdx") PASS(pwrite64, "fpdl") PASS(pwritev, "fpdd")
-    PASS(pwritev2, "fpddx") E(flock, sys_flock, "fx", R) PASS(chroot, "s")
+    PASS(splice, "fpfpdx") PASS(tee, "ffdx") E(pwrite64, sys_pwrite, "fpdl", I) E(pwritev, sys_pwrite, "fpdd", I)
+    E(pwritev2, sys_pwrite, "fpddx", I) E(flock, sys_flock, "fx", R) PASS(chroot, "s")
     E(read, sys_read, "fpd", R) E(readv, sys_readv, "fpd", R) E(pread64, sys_pread64, "fpdl", R)
     E(preadv, sys_preadv, "fpdl", R) E(preadv2, sys_preadv, "fpddx", R)
     E(write, sys_write, "fpd", R) E(writev, sys_writev, "fpd", R)

@@ -218,6 +218,11 @@ START_TEST(test_defaults)
     ck_assert_uint_eq(c->machines[0].nenv, 0);
     ck_assert_int_eq(c->machines[0].line, 1);
     ck_assert_ptr_null(c->check_command);
+    ck_assert(!c->strict_names);
+    config_free(c);
+
+    c = LOAD_OK("[simulation]\nstrict_names = true\n[machine a]\ncommand = ./a\n");
+    ck_assert(c->strict_names);
     config_free(c);
 
     /* An empty [simulation] and an empty [check] change nothing. */
@@ -405,6 +410,8 @@ START_TEST(test_err_bad_values)
                "2: bad size \"0\" (use bytes, or a number with K, M, G or T)");
     EXPECT_ERR("[machine a]\ncommand = x\ndaemon = maybe\n",
                "3: bad boolean \"maybe\" (use true or false)");
+    EXPECT_ERR("[simulation]\nstrict_names = posix\n",
+               "2: bad boolean \"posix\" (use true or false)");
     EXPECT_ERR("[machine a]\ncommand =\n", "2: key \"command\" has no value");
     EXPECT_ERR("[machine a]\ncommand = x\nstart =   # nothing\n", "3: key \"start\" has no value");
     EXPECT_ERR("[machine a]\ncommand = x\n[check]\ncommand = # nothing\n",

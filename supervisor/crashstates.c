@@ -1,0 +1,136 @@
+/* Enumerates the states by re-running the seed: every run is the same up
+ * to the chosen crash, which takes prescribed decisions (crash_disk.c);
+ * the decisions it met and how many options each had give the next path of
+ * a depth-first walk over the decision tree. Paths that leave a disk
+ * already seen stop at the crash. */
+#include "supervisor/crashstates.h"
+#include "supervisor/cli.h"
+#include "supervisor/plan.h"
+#include "supervisor/run.h"
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int crash_state_parse(const char *s, struct crash_pick *p, unsigned *buf, size_t max)
+{
+    char *end;
+    long crash = strtol(s, &end, 10);
+    if (crash < 1 || *end != ':') return -1;
+    memset(p, 0, sizeof *p);
+    p->crash = (int)crash;
+    p->choices = buf;
+    for (s = end + 1; *s && p->nchoices < max; s = *end ? end + 1 : end) {
+        unsigned long v = strtoul(s, &end, 10);
+        if (end == s || (*end && *end != '.')) return -1;
+        buf[p->nchoices++] = (unsigned)v;
+    }
+    return *s ? -1 : 0;
+}
+
+static void format_state(const struct crash_pick *p, char *out, size_t len)
+{
+    size_t n = (size_t)snprintf(out, len, "%d:", p->crash);
+    for (size_t i = 0; i < p->nused && n < len; i++) n += (size_t)snprintf(out + n, len - n, "%s%u", i ? "." : "", p->used[i]);
+}
+
+/* The next path after p's, depth first; false when the walk is done. */
+static bool next_path(const struct crash_pick *p, unsigned *choices, size_t *n)
+{
+    for (size_t i = p->nused; i-- > 0;) {
+        if (p->used[i] + 1 >= p->arity[i]) continue;
+        for (size_t j = 0; j < i; j++) choices[j] = p->used[j];
+        choices[i] = p->used[i] + 1;
+        *n = i + 1;
+        return true;
+    }
+    return false;
+}
+
+struct walk {
+    struct config *c;
+    const char *confpath;
+    uint64_t seed;
+    const struct opts *o;
+    uint64_t (*seen)[2];
+    size_t nseen;
+};
+
+static void run_state(struct walk *wk, struct crash_pick *p, struct run_result *r)
+{
+    struct run_opts ro = { .recent = 1, .plan = wk->o->faults, .nplan = wk->o->nfaults,
+                           .use_plan = wk->o->plan != NULL, .pick = p };
+    p->seen = wk->seen;
+    p->nseen = wk->nseen;
+    run_seed(wk->c, wk->seed, &ro, r);
+}
+
+int cmd_crash_states(int argc, char **argv)
+{
+    struct opts o = { 0 };
+    if (argc == 2 && !strcmp(argv[1], "--help")) { command_help("crash-states"); return 0; }
+    if (argc < 3 || argv[1][0] == '-') return usage_error("%s: usage: dsim crash-states CONF SEED", "crash-states");
+    uint64_t seed;
+    if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
+    if (parse_opts(argc - 2, argv + 2, &o, "cmP")) return EXIT_USAGE;
+    if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
+    struct config *c = load_with_plan(argv[1], &o);
+    if (!c) return EXIT_USAGE;
+    int max = o.max_states ? o.max_states : 64, status = 0;
+
+    /* The seed as it runs: how many crashes, and which to explore. */
+    struct run_result r;
+    struct run_opts ro = { .recent = 1, .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL };
+    run_seed(c, seed, &ro, &r);
+    int crashes = r.ncrashes, target = o.crash ? o.crash : crashes;
+    run_result_free(&r);
+    if (crashes == 0 || target > crashes) {
+        fprintf(stderr, "dsim: seed %" PRIu64 " of %s has %d crash%s%s\n", seed, argv[1], crashes,
+                crashes == 1 ? "" : "es", crashes ? "" : " (add a crash [fault] or [chaos] crash =)");
+        status = EXIT_USAGE;
+        goto out;
+    }
+
+    struct walk wk = { c, argv[1], seed, &o, calloc((size_t)max + 1, sizeof *wk.seen), 0 };
+    unsigned choices[CRASH_PICK_MAX];
+    size_t nchoices = 0;
+    int states = 0, fails = 0, same = 0, runs = 0;
+    char first_fail[CRASH_PICK_MAX * 4 + 16] = "", state[sizeof first_fail];
+    bool more = true;
+    while (more && runs < max && !dsim_interrupted) {
+        struct crash_pick p = { .crash = target, .choices = choices, .nchoices = nchoices };
+        run_state(&wk, &p, &r);
+        runs++;
+        if (runs == 1)
+            printf("seed %" PRIu64 ": crash %d of %d, machine %s at %.9fs\n", seed, target, crashes, p.machine,
+                   (double)p.at_ns / 1e9);
+        if (p.duplicate) {
+            same++;
+        } else {
+            format_state(&p, state, sizeof state);
+            memcpy(wk.seen[wk.nseen++], p.disk_hash, sizeof p.disk_hash);
+            states++;
+            if (r.outcome == OUT_PASS) {
+                printf("state %d: %s: pass\n", states, p.desc[0] ? p.desc : "nothing was lost");
+            } else {
+                fails++;
+                if (!first_fail[0]) snprintf(first_fail, sizeof first_fail, "%s", state);
+                printf("state %d: %s: FAILED: %.*s\n", states, p.desc[0] ? p.desc : "nothing was lost",
+                       (int)strcspn(r.reason, "\n"), r.reason);
+            }
+        }
+        run_result_free(&r);
+        more = next_path(&p, choices, &nchoices);
+    }
+    if (same) printf("(%d more decision paths left a disk already listed)\n", same);
+    if (more) printf("(stopped after %d runs, --max; more states remain)\n", runs);
+    if (first_fail[0])
+        printf("replay the first failing state: dsim replay %s %" PRIu64 " --crash-state %s\n", argv[1], seed, first_fail);
+    printf("%d crash states: %d pass, %d fail\n", states, states - fails, fails);
+    status = fails ? 1 : 0;
+    free(wk.seen);
+out:
+    plan_free(o.faults, o.nfaults);
+    config_free(c);
+    return dsim_interrupted ? interrupted_status() : status;
+}

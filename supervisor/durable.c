@@ -1,0 +1,347 @@
+#include "supervisor/durable.h"
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+/* ---- layers ---- */
+
+static bool kernel_fs(const char *path)
+{
+    static const char *const kernel[] = { "/proc", "/sys", "/dev" };
+    for (int i = 0; i < 3; i++) {
+        size_t n = strlen(kernel[i]);
+        if (!strncmp(path, kernel[i], n) && (path[n] == 0 || path[n] == '/')) return true;
+    }
+    return false;
+}
+
+void disk_layers_init(struct world *w)
+{
+    char line[4096];
+    w->layers = calloc(1, sizeof *w->layers);
+    w->layers[w->nlayers++] = strdup("/");
+    FILE *f = fopen("/proc/self/mounts", "re");
+    while (f && fgets(line, sizeof line, f)) {
+        char target[2048];
+        if (sscanf(line, "%*s %2047s", target) != 1 || !strcmp(target, "/") || kernel_fs(target)) continue;
+        if (!strncmp(target, w->run_dir, strlen(w->run_dir))) continue;
+        w->layers = realloc(w->layers, (w->nlayers + 1) * sizeof *w->layers);
+        w->layers[w->nlayers++] = strdup(target);
+    }
+    if (f) fclose(f);
+}
+
+void disk_layers_free(struct world *w)
+{
+    for (size_t i = 0; i < w->nlayers; i++) free(w->layers[i]);
+    free(w->layers);
+    w->layers = NULL;
+    w->nlayers = 0;
+}
+
+void disk_dir(const struct world *w, const struct machine *m, const char *what, char *out, size_t len)
+{
+    snprintf(out, len, "%s/disk/%s/%s", w->run_dir, m->name, what);
+}
+
+static bool under(const char *path, const char *top)
+{
+    size_t n = strlen(top);
+    return !strcmp(top, "/") || (!strncmp(path, top, n) && (path[n] == 0 || path[n] == '/'));
+}
+
+bool disk_upper(const struct world *w, const struct machine *m, const char *mpath, char *out, size_t len)
+{
+    if (mpath[0] != '/' || kernel_fs(mpath) || strstr(mpath, " (deleted)")) return false;
+    size_t best = 0, bestlen = 0;
+    for (size_t i = 0; i < w->nlayers; i++)
+        if (under(mpath, w->layers[i]) && strlen(w->layers[i]) > bestlen) {
+            best = i;
+            bestlen = strlen(w->layers[i]);
+        }
+    char layer[32];
+    snprintf(layer, sizeof layer, "upper%zu", best);
+    disk_dir(w, m, layer, out, len);
+    size_t n = strlen(out);
+    snprintf(out + n, len - n, "%s", best ? mpath + bestlen : mpath);
+    return true;
+}
+
+bool disk_exists(const struct world *w, const struct machine *m, const char *mpath)
+{
+    char upath[4096];
+    struct stat st;
+    if (!disk_upper(w, m, mpath, upath, sizeof upath)) return true;
+    if (lstat(upath, &st) == 0) return !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0));
+    return lstat(mpath, &st) == 0;      /* the lower layer is the host's file at the same path */
+}
+
+/* ---- files ---- */
+
+static void mkdirs_for(const char *path)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *s = p + 1; (s = strchr(s, '/')); s++) {
+        *s = 0;
+        mkdir(p, 0755);
+        *s = '/';
+    }
+}
+
+/* Copies src over dst in place (dst keeps its inode if it exists). */
+int disk_copy_file(const char *src, const char *dst)
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0) return -1;
+    mkdirs_for(dst);
+    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    char buf[65536];
+    ssize_t n = 0;
+    while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n) { n = -1; break; }
+    close(in);
+    if (out >= 0) close(out);
+    return out < 0 || n < 0 ? -1 : 0;
+}
+
+void disk_content_path(const struct world *w, const struct machine *m, ino_t ino, char *out, size_t len)
+{
+    char dir[1024];
+    disk_dir(w, m, "content", dir, sizeof dir);
+    snprintf(out, len, "%s/%llu", dir, (unsigned long long)ino);
+}
+
+static void grave_path(const struct world *w, const struct machine *m, unsigned long n, char *out, size_t len)
+{
+    char dir[1024];
+    disk_dir(w, m, "grave", dir, sizeof dir);
+    snprintf(out, len, "%s/%lu", dir, n);
+}
+
+void disk_remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) return;
+    if (!S_ISDIR(st.st_mode)) { unlink(path); return; }
+    DIR *d = opendir(path);
+    struct dirent *e;
+    char sub[4096];
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+        disk_remove_tree(sub);
+    }
+    if (d) closedir(d);
+    rmdir(path);
+}
+
+/* ---- name operations ---- */
+
+/* Notes what upper path upath holds now, so that a crash can put it back. */
+static void save_prior(struct world *w, struct machine *m, struct name_op *op, int i, const char *upath)
+{
+    struct stat st;
+    op->prior[i] = PRIOR_NONE;
+    if (lstat(upath, &st) != 0) return;
+    if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0)) {
+        op->prior[i] = PRIOR_WHITEOUT;
+    } else if (S_ISDIR(st.st_mode)) {
+        op->prior[i] = PRIOR_DIR;
+        op->mode[i] = st.st_mode & 07777;
+    } else {
+        char grave[4096];
+        op->grave[i] = ++m->grave_seq;
+        grave_path(w, m, op->grave[i], grave, sizeof grave);
+        mkdirs_for(grave);
+        if (link(upath, grave) == 0) op->prior[i] = PRIOR_SAVED;
+    }
+}
+
+void disk_restore_prior(const struct world *w, const struct machine *m, const struct name_op *op, int i,
+                        const char *upath)
+{
+    char grave[4096];
+    switch (op->prior[i]) {
+    case PRIOR_NONE:
+        break;
+    case PRIOR_WHITEOUT:
+        mkdirs_for(upath);
+        mknod(upath, S_IFCHR, makedev(0, 0));
+        break;
+    case PRIOR_DIR:
+        mkdirs_for(upath);
+        mkdir(upath, op->mode[i]);
+        /* Whatever the lower layer has there stays hidden, as the removed
+         * directory's whiteouts hid it. */
+        setxattr(upath, "trusted.overlay.opaque", "y", 1, 0);
+        break;
+    case PRIOR_SAVED:
+        grave_path(w, m, op->grave[i], grave, sizeof grave);
+        mkdirs_for(upath);
+        link(grave, upath);
+        break;
+    }
+}
+
+struct name_op *disk_op_begin(struct world *w, struct machine *m, enum name_op_kind kind, const char *mpath,
+                              const char *mpath2)
+{
+    char upath[2][4096];
+    if (!disk_upper(w, m, mpath, upath[0], sizeof upath[0])) return NULL;
+    if (mpath2 && !disk_upper(w, m, mpath2, upath[1], sizeof upath[1])) return NULL;
+    struct name_op *op = oplog_add(&m->names, kind, mpath, mpath2);
+    if (!op) return NULL;
+    /* A rename's source is put back by renaming it back; its target, and
+     * every other operation's path, from what is saved here. */
+    if (kind != NOP_RENAME && kind != NOP_EXCHANGE) save_prior(w, m, op, 0, upath[0]);
+    if (kind == NOP_RENAME) save_prior(w, m, op, 1, upath[1]);
+    return op;
+}
+
+/* A file that dies with its last name loses its durable content too, or a
+ * new file given the same inode number would find it. */
+void disk_drop_op(struct name_op *op, void *machine_and_world)
+{
+    void **mw = machine_and_world;
+    struct machine *m = mw[0];
+    const struct world *w = mw[1];
+    char grave[4096], content[4096];
+    for (int i = 0; i < 2; i++) {
+        struct stat st;
+        if (op->prior[i] != PRIOR_SAVED) continue;
+        grave_path(w, m, op->grave[i], grave, sizeof grave);
+        if (lstat(grave, &st) == 0 && st.st_nlink == 1) {
+            disk_content_path(w, m, st.st_ino, content, sizeof content);
+            unlink(content);
+        }
+        unlink(grave);
+    }
+}
+
+static void compact(struct world *w, struct machine *m)
+{
+    void *mw[2] = { m, w };
+    oplog_compact(&m->names, disk_drop_op, mw);
+}
+
+/* A file made now has no durable content yet: it would come back empty. */
+static void record_empty(struct world *w, struct machine *m, const char *mpath)
+{
+    char upath[4096], content[4096];
+    struct stat st;
+    if (!disk_upper(w, m, mpath, upath, sizeof upath) || lstat(upath, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    disk_content_path(w, m, st.st_ino, content, sizeof content);
+    mkdirs_for(content);
+    int fd = open(content, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd >= 0) close(fd);
+}
+
+#define MAX_NAME_OPS 4096   /* older ones count as committed: bounds the graveyard */
+
+void disk_op_end(struct world *w, struct machine *m, bool done)
+{
+    struct oplog *l = &m->names;
+    if (!l->n) return;
+    struct name_op *op = &l->ops[l->n - 1];
+    if (!done) {
+        op->durable = true;     /* nothing to undo: drop it with its saved files */
+        compact(w, m);
+        return;
+    }
+    if (op->kind == NOP_CREATE || op->kind == NOP_MKNOD) record_empty(w, m, op->path[0]);
+    if (l->n > MAX_NAME_OPS) {
+        oplog_limit(l, MAX_NAME_OPS);
+        compact(w, m);
+    }
+}
+
+/* ---- durability ---- */
+
+void disk_file_synced(struct world *w, struct machine *m, const char *mpath)
+{
+    char upath[4096], content[4096];
+    struct stat st;
+    if (!disk_upper(w, m, mpath, upath, sizeof upath) || lstat(upath, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    disk_content_path(w, m, st.st_ino, content, sizeof content);
+    disk_copy_file(upath, content);
+    if (!w->conf->strict_names && oplog_entry_synced(&m->names, mpath)) compact(w, m);
+}
+
+void disk_dir_synced(struct world *w, struct machine *m, const char *mpath)
+{
+    if (oplog_dir_synced(&m->names, mpath)) compact(w, m);
+}
+
+static void sync_tree(struct world *w, struct machine *m, const char *upath, const char *mpath)
+{
+    DIR *d = opendir(upath);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char usub[4096], msub[4096];
+        struct stat st;
+        snprintf(usub, sizeof usub, "%s/%s", upath, e->d_name);
+        snprintf(msub, sizeof msub, "%s/%s", strcmp(mpath, "/") ? mpath : "", e->d_name);
+        if (lstat(usub, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) sync_tree(w, m, usub, msub);
+        else if (S_ISREG(st.st_mode)) disk_file_synced(w, m, msub);
+    }
+    if (d) closedir(d);
+}
+
+void disk_all_synced(struct world *w, struct machine *m)
+{
+    oplog_all_synced(&m->names);
+    compact(w, m);
+    for (size_t i = 0; i < w->nlayers; i++) {
+        char layer[32], upath[1024];
+        snprintf(layer, sizeof layer, "upper%zu", i);
+        disk_dir(w, m, layer, upath, sizeof upath);
+        sync_tree(w, m, upath, w->layers[i]);
+    }
+}
+
+/* ---- keeping a failing seed's disk ---- */
+
+static void copy_tree(const char *from, const char *to)
+{
+    DIR *d = opendir(from);
+    struct dirent *e;
+    mkdir(to, 0755);
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char src[4096], dst[4096], target[4096];
+        struct stat st;
+        snprintf(src, sizeof src, "%s/%s", from, e->d_name);
+        snprintf(dst, sizeof dst, "%s/%s", to, e->d_name);
+        if (lstat(src, &st) != 0) continue;
+        ssize_t n;
+        if (S_ISDIR(st.st_mode)) copy_tree(src, dst);
+        else if (S_ISREG(st.st_mode)) disk_copy_file(src, dst);
+        else if (S_ISLNK(st.st_mode) && (n = readlink(src, target, sizeof target - 1)) > 0) {
+            target[n] = 0;
+            if (symlink(target, dst) != 0) {}
+        }
+        /* Whiteouts (deletions of host files) and device nodes are not copied. */
+    }
+    if (d) closedir(d);
+}
+
+void disk_keep(struct world *w, struct machine *m, const char *dir)
+{
+    for (size_t i = 0; i < w->nlayers; i++) {
+        char layer[32], upath[1024], to[4096];
+        snprintf(layer, sizeof layer, "upper%zu", i);
+        disk_dir(w, m, layer, upath, sizeof upath);
+        snprintf(to, sizeof to, "%s/disk/%s%s", dir, m->name, strcmp(w->layers[i], "/") ? w->layers[i] : "");
+        mkdirs_for(to);
+        copy_tree(upath, to);
+    }
+}

@@ -1,0 +1,49 @@
+/* A machine's disk as a crash would find it (docs/design.md §2): which
+ * names and which file contents have reached stable storage. The upper
+ * layers of the machine's overlays hold what it wrote; beside them,
+ * disk/NAME/content holds each file's last durable content (by upper-layer
+ * inode), and disk/NAME/grave keeps, as hard links, the files a name
+ * operation replaced or removed, until that operation is durable. */
+#ifndef DSIM_DURABLE_H
+#define DSIM_DURABLE_H
+#include "supervisor/oplog.h"
+#include "supervisor/world.h"
+
+/* The host mounts each machine sees through an overlay; layer N's upper
+ * directory is disk/NAME/upperN. Computed once per run. */
+void disk_layers_init(struct world *w);
+void disk_layers_free(struct world *w);
+/* disk/NAME/WHAT in the run directory. */
+void disk_dir(const struct world *w, const struct machine *m, const char *what, char *out, size_t len);
+/* The upper-layer path of a machine path; false if it is on no overlay
+ * (/proc, /dev, /dev/shm: not the machine's disk). */
+bool disk_upper(const struct world *w, const struct machine *m, const char *mpath, char *out, size_t len);
+
+/* A name operation about to be made (at its entry stop): notes what the
+ * upper layer holds at its paths now. NULL if it is not on the disk. */
+struct name_op *disk_op_begin(struct world *w, struct machine *m, enum name_op_kind kind, const char *mpath,
+                              const char *mpath2);
+/* At its exit stop: it failed (forget it) or took effect. */
+void disk_op_end(struct world *w, struct machine *m, bool done);
+/* Whether the machine path names something now (through the overlay). */
+bool disk_exists(const struct world *w, const struct machine *m, const char *mpath);
+
+/* Durability. */
+void disk_file_synced(struct world *w, struct machine *m, const char *mpath);   /* fsync of a file */
+void disk_dir_synced(struct world *w, struct machine *m, const char *mpath);    /* fsync of a directory */
+void disk_all_synced(struct world *w, struct machine *m);                       /* sync, syncfs */
+
+/* crash_disk.c: at a crash, after every process of m is dead. */
+void disk_crash(struct world *w, struct machine *m);
+/* Copies the machine's disk (its upper layers) to dir/disk/NAME. */
+void disk_keep(struct world *w, struct machine *m, const char *dir);
+
+/* durable.c internals shared with crash_disk.c. */
+int disk_copy_file(const char *src, const char *dst);
+void disk_content_path(const struct world *w, const struct machine *m, ino_t ino, char *out, size_t len);
+/* Puts back what the upper layer held at upper path `upath` before op. */
+void disk_restore_prior(const struct world *w, const struct machine *m, const struct name_op *op, int i,
+                        const char *upath);
+void disk_remove_tree(const char *path);
+void disk_drop_op(struct name_op *op, void *machine_and_world);
+#endif

@@ -1,0 +1,66 @@
+#!/bin/bash
+# dsim crash-states CONF SEED: the distinct disk states a crash of the
+# seed's run may leave, each run to the end. For a seed on which a log
+# replaced by rename without a directory fsync (rename_log) loses an
+# acknowledged record at its one crash, the crash has more than one state:
+# at least one (every rename kept) passes and at least one (a rename
+# undone) fails. It prints one line per state, "state K: DESCRIPTION: pass"
+# or "state K: DESCRIPTION: FAILED ...", then "N crash states: P pass, F
+# fail"; the states are distinct, and a second call prints the same.
+. "$(dirname "$0")/lib.sh"
+prog=$(build rename_log)
+cat >"$TMP/check.sh" <<'SH'
+awk '/^ack /{a=$2} /^recovered /{if ($2 < a) {print "LOST: acked " a ", recovered " $2; bad=1}} END{exit bad}' log.stdout
+SH
+# One crash at a fixed time, about ten renames in: the crash is unambiguous
+# and its state with every name operation kept loses nothing.
+write_conf "$TMP/lazy.conf" <<CONF
+[simulation]
+duration = 60s
+[machine log]
+command = exec $prog /var/tmp/names
+command-after-restart = exec $prog /var/tmp/names
+[fault power]
+kind = crash
+at = 1050ms
+machine = log
+duration = 200ms
+[check]
+command = sh $TMP/check.sh
+CONF
+timeout -k 5 300 "$DSIM" run "$TMP/lazy.conf" --seeds 1-30 >"$TMP/lazy.out"
+[ $? = 1 ] || { cat "$TMP/lazy.out"; fail "rename without a directory fsync never lost an acknowledged record"; }
+seed=$(sed -n 's/^seed \([0-9]*\) FAILED: the check command failed.*/\1/p' "$TMP/lazy.out" | head -n 1)
+[ -n "$seed" ] || { cat "$TMP/lazy.out"; fail "rename without a directory fsync failed for another reason"; }
+
+timeout -k 5 120 "$DSIM" crash-states "$TMP/lazy.conf" "$seed" >"$TMP/s1.out" 2>"$TMP/s1.err"; rc1=$?
+timeout -k 5 120 "$DSIM" crash-states "$TMP/lazy.conf" "$seed" >"$TMP/s2.out" 2>"$TMP/s2.err"; rc2=$?
+[ "$rc1" = 0 ] || [ "$rc1" = 1 ] || { cat "$TMP/s1.out" "$TMP/s1.err"; fail "dsim crash-states exited $rc1"; }
+[ "$rc1" = "$rc2" ] || fail "dsim crash-states exited $rc1, then $rc2"
+cmp -s "$TMP/s1.out" "$TMP/s2.out" || { diff "$TMP/s1.out" "$TMP/s2.out"; fail "dsim crash-states printed different states on a second call"; }
+
+summary=$(tail -n 1 "$TMP/s1.out")
+read -r n p f <<<"$(sed -n 's/^\([0-9]*\) crash states: \([0-9]*\) pass, \([0-9]*\) fail$/\1 \2 \3/p' <<<"$summary")"
+[ -n "${f:-}" ] || { cat "$TMP/s1.out" "$TMP/s1.err"; fail "no summary line \"N crash states: P pass, F fail\""; }
+lines=$(grep -c '^state [0-9]*: ' "$TMP/s1.out")
+passes=$(grep -Ec '^state [0-9]+: .*: pass$' "$TMP/s1.out")
+fails=$(grep -Ec '^state [0-9]+: .*: FAILED' "$TMP/s1.out")
+[ "$lines" = "$n" ] || { cat "$TMP/s1.out"; fail "$lines state lines, but the summary says $n"; }
+[ "$passes" = "$p" ] && [ "$fails" = "$f" ] && [ $((p + f)) = "$n" ] ||
+    { cat "$TMP/s1.out"; fail "the outcomes ($passes pass, $fails FAILED) do not add up to the summary: $summary"; }
+[ "$n" -gt 1 ] || { cat "$TMP/s1.out"; fail "only $n crash state"; }
+[ "$p" -ge 1 ] || { cat "$TMP/s1.out"; fail "no crash state passes (keeping every rename should)"; }
+[ "$f" -ge 1 ] || { cat "$TMP/s1.out"; fail "no crash state fails, but seed $seed failed"; }
+# The states are distinct: no description repeats.
+d=$(sed -En 's/^state [0-9]+: (.*): (pass|FAILED.*)$/\1/p' "$TMP/s1.out" | sort -u | wc -l)
+[ "$d" = "$n" ] || { cat "$TMP/s1.out"; fail "$n states but $d distinct descriptions"; }
+# The failing state replays: it fails, twice with one hash.
+state=$(sed -n 's/^replay the first failing state: .* --crash-state \([0-9:.]*\)$/\1/p' "$TMP/s1.out")
+[ -n "$state" ] || { cat "$TMP/s1.out"; fail "no replay command for the failing state"; }
+for i in 1 2; do
+    timeout -k 5 60 "$DSIM" replay "$TMP/lazy.conf" "$seed" --crash-state "$state" >"$TMP/r$i.out" 2>/dev/null
+    [ $? = 1 ] || { cat "$TMP/r$i.out"; fail "crash state $state did not fail on replay"; }
+done
+[ "$(tail -n 1 "$TMP/r1.out")" = "$(tail -n 1 "$TMP/r2.out")" ] || fail "crash state $state replayed with two hashes"
+grep -q -- "--crash-state $state" "$TMP/r1.out" || fail "the replay line does not name the crash state"
+note "seed $seed: $summary"
