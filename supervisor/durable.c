@@ -264,19 +264,30 @@ void disk_op_end(struct world *w, struct machine *m, bool done)
 
 /* ---- durability ---- */
 
+/* A journal commit: every name operation so far is durable. ext4 and xfs
+ * keep one journal per filesystem, and any fsync commits it; POSIX alone
+ * (strict_names) promises only the synced directory's entries. */
+static void commit(struct world *w, struct machine *m)
+{
+    if (!m->names.n) return;
+    oplog_all_synced(&m->names);
+    compact(w, m);
+}
+
 void disk_file_synced(struct world *w, struct machine *m, const char *mpath)
 {
     char upath[4096], content[4096];
     struct stat st;
+    if (!w->conf->strict_names) commit(w, m);
     if (!disk_upper(w, m, mpath, upath, sizeof upath) || lstat(upath, &st) != 0 || !S_ISREG(st.st_mode)) return;
     disk_content_path(w, m, st.st_ino, content, sizeof content);
     disk_copy_file(upath, content);
-    if (!w->conf->strict_names && oplog_entry_synced(&m->names, mpath)) compact(w, m);
 }
 
 void disk_dir_synced(struct world *w, struct machine *m, const char *mpath)
 {
-    if (oplog_dir_synced(&m->names, mpath)) compact(w, m);
+    if (!w->conf->strict_names) commit(w, m);
+    else if (oplog_dir_synced(&m->names, mpath)) compact(w, m);
 }
 
 static void sync_tree(struct world *w, struct machine *m, const char *upath, const char *mpath)
@@ -298,8 +309,7 @@ static void sync_tree(struct world *w, struct machine *m, const char *upath, con
 
 void disk_all_synced(struct world *w, struct machine *m)
 {
-    oplog_all_synced(&m->names);
-    compact(w, m);
+    commit(w, m);
     for (size_t i = 0; i < w->nlayers; i++) {
         char layer[32], upath[1024];
         snprintf(layer, sizeof layer, "upper%zu", i);

@@ -86,38 +86,6 @@ size_t oplog_dir_synced(struct oplog *l, const char *dir)
     return closure(l, l->n - 1, &s);
 }
 
-/* 1: op gave path its current entry; -1: op took it away; 0: neither. */
-static int names(const struct name_op *op, const char *path)
-{
-    bool p0 = !strcmp(op->path[0], path), p1 = op->path[1] && !strcmp(op->path[1], path);
-    switch (op->kind) {
-    case NOP_CREATE: case NOP_MKNOD: case NOP_LINK: case NOP_SYMLINK: case NOP_MKDIR:
-        return p0;
-    case NOP_RENAME:
-        return p1 ? 1 : p0 ? -1 : 0;
-    case NOP_EXCHANGE:
-        return p0 || p1;
-    default:
-        return p0 ? -1 : 0;
-    }
-}
-
-size_t oplog_entry_synced(struct oplog *l, const char *path)
-{
-    for (size_t i = l->n; i-- > 0;) {
-        int how = names(&l->ops[i], path);
-        if (how < 0) return 0;
-        if (!how) continue;
-        struct dirset s = { 0 };
-        size_t made = !l->ops[i].durable;
-        l->ops[i].durable = true;
-        dirset_add(&s, l->ops[i].dir[0]);
-        dirset_add(&s, l->ops[i].dir[1]);
-        return made + closure(l, i, &s);
-    }
-    return 0;
-}
-
 void oplog_all_synced(struct oplog *l)
 {
     for (size_t i = 0; i < l->n; i++) l->ops[i].durable = true;

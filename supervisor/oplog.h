@@ -35,13 +35,7 @@ struct name_op *oplog_add(struct oplog *l, enum name_op_kind kind, const char *p
  * durable, and with each, every earlier operation in a directory it
  * touched (a journal commits in order). Returns how many became durable. */
 size_t oplog_dir_synced(struct oplog *l, const char *dir);
-/* An fsync of the file now at path: the operation that gave it that name
- * becomes durable, with the same closure. Linux's journaling filesystems
- * (ext4, xfs, btrfs) commit a new file's entry with the file; POSIX alone
- * would not promise it. A rename's target still needs its directory's
- * fsync: the file was synced under its old name. */
-size_t oplog_entry_synced(struct oplog *l, const char *path);
-/* sync/syncfs: all of them. */
+/* A journal commit (sync, or any fsync but under strict_names): all of them. */
 void oplog_all_synced(struct oplog *l);
 /* The oldest operations are durable once the log holds more than max. */
 void oplog_limit(struct oplog *l, size_t max);

@@ -5,9 +5,9 @@
 # only if it also fsyncs the directory: without, the file's content is
 # durable but its name is not, and a crash may undo the create (some seed
 # of 30 loses a file); with --dirsync none of the same 30 does. By default
-# (as ext4, xfs and btrfs do) the file's own fsync commits its new name, so
-# the store without the directory fsync loses nothing either. A failing seed
-# replays to one hash, and its trace shows the undone create.
+# the disk is a journal (ext4, xfs): the file's fsync commits its create,
+# so the store without the directory fsync loses nothing either. A failing
+# seed replays to one hash, and its trace shows the undone create.
 . "$(dirname "$0")/lib.sh"
 prog=$(build create_durable)
 cat >"$TMP/check.sh" <<'SH'

@@ -57,25 +57,6 @@ START_TEST(test_closure)
 }
 END_TEST
 
-/* A file's fsync commits the operation that gave it its current name,
- * and what came before in that directory; a rename after the fsync is not. */
-START_TEST(test_entry_sync)
-{
-	struct oplog l = { 0 };
-	oplog_add(&l, NOP_UNLINK, "/d/old", NULL);
-	oplog_add(&l, NOP_CREATE, "/d/tmp", NULL);
-	oplog_add(&l, NOP_CREATE, "/e/other", NULL);
-	ck_assert_uint_eq(oplog_entry_synced(&l, "/d/tmp"), 2);
-	ck_assert_uint_eq(durable_count(&l), 2);
-	ck_assert(!l.ops[2].durable);
-	oplog_add(&l, NOP_RENAME, "/d/tmp", "/d/log");
-	ck_assert_uint_eq(oplog_entry_synced(&l, "/d/tmp"), 0);     /* renamed away */
-	ck_assert_uint_eq(oplog_entry_synced(&l, "/d/log"), 1);
-	ck_assert_uint_eq(oplog_entry_synced(&l, "/d/nothing"), 0);
-	oplog_clear(&l);
-}
-END_TEST
-
 static void count_drop(struct name_op *op, void *arg)
 {
 	(void)op;
@@ -113,7 +94,6 @@ static Suite *oplog_suite(void)
 	tcase_add_test(tc, test_parent_dirs);
 	tcase_add_test(tc, test_dir_sync);
 	tcase_add_test(tc, test_closure);
-	tcase_add_test(tc, test_entry_sync);
 	tcase_add_test(tc, test_compact_and_limit);
 	suite_add_tcase(s, tc);
 	return s;
