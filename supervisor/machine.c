@@ -34,6 +34,8 @@ static const struct vfile vfiles[] = {
     { "/proc/cpuinfo", "cpuinfo" },
     { "/proc/meminfo", "meminfo" },
     { "/proc/sys/kernel/random/boot_id", "boot_id" },
+    { "/proc/stat", "stat" },
+    { "/proc/loadavg", "loadavg" },
     { "/sys/devices/system/cpu/online", "cpus" },
     { "/sys/devices/system/cpu/possible", "cpus" },
     { "/sys/devices/system/cpu/present", "cpus" },
@@ -78,6 +80,14 @@ int machine_write_vfs(struct world *w)
     snprintf(buf, sizeof buf, n > 1 ? "0-%u\n" : "0\n", n - 1);
     if (write_file(dir, "cpus", buf)) return -1;
     if (write_file(dir, "boot_id", "6473696d-0000-4000-8000-000000000001\n")) return -1;
+    /* CPU times and counters of an idle machine booted at the epoch. */
+    off = (size_t)snprintf(buf, sizeof buf, "cpu  0 0 0 0 0 0 0 0 0 0\n");
+    for (unsigned i = 0; i < n && off < sizeof buf - 512; i++)
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "cpu%u 0 0 0 0 0 0 0 0 0 0\n", i);
+    snprintf(buf + off, sizeof buf - off, "intr 0\nctxt 0\nbtime %llu\nprocesses 1\nprocs_running 1\n"
+             "procs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n", (unsigned long long)(DSIM_EPOCH_S - DSIM_BOOT_NS / 1000000000));
+    if (write_file(dir, "stat", buf)) return -1;
+    if (write_file(dir, "loadavg", "0.00 0.00 0.00 1/1 1\n")) return -1;
     /* Every machine's name resolves to its address, from each machine. */
     off = (size_t)snprintf(buf, sizeof buf, "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n");
     for (size_t i = 0; i < w->conf->nmachines && off < sizeof buf - 100; i++)

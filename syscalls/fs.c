@@ -154,11 +154,29 @@ bool fd_ready_check(struct world *w, struct thread *t)
     return r != 0;                      /* an error too: the handler looks again */
 }
 
-/* The end of a handler that waits for readiness on a probed copy. */
+/* When a call that must wait on a socket gives up: its SO_RCVTIMEO or
+ * SO_SNDTIMEO, on virtual time, from its first wait (Linux times the whole
+ * call); UINT64_MAX if none. */
+static uint64_t sock_deadline(struct world *w, struct thread *t, int copy, const struct stat *st, int name)
+{
+    if (t->retry) return t->deadline;
+    struct timeval tv;
+    socklen_t len = sizeof tv;
+    if (!S_ISSOCK(st->st_mode) || getsockopt(copy, SOL_SOCKET, name, &tv, &len) != 0 || (!tv.tv_sec && !tv.tv_usec))
+        return UINT64_MAX;
+    return w->now + (uint64_t)tv.tv_sec * 1000000000 + (uint64_t)tv.tv_usec * 1000;
+}
+
+/* The end of a handler that waits for readiness on a probed copy. A socket
+ * whose receive timeout passes fails with EAGAIN, as Linux's does. */
 static enum sys_action wait_or_pass(struct world *w, struct thread *t, int copy, const struct stat *st,
                                     short events)
 {
-    return must_wait(w, t, copy, st, events) ? block(t, UINT64_MAX, fd_ready_check) : SYS_PASS;
+    if (!must_wait(w, t, copy, st, events)) return SYS_PASS;
+    uint64_t deadline = sock_deadline(w, t, t->copy_fd, st, SO_RCVTIMEO);
+    if (deadline > w->now) return block(t, deadline, fd_ready_check);
+    thread_drop_copy(t);
+    return emulate(t, -EAGAIN);
 }
 
 /* Reads and accepts of simulated sockets: the socket layer may answer at
@@ -306,8 +324,7 @@ enum sys_action sys_preadv(struct world *w, struct thread *t) { return read_call
 
 /* recvfrom, recvmsg, accept, accept4: wait until the socket is readable.
  * Known gap: MSG_WAITALL on a blocking stream socket is passed once some
- * data is there, and the kernel may then wait for the rest. SO_RCVTIMEO is
- * not honoured: the call waits without a deadline. */
+ * data is there, and the kernel may then wait for the rest. */
 static enum sys_action recv_call(struct world *w, struct thread *t, int flags)
 {
     if ((flags & (MSG_DONTWAIT | MSG_ERRQUEUE)) && !netsim_active(w)) return SYS_PASS;
@@ -438,8 +455,13 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
         return write_end(t, 0);
     }
     if (k >= 0 || err == EAGAIN) {
+        uint64_t deadline = sock_deadline(w, t, copy, &st, SO_SNDTIMEO);
+        if (deadline <= w->now) {
+            close(copy);
+            return write_end(t, -EAGAIN);       /* the send timeout: what moved, or EAGAIN */
+        }
         hold_copy(t, copy, POLLOUT);
-        return block(t, UINT64_MAX, fd_ready_check);
+        return block(t, deadline, fd_ready_check);
     }
     close(copy);
     if (err == EPIPE) write_sigpipe(w, t, sock, c->flags);

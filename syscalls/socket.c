@@ -330,6 +330,9 @@ enum sys_action sys_setsockopt(struct world *w, struct thread *t)
         s->abort_close = l.l_onoff && !l.l_linger;
     }
     netsim_opt_set(s, level, name, val, (int)n);
+    /* Timeouts also go to the AF_UNIX socket underneath, where the waits
+     * of reads and writes (fs.c) find them, as for any socket. */
+    if (level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO)) return SYS_PASS;
     return emulate(t, 0);
 }
 

@@ -1,0 +1,31 @@
+#!/bin/bash
+# The host facts a machine reads from /proc are fixed, never the host's:
+# /proc/stat (an idle machine's zero CPU times, one line per configured CPU,
+# booted at the epoch), /proc/loadavg (no load), /proc/cpuinfo and
+# /proc/meminfo (the configured CPUs and memory) and the boot id. Two seeds
+# read the same bytes, and so does a run on any other host.
+. "$(dirname "$0")/lib.sh"
+dsim_exec 1 /bin/sh -c 'cat /proc/stat /proc/loadavg; grep -c ^processor /proc/cpuinfo;
+    head -n 1 /proc/meminfo; cat /proc/sys/kernel/random/boot_id' >"$TMP/one.out" ||
+    { cat "$TMP/exec.err"; fail "dsim exec failed"; }
+cat >"$TMP/want" <<'OUT'
+cpu  0 0 0 0 0 0 0 0 0 0
+cpu0 0 0 0 0 0 0 0 0 0 0
+cpu1 0 0 0 0 0 0 0 0 0 0
+intr 0
+ctxt 0
+btime 1735689500
+processes 1
+procs_running 1
+procs_blocked 0
+softirq 0 0 0 0 0 0 0 0 0 0 0
+0.00 0.00 0.00 1/1 1
+2
+MemTotal:       4194304 kB
+6473696d-0000-4000-8000-000000000001
+OUT
+diff "$TMP/want" "$TMP/one.out" >&2 || fail "a machine saw other host facts"
+dsim_exec 2 /bin/sh -c 'cat /proc/stat /proc/loadavg; grep -c ^processor /proc/cpuinfo;
+    head -n 1 /proc/meminfo; cat /proc/sys/kernel/random/boot_id' >"$TMP/two.out"
+cmp -s "$TMP/one.out" "$TMP/two.out" || fail "seeds 1 and 2 read different host facts"
+note "/proc/stat, loadavg, cpuinfo, meminfo and boot_id are fixed"
