@@ -171,7 +171,7 @@ static void tear(const char *upath, const char *durable, off_t cut)
 static const char *durable_source(struct world *w, struct machine *m, const struct entry *e, char *rec, size_t len)
 {
     struct stat st;
-    disk_content_path(w, m, e->st.st_ino, rec, len);
+    disk_content_path(w, m, e->upath, rec, len);
     if (stat(rec, &st) == 0) return rec;
     if (stat(e->mpath, &st) == 0 && S_ISREG(st.st_mode)) return e->mpath;
     return "/dev/null";

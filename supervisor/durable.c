@@ -111,11 +111,15 @@ int disk_copy_file(const char *src, const char *dst)
     return out < 0 || n < 0 ? -1 : 0;
 }
 
-void disk_content_path(const struct world *w, const struct machine *m, ino_t ino, char *out, size_t len)
+void disk_content_path(const struct world *w, const struct machine *m, const char *upath, char *out, size_t len)
 {
     char dir[1024];
+    struct statx sx = { 0 };
     disk_dir(w, m, "content", dir, sizeof dir);
-    snprintf(out, len, "%s/%llu", dir, (unsigned long long)ino);
+    statx(AT_FDCWD, upath, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_BTIME, &sx);
+    snprintf(out, len, "%s/%llu-%lld.%u", dir, (unsigned long long)sx.stx_ino,
+             (sx.stx_mask & STATX_BTIME) ? (long long)sx.stx_btime.tv_sec : 0LL,
+             (sx.stx_mask & STATX_BTIME) ? sx.stx_btime.tv_nsec : 0u);
 }
 
 static void grave_path(const struct world *w, const struct machine *m, unsigned long n, char *out, size_t len)
@@ -218,7 +222,7 @@ void disk_drop_op(struct name_op *op, void *machine_and_world)
         if (op->prior[i] != PRIOR_SAVED) continue;
         grave_path(w, m, op->grave[i], grave, sizeof grave);
         if (lstat(grave, &st) == 0 && st.st_nlink == 1) {
-            disk_content_path(w, m, st.st_ino, content, sizeof content);
+            disk_content_path(w, m, grave, content, sizeof content);
             unlink(content);
         }
         unlink(grave);
@@ -237,7 +241,7 @@ static void record_empty(struct world *w, struct machine *m, const char *mpath)
     char upath[4096], content[4096];
     struct stat st;
     if (!disk_upper(w, m, mpath, upath, sizeof upath) || lstat(upath, &st) != 0 || !S_ISREG(st.st_mode)) return;
-    disk_content_path(w, m, st.st_ino, content, sizeof content);
+    disk_content_path(w, m, upath, content, sizeof content);
     mkdirs_for(content);
     int fd = open(content, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd >= 0) close(fd);
@@ -280,7 +284,7 @@ void disk_file_synced(struct world *w, struct machine *m, const char *mpath)
     struct stat st;
     if (!w->conf->strict_names) commit(w, m);
     if (!disk_upper(w, m, mpath, upath, sizeof upath) || lstat(upath, &st) != 0 || !S_ISREG(st.st_mode)) return;
-    disk_content_path(w, m, st.st_ino, content, sizeof content);
+    disk_content_path(w, m, upath, content, sizeof content);
     disk_copy_file(upath, content);
 }
 

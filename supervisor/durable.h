@@ -40,7 +40,10 @@ void disk_keep(struct world *w, struct machine *m, const char *dir);
 
 /* durable.c internals shared with crash_disk.c. */
 int disk_copy_file(const char *src, const char *dst);
-void disk_content_path(const struct world *w, const struct machine *m, ino_t ino, char *out, size_t len);
+/* Where the durable content of the file at upper path upath is kept: named
+ * by its inode and birth time, so that a file given a dead file's inode
+ * number never finds the dead one's content. */
+void disk_content_path(const struct world *w, const struct machine *m, const char *upath, char *out, size_t len);
 /* Puts back what the upper layer held at upper path `upath` before op. */
 void disk_restore_prior(const struct world *w, const struct machine *m, const struct name_op *op, int i,
                         const char *upath);
