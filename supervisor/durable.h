@@ -2,8 +2,8 @@
  * names and which file contents have reached stable storage. The upper
  * layers of the machine's overlays hold what it wrote; beside them,
  * disk/NAME/content holds each file's last durable content (by upper-layer
- * inode), and disk/NAME/grave keeps, as hard links, the files a name
- * operation replaced or removed, until that operation is durable. */
+ * inode and birth time), and disk/NAME/grave keeps, as hard links, the
+ * files a name operation replaced or removed, until it is durable. */
 #ifndef DSIM_DURABLE_H
 #define DSIM_DURABLE_H
 #include "supervisor/oplog.h"
