@@ -355,6 +355,12 @@ void disk_keep(struct world *w, struct machine *m, const char *dir)
         snprintf(layer, sizeof layer, "upper%zu", i);
         disk_dir(w, m, layer, upath, sizeof upath);
         snprintf(to, sizeof to, "%s/disk/%s%s", dir, m->name, strcmp(w->layers[i], "/") ? w->layers[i] : "");
+        DIR *d = opendir(upath);
+        struct dirent *e;
+        bool empty = true;
+        while (d && empty && (e = readdir(d))) empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+        if (d) closedir(d);
+        if (empty && i) continue;       /* a host mount it never wrote to */
         mkdirs_for(to);
         copy_tree(upath, to);
     }

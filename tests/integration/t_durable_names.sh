@@ -45,6 +45,14 @@ timeout -k 5 60 "$DSIM" replay "$TMP/lazy.conf" "$seed" --trace "$TMP/t.gz" >/de
 "$DSIM" trace "$TMP/t.gz" --syscall disk: >"$TMP/disk.txt"
 grep -Eq '/var/tmp/names/log.*undone' "$TMP/disk.txt" ||
     { cat "$TMP/disk.txt"; fail "no undone name operation on the log in the trace of seed $seed"; }
+# A failing seed's disk is kept with --output: the log as the run left it.
+timeout -k 5 60 "$DSIM" replay "$TMP/lazy.conf" "$seed" --output "$TMP/kept" >/dev/null
+kept="$TMP/kept/seed-$seed/disk/log/var/tmp/names/log"
+[ -f "$kept" ] || { find "$TMP/kept" >&2; fail "the failing seed's disk was not kept"; }
+last=$(grep -c . "$kept")
+grep -q "^recovered $last\$" "$TMP/kept/seed-$seed/log.stdout" ||
+    [ "$(grep '^ack ' "$TMP/kept/seed-$seed/log.stdout" | tail -n 1)" = "ack $last" ] ||
+    fail "the kept log holds $last records, which the run never saw"
 # The Python twin: the same outcome.
 timeout -k 5 300 "$DSIM" run "$TMP/pylazy.conf" --seeds 1-30 >"$TMP/pylazy.out"
 [ $? = 1 ] || { cat "$TMP/pylazy.out"; fail "rename_log.py without a directory fsync never lost an acknowledged record"; }
