@@ -108,7 +108,7 @@ static void loop(struct world *w, const struct filter_prog *fp)
         struct thread *t = runnable[prng_below(&w->sched, n)];
         step(w, t);
         netsim_poll(w);
-        w->steps++;
+        if (++w->steps % 256 == 0) world_compact_threads(w);
         w->now += w->conf->quantum_ns;
     }
     if (w->outcome == OUT_RUNNING)
@@ -137,6 +137,7 @@ static void teardown(struct world *w)
         else if (!t) handle_status(w, pid, status);
     }
     for (size_t i = 0; i < w->nprocs; i++) if (w->procs[i]->pidfd >= 0) close(w->procs[i]->pidfd);
+    for (size_t i = 0; i < w->ndeadprocs; i++) if (w->deadprocs[i]->pidfd >= 0) close(w->deadprocs[i]->pidfd);
 }
 
 /* Run directories are removed a few seeds later, not at once: right after a
@@ -281,6 +282,13 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     snprintf(pending_dirs[npending++], sizeof pending_dirs[0], "%s", w->run_dir);
     trace_free(w->trace);
     for (size_t i = 0; i < w->nthreads; i++) free(w->threads[i]);
+    for (size_t i = 0; i < w->ndead; i++) free(w->dead[i]);
+    free(w->dead);
+    for (size_t i = 0; i < w->ndeadprocs; i++) {
+        if (w->deadprocs[i]->sh) sighand_put(w->deadprocs[i]->sh);
+        free(w->deadprocs[i]);
+    }
+    free(w->deadprocs);
     for (size_t i = 0; i < w->nprocs; i++) {
         if (w->procs[i]->sh) sighand_put(w->procs[i]->sh);
         free(w->procs[i]);

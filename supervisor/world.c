@@ -54,7 +54,7 @@ struct process *world_proc_by_vpid(struct machine *m, struct world *w, pid_t vpi
 struct thread *world_add_thread(struct world *w, struct process *p, pid_t tid, pid_t vtid)
 {
     struct thread *t = calloc(1, sizeof *t);
-    t->id = (int)w->nthreads + 1;
+    t->id = ++w->threads_made;
     t->tid = tid;
     t->vtid = vtid;
     t->proc = p;
@@ -70,6 +70,38 @@ struct thread *world_add_thread(struct world *w, struct process *p, pid_t tid, p
     }
     w->threads[w->nthreads++] = t;
     return t;
+}
+
+/* Dead threads and reaped processes leave the arrays every round walks (a program that starts
+ * thousands of processes would slow each step down); the live keep their
+ * order, so the scheduler's draws are unchanged. Their structs stay until
+ * the run ends: a process's leader or a vfork parent may be one. */
+void world_compact_threads(struct world *w)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < w->nthreads; i++) {
+        struct thread *t = w->threads[i];
+        if (t->state != TS_DEAD || t == w->running || t == w->held_at_exit) {
+            w->threads[k++] = t;
+            continue;
+        }
+        GROW(w->dead, w->ndead, w->capdead);
+        w->dead[w->ndead++] = t;
+    }
+    w->nthreads = k;
+    /* Processes their parents have reaped, likewise (kill_group still
+     * finds a reaped group leader among them). */
+    k = 0;
+    for (size_t i = 0; i < w->nprocs; i++) {
+        struct process *p = w->procs[i];
+        if (!(p->exited && p->reaped && p->nlive == 0)) {
+            w->procs[k++] = p;
+            continue;
+        }
+        GROW(w->deadprocs, w->ndeadprocs, w->capdeadprocs);
+        w->deadprocs[w->ndeadprocs++] = p;
+    }
+    w->nprocs = k;
 }
 
 struct process *world_add_process(struct world *w, struct machine *m, pid_t pid, pid_t vpid)

@@ -156,8 +156,13 @@ struct world {
     struct trace *trace;
     uint64_t steps;
 
-    struct thread **threads;    /* creation order; dead ones stay */
+    struct thread **threads;    /* creation order; the dead leave now and then */
     size_t nthreads, capthreads;
+    struct thread **dead;       /* freed when the run ends */
+    size_t ndead, capdead;
+    struct process **deadprocs; /* reaped, likewise */
+    size_t ndeadprocs, capdeadprocs;
+    int threads_made;
     struct thread **runnable;   /* scratch for the scheduler, capthreads long */
     struct process **procs;
     size_t nprocs, capprocs;
@@ -225,6 +230,7 @@ struct thread *world_thread_by_tid(struct world *w, pid_t tid);
 struct process *world_proc_by_vpid(struct machine *m, struct world *w, pid_t vpid);
 struct thread *world_thread_by_vtid(struct world *w, struct machine *m, pid_t vtid);
 struct thread *world_add_thread(struct world *w, struct process *p, pid_t tid, pid_t vtid);
+void world_compact_threads(struct world *w);
 struct process *world_add_process(struct world *w, struct machine *m, pid_t pid, pid_t vpid);
 void world_fail(struct world *w, enum outcome o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -169,6 +169,8 @@ enum sys_action sys_exit_group(struct world *w, struct thread *t)
 void proc_on_exit(struct world *w, struct process *p)
 {
     release_vfork_parent(p);
+    if (p->pidfd >= 0) close(p->pidfd);     /* nothing left to copy fds from */
+    p->pidfd = -1;
     for (size_t i = 0; i < w->nprocs; i++)
         if (w->procs[i]->parent == p) w->procs[i]->parent = NULL;     /* init reaps it */
     struct process *parent = p->parent;

@@ -170,6 +170,8 @@ static pid_t kill_group(struct world *w, struct thread *t, pid_t pid)
     if (pid >= -1) return 0;
     for (size_t i = 0; i < w->nprocs; i++)
         if (w->procs[i]->m == t->proc->m && w->procs[i]->vpid == -pid) return w->procs[i]->pid;
+    for (size_t i = 0; i < w->ndeadprocs; i++)       /* a leader reaped before its group */
+        if (w->deadprocs[i]->m == t->proc->m && w->deadprocs[i]->vpid == -pid) return w->deadprocs[i]->pid;
     return -1;
 }
 
