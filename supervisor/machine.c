@@ -40,6 +40,7 @@ static const struct vfile vfiles[] = {
     { "/sys/devices/system/cpu/possible", "cpus" },
     { "/sys/devices/system/cpu/present", "cpus" },
     { "/etc/hosts", "hosts" },
+    { "/etc/resolv.conf", "resolv.conf" },
 };
 
 static int write_file(const char *dir, const char *name, const char *text)
@@ -88,6 +89,10 @@ int machine_write_vfs(struct world *w)
              "procs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n", (unsigned long long)(DSIM_EPOCH_S - DSIM_BOOT_NS / 1000000000));
     if (write_file(dir, "stat", buf)) return -1;
     if (write_file(dir, "loadavg", "0.00 0.00 0.00 1/1 1\n")) return -1;
+    /* Not the host's resolver, which may even sit at a cluster address
+     * (10.0.0.2 in some clouds): one outside the cluster (TEST-NET-1), so
+     * a name missing from /etc/hosts fails at once (ENETUNREACH). */
+    if (write_file(dir, "resolv.conf", "nameserver 192.0.2.1\noptions attempts:1 timeout:1\n")) return -1;
     /* Every machine's name resolves to its address, from each machine. */
     off = (size_t)snprintf(buf, sizeof buf, "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n");
     for (size_t i = 0; i < w->conf->nmachines && off < sizeof buf - 100; i++)
@@ -151,7 +156,8 @@ static void init_setup(struct world *w, struct machine *m)
     for (size_t i = 0; i < sizeof vfiles / sizeof *vfiles; i++) {
         snprintf(src, sizeof src, "%s/vfs/%s", w->run_dir, vfiles[i].name);
         snprintf(dst, sizeof dst, "%s%s", root, vfiles[i].target);
-        mount(src, dst, NULL, MS_BIND, NULL);
+        /* Read-only: the files are shared by every machine of the run. */
+        if (mount(src, dst, NULL, MS_BIND, NULL) == 0) mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
     }
     /* Uptime moves with virtual time: a file of the machine's own, which the
      * supervisor rewrites whenever the machine opens /proc/uptime. */

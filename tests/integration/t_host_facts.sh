@@ -3,7 +3,9 @@
 # /proc/stat (an idle machine's zero CPU times, one line per configured CPU,
 # booted at the epoch), /proc/loadavg (no load), /proc/cpuinfo and
 # /proc/meminfo (the configured CPUs and memory) and the boot id. Two seeds
-# read the same bytes, and so does a run on any other host.
+# read the same bytes, and so does a run on any other host. /etc/resolv.conf
+# is dsim's (a name server outside the cluster), and the fixed files, which
+# every machine of a run shares, are read-only.
 . "$(dirname "$0")/lib.sh"
 dsim_exec 1 /bin/sh -c 'cat /proc/stat /proc/loadavg; grep -c ^processor /proc/cpuinfo;
     head -n 1 /proc/meminfo; cat /proc/sys/kernel/random/boot_id' >"$TMP/one.out" ||
@@ -28,4 +30,7 @@ diff "$TMP/want" "$TMP/one.out" >&2 || fail "a machine saw other host facts"
 dsim_exec 2 /bin/sh -c 'cat /proc/stat /proc/loadavg; grep -c ^processor /proc/cpuinfo;
     head -n 1 /proc/meminfo; cat /proc/sys/kernel/random/boot_id' >"$TMP/two.out"
 cmp -s "$TMP/one.out" "$TMP/two.out" || fail "seeds 1 and 2 read different host facts"
-note "/proc/stat, loadavg, cpuinfo, meminfo and boot_id are fixed"
+dsim_exec 1 /bin/sh -c 'cat /etc/resolv.conf; echo x >>/etc/hosts || echo read-only' >"$TMP/etc.out" 2>/dev/null
+printf 'nameserver 192.0.2.1\noptions attempts:1 timeout:1\nread-only\n' | diff - "$TMP/etc.out" >&2 ||
+    fail "/etc/resolv.conf is not dsim's, or /etc/hosts is writable"
+note "/proc/stat, loadavg, cpuinfo, meminfo, boot_id and resolv.conf are fixed; /etc/hosts is read-only"
