@@ -18,11 +18,18 @@
  *                    side_a, 1 + prng_below(2^n - 2) as a bitmask of the n
  *                    machines; its length, between(for_lo, for_hi); and, if
  *                    partition_one_way, one_way = prng_below(2) == 0.
+ *   Bursts           no draws of their own: while bursts touch a link, its
+ *                    loss and duplicate chances are 1 - (1 - link) x
+ *                    (1 - burst) x ..., in integer ppm; with none active
+ *                    they are the link's own, so adding bursts moves no
+ *                    draw outside them. A TCP retransmission's loss chance
+ *                    is taken at the time it is sent.
  * A packet within one machine, or across a cut link, draws nothing.
  *
  * Random partitions never overlap: each starts a drawn gap after the previous
  * one healed, so at most one is active at a time and a binary search finds it.
- * Scheduled ones ([partition] sections) are few and scanned in full. */
+ * Scheduled ones ([partition] sections and partition faults) and bursts are
+ * few and scanned in full. */
 #include "net/net.h"
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +47,8 @@ struct net_model {
     struct prng packets;        /* "net" */
     struct net_partition *scheduled, *random, *all;     /* all: in start order */
     size_t nscheduled, nrandom;
+    struct net_burst *bursts;
+    size_t nbursts;
 };
 
 void net_conf_init(struct net_conf *c)
@@ -90,15 +99,26 @@ static uint64_t bit(int machine)
     return machine >= 0 && machine < NET_MAX_MACHINES ? 1ULL << machine : 0;
 }
 
-/* When p heals; UINT64_MAX if never. */
+/* When something that starts at `at` and lasts `duration` ends;
+ * UINT64_MAX if never (duration 0). */
+static uint64_t ends(uint64_t at, uint64_t duration)
+{
+    return duration ? add_sat(at, duration) : UINT64_MAX;
+}
+
 static uint64_t end_of(const struct net_partition *p)
 {
-    return p->duration_ns ? add_sat(p->at_ns, p->duration_ns) : UINT64_MAX;
+    return ends(p->at_ns, p->duration_ns);
 }
 
 static bool active(const struct net_partition *p, uint64_t now)
 {
     return p->at_ns <= now && now < end_of(p);
+}
+
+static bool burst_active(const struct net_burst *b, uint64_t now)
+{
+    return b->at_ns <= now && now < ends(b->at_ns, b->duration_ns);
 }
 
 static bool separates(const struct net_partition *p, int from, int to)
@@ -167,6 +187,52 @@ static struct net_partition *copy_of(const struct net_partition *v, size_t n)
     return c;
 }
 
+/* All partitions in start order, scheduled first among equals. */
+static bool merge_all(struct net_model *m)
+{
+    size_t total = m->nscheduled + m->nrandom, i = 0, j = 0;
+    sort_by_start(m->scheduled, m->nscheduled);
+    struct net_partition *all = realloc(m->all, (total ? total : 1) * sizeof *all);
+    if (!all)
+        return false;
+    m->all = all;
+    for (size_t k = 0; k < total; k++) {
+        bool take_scheduled = j == m->nrandom || (i < m->nscheduled && m->scheduled[i].at_ns <= m->random[j].at_ns);
+        all[k] = take_scheduled ? m->scheduled[i++] : m->random[j++];
+    }
+    return true;
+}
+
+bool net_model_add_partition(struct net_model *m, const struct net_partition *p)
+{
+    struct net_partition *v = realloc(m->scheduled, (m->nscheduled + 1) * sizeof *v);
+    if (!v)
+        return false;
+    m->scheduled = v;
+    v[m->nscheduled++] = *p;
+    return merge_all(m);
+}
+
+bool net_model_add_burst(struct net_model *m, const struct net_burst *b)
+{
+    struct net_burst *v = realloc(m->bursts, (m->nbursts + 1) * sizeof *v);
+    if (!v)
+        return false;
+    m->bursts = v;
+    v[m->nbursts++] = *b;
+    return true;
+}
+
+size_t net_burst_count(const struct net_model *m)
+{
+    return m->nbursts;
+}
+
+const struct net_burst *net_burst_get(const struct net_model *m, size_t i)
+{
+    return i < m->nbursts ? &m->bursts[i] : NULL;
+}
+
 struct net_model *net_model_new(const struct net_conf *c, size_t nmachines, uint64_t seed, uint64_t horizon_ns)
 {
     if (c->partition_every_ns && nmachines > NET_MAX_MACHINES)
@@ -193,18 +259,8 @@ struct net_model *net_model_new(const struct net_conf *c, size_t nmachines, uint
     if (!(m->scheduled = copy_of(c->partitions, c->npartitions)))
         goto fail;
     m->nscheduled = c->npartitions;
-    if (!draw_partitions(m, seed, horizon_ns))
+    if (!draw_partitions(m, seed, horizon_ns) || !merge_all(m))
         goto fail;
-
-    /* All of them in start order; scheduled first among equals. */
-    size_t total = m->nscheduled + m->nrandom, i = 0, j = 0;
-    sort_by_start(m->scheduled, m->nscheduled);
-    if (!(m->all = malloc((total ? total : 1) * sizeof *m->all)))
-        goto fail;
-    for (size_t k = 0; k < total; k++) {
-        bool take_scheduled = j == m->nrandom || (i < m->nscheduled && m->scheduled[i].at_ns <= m->random[j].at_ns);
-        m->all[k] = take_scheduled ? m->scheduled[i++] : m->random[j++];
-    }
     return m;
 
 fail:
@@ -220,6 +276,7 @@ void net_model_free(struct net_model *m)
     free(m->scheduled);
     free(m->random);
     free(m->all);
+    free(m->bursts);
     free(m);
 }
 
@@ -276,6 +333,13 @@ uint64_t net_next_change(const struct net_model *m, uint64_t now)
         next = m->random[after].at_ns;
     if (after > 0 && end_of(&m->random[after - 1]) > now && end_of(&m->random[after - 1]) < next)
         next = end_of(&m->random[after - 1]);
+    for (size_t i = 0; i < m->nbursts; i++) {
+        uint64_t at = m->bursts[i].at_ns, end = ends(at, m->bursts[i].duration_ns);
+        if (at > now && at < next)
+            next = at;
+        if (end > now && end < next)
+            next = end;
+    }
     return next;
 }
 
@@ -287,6 +351,25 @@ static const struct net_link *link_for(const struct net_model *m, int a, int b)
             return &o->link;
     }
     return &m->conf.dflt;
+}
+
+/* The link's loss (or duplication) chance at time t, with the bursts
+ * active then on links touching from or to (see the top). */
+static uint32_t chance_at(const struct net_model *m, const struct net_link *l, bool dup, int from, int to,
+                          uint64_t t)
+{
+    uint64_t base = dup ? l->dup_ppm : l->loss_ppm;
+    uint64_t survive = PPM - (base < PPM ? base : PPM), touch = bit(from) | bit(to);
+    bool any = false;
+    for (size_t i = 0; i < m->nbursts; i++) {
+        const struct net_burst *b = &m->bursts[i];
+        if (!burst_active(b, t) || (b->machines && !(b->machines & touch)))
+            continue;
+        uint64_t ppm = dup ? b->dup_ppm : b->loss_ppm;
+        survive = survive * (PPM - (ppm < PPM ? ppm : PPM)) / PPM;
+        any = true;
+    }
+    return any ? (uint32_t)(PPM - survive) : (uint32_t)base;
 }
 
 struct net_fate net_udp_fate(struct net_model *m, int from, int to, uint64_t now)
@@ -302,11 +385,11 @@ struct net_fate net_udp_fate(struct net_model *m, int from, int to, uint64_t now
         return f;
     }
     const struct net_link *l = link_for(m, from, to);
-    if (chance(&m->packets, l->loss_ppm)) {
+    if (chance(&m->packets, chance_at(m, l, false, from, to, now))) {
         f.lost = true;
         return f;
     }
-    f.duplicated = chance(&m->packets, l->dup_ppm);
+    f.duplicated = chance(&m->packets, chance_at(m, l, true, from, to, now));
     f.copies = f.duplicated ? 2 : 1;
     for (int i = 0; i < f.copies; i++) {
         f.delay[i] = between(&m->packets, l->lat_lo, l->lat_hi);
@@ -342,7 +425,7 @@ uint64_t net_tcp_arrival(struct net_model *m, int from, int to, uint64_t now, ui
     const struct net_link *l = link_for(m, from, to);
     uint64_t latency = between(&m->packets, l->lat_lo, l->lat_hi);
     uint64_t rto = m->conf.rto_ns ? m->conf.rto_ns : 1;
-    for (int retransmits = 0; chance(&m->packets, l->loss_ppm); retransmits++) {
+    for (int retransmits = 0; chance(&m->packets, chance_at(m, l, false, from, to, send)); retransmits++) {
         if (lost)
             *lost = true;
         if (retransmits == MAX_RETRANSMITS)

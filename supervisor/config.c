@@ -25,6 +25,7 @@
  * Every error is "FILE:LINE: message"; only the first one is reported. */
 #include "supervisor/config.h"
 #include "supervisor/netconf.h"
+#include "supervisor/netfaults.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -80,10 +81,8 @@ void config_free(struct config *c)
         free(m->env);
     }
     free(c->machines);
-    for (size_t i = 0; i < c->nfaults; i++) {
-        free(c->faults[i].name);
-        free(c->faults[i].machine);
-    }
+    for (size_t i = 0; i < c->nfaults; i++)
+        fault_free_fields(&c->faults[i]);
     free(c->faults);
     if (c->chaos) {
         for (size_t i = 0; i < c->chaos->nmachines; i++) free(c->chaos->machines[i]);
@@ -95,6 +94,38 @@ void config_free(struct config *c)
     free(c->path);
     free(c->dir);
     free(c);
+}
+
+const char *const fault_kind_names[FAULT_KINDS] = {
+    "clock_jump", "crash", "restart", "pause", "partition", "loss", "duplicate",
+};
+
+void fault_free_fields(struct fault_conf *f)
+{
+    free(f->name);
+    free(f->machine);
+    for (size_t i = 0; i < f->nmachines; i++)
+        free(f->machines[i]);
+    free(f->machines);
+    f->name = f->machine = NULL;
+    f->machines = NULL;
+    f->nmachines = f->nleft = 0;
+}
+
+int fault_copy(struct fault_conf *dst, const struct fault_conf *src)
+{
+    *dst = *src;
+    dst->name = src->name ? strdup(src->name) : NULL;
+    dst->machine = src->machine ? strdup(src->machine) : NULL;
+    dst->machines = src->nmachines ? calloc(src->nmachines, sizeof *dst->machines) : NULL;
+    bool ok = (!src->name || dst->name) && (!src->machine || dst->machine) && (!src->nmachines || dst->machines);
+    for (size_t i = 0; ok && i < src->nmachines; i++)
+        ok = (dst->machines[i] = strdup(src->machines[i])) != NULL;
+    if (!ok) {
+        dst->nmachines = dst->machines ? src->nmachines : 0;
+        fault_free_fields(dst);
+    }
+    return ok ? 0 : -1;
 }
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -198,6 +229,7 @@ struct parser {
     unsigned seen;              /* keys already set in the current section */
     int simulation_line, check_line;
     struct netconf_parser net;  /* [network], [link A B], [partition] */
+    struct netfaults_parser nf; /* the network faults' keys of [fault] and [chaos] */
 };
 
 static int fail(struct parser *p, int line, const char *fmt, ...)
@@ -310,13 +342,16 @@ static int finish_section(struct parser *p)
         struct fault_conf *f = &p->c->faults[p->c->nfaults - 1];
         bool jump = f->kind == FAULT_CLOCK_JUMP;
         const char *missing = !(p->seen & K_KIND) ? "kind" : !(p->seen & K_AT) ? "at"
-                              : !f->machine ? "machine" : jump && !(p->seen & K_BY) ? "by"
+                              : !f->machine && !FAULT_IS_NET(f->kind) ? "machine"
+                              : jump && !(p->seen & K_BY) ? "by"
                               : f->kind == FAULT_PAUSE && !f->has_duration ? "duration" : NULL;
         if (missing) return fail(p, f->line, "fault \"%s\" has no %s", f->name, missing);
         if (!jump && (p->seen & K_BY))
             return fail(p, f->line, "fault \"%s\": by is only for clock_jump", f->name);
         if (jump && f->has_duration)
             return fail(p, f->line, "fault \"%s\": a clock_jump has no duration", f->name);
+        if ((line = netfaults_end_fault(&p->nf, f, msg, sizeof msg)))
+            return fail(p, line, "%s", msg);
     }
     return 1;
 }
@@ -337,6 +372,7 @@ static void section_header(struct parser *p, char *s)
     if (finish_section(p) == 0)        /* the section that ends here */
         return;
     p->seen = 0;
+    p->nf = (struct netfaults_parser){ 0 };
 
     if (strcmp(inner, "simulation") == 0 || strcmp(inner, "check") == 0) {
         bool sim = inner[0] == 's';
@@ -357,6 +393,7 @@ static void section_header(struct parser *p, char *s)
         ch->down_lo = ch->down_hi = 1000000000ULL;                /* defaults: 1s down, */
         ch->pause_lo = ch->pause_hi = 1000000000ULL;              /* 1s paused, */
         ch->jump_lo = -5000000000LL, ch->jump_hi = 5000000000LL;  /* jumps within 5s */
+        netfaults_chaos_defaults(ch);
         c_of(p)->chaos = ch;
         p->section = SEC_CHAOS;
         return;
@@ -596,6 +633,14 @@ static int handler(void *user, const char *section, const char *name, const char
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (keys[i].section == p->section && strcmp(keys[i].name, name) == 0)
             key = keys[i].key;
+    if (!key && (p->section == SEC_FAULT || p->section == SEC_CHAOS) &&
+        netfaults_has_key(p->section == SEC_CHAOS, name)) {
+        char msg[512];
+        bool chaos = p->section == SEC_CHAOS;
+        int err_line = netfaults_key(&p->nf, chaos ? NULL : &c->faults[c->nfaults - 1], chaos ? c->chaos : NULL,
+                                     name, value, line, msg, sizeof msg);
+        return err_line ? fail(p, err_line, "%s", msg) : 1;
+    }
     if (!key)
         return fail(p, line, "unknown key \"%s\" in %s", name,
                     section_label(p, label, sizeof label));
@@ -630,13 +675,11 @@ static int handler(void *user, const char *section, const char *name, const char
         cur_machine(p)->clock_drift_ppb = (int64_t)(ppm * 1000);
         return 1;
     }
-    case K_KIND: {
-        static const char *const kinds[] = { "clock_jump", "crash", "restart", "pause" };
-        for (int k = 0; k < 4; k++)
-            if (!strcmp(value, kinds[k])) { c->faults[c->nfaults - 1].kind = (enum fault_kind)k; return 1; }
+    case K_KIND:
+        for (int k = 0; k < FAULT_KINDS; k++)
+            if (!strcmp(value, fault_kind_names[k])) { c->faults[c->nfaults - 1].kind = (enum fault_kind)k; return 1; }
         return fail(p, line, "fault kind \"%s\" is not supported yet (supported: clock_jump, crash, restart, "
-                    "pause)", value);
-    }
+                    "pause, partition, loss, duplicate)", value);
     case K_FDURATION:
         c->faults[c->nfaults - 1].has_duration = true;
         return set_duration(p, &c->faults[c->nfaults - 1].duration_ns, name, value, false);
@@ -851,6 +894,7 @@ struct config *config_load(const char *path, char *err, size_t errlen)
     }
     for (size_t i = 0; i < c->nfaults; i++) {
         size_t m = 0;
+        if (FAULT_IS_NET(c->faults[i].kind)) continue;      /* netfaults_resolve */
         while (m < c->nmachines && strcmp(c->machines[m].name, c->faults[i].machine)) m++;
         if (m == c->nmachines) {
             fail(&p, c->faults[i].line, "fault \"%s\" names no machine of this file: \"%s\"",
@@ -860,6 +904,7 @@ struct config *config_load(const char *path, char *err, size_t errlen)
     }
     char msg[512];
     int net_line = netconf_resolve(&p.net, &c->net, c->machines, c->nmachines, msg, sizeof msg);
+    if (!net_line) net_line = netfaults_resolve(c, msg, sizeof msg);
     if (net_line) {
         fail(&p, net_line, "%s", msg);
         goto fail;

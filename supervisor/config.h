@@ -21,7 +21,13 @@ struct machine_conf {
     int64_t clock_drift_ppb;    /* its clocks' rate error, parts per billion */
 };
 
-enum fault_kind { FAULT_CLOCK_JUMP, FAULT_CRASH, FAULT_RESTART, FAULT_PAUSE };
+enum fault_kind {
+    FAULT_CLOCK_JUMP, FAULT_CRASH, FAULT_RESTART, FAULT_PAUSE,
+    FAULT_PARTITION, FAULT_LOSS, FAULT_DUPLICATE,   /* the network's: no `machine` */
+};
+#define FAULT_KINDS 7
+/* Whether a fault of kind k is the network's (sides or links, not a machine). */
+#define FAULT_IS_NET(k) ((k) >= FAULT_PARTITION)
 
 /* [chaos]: faults drawn from the seed's "faults" stream. An interval of 0
  * leaves that kind out; ranges are [lo, hi]. */
@@ -33,6 +39,12 @@ struct chaos_conf {
     int64_t jump_lo, jump_hi;
     bool swarm;             /* each seed draws which kinds are on, and how often */
     int line;
+    /* Network faults among the targets: mean intervals (0: off), how long
+     * each lasts, loss/duplication rates in ppm. */
+    uint64_t partition_every, loss_every, dup_every;
+    uint64_t partition_lo, partition_hi, loss_lo, loss_hi, dup_lo, dup_hi;
+    uint32_t loss_rate_lo, loss_rate_hi, dup_rate_lo, dup_rate_hi;
+    bool partition_one_way;     /* each partition one-way with one chance in two */
 };
 
 struct fault_conf {
@@ -41,10 +53,23 @@ struct fault_conf {
     uint64_t at_ns;         /* virtual time it fires */
     char *machine;          /* the machine it hits */
     int64_t by_ns;          /* clock_jump: how far the wall clock jumps */
-    uint64_t duration_ns;   /* crash: down time before a restart; pause: how long */
+    uint64_t duration_ns;   /* crash: down time before a restart; pause, network: how long */
     bool has_duration;
     int line;               /* of its section header */
+    /* partition: sides machines[0..nleft) | machines[nleft..nmachines);
+     * loss, duplicate: the links touching machines (every link if none). */
+    char **machines;
+    size_t nmachines, nleft;
+    bool one_way;           /* partition: only left -> right is cut */
+    uint32_t rate_ppm;      /* loss, duplicate: the share of packets hit */
 };
+
+/* "clock_jump", "crash", ... by enum fault_kind. */
+extern const char *const fault_kind_names[FAULT_KINDS];
+/* Frees a fault's strings (not f itself). */
+void fault_free_fields(struct fault_conf *f);
+/* A deep copy. 0, or -1 when out of memory (dst then owns nothing). */
+int fault_copy(struct fault_conf *dst, const struct fault_conf *src);
 
 struct config {
     char *path;             /* as given on the command line */

@@ -1,7 +1,9 @@
 #include "supervisor/faults.h"
 #include "supervisor/netsim.h"
 #include "supervisor/machine.h"
+#include "supervisor/plan.h"
 #include "supervisor/step.h"
+#include "supervisor/values.h"
 #include "syscalls/sys.h"
 #include "supervisor/durable.h"
 #include <inttypes.h>
@@ -47,6 +49,22 @@ static void crash(struct world *w, struct machine *m, const struct fault_conf *f
     m->incarnation++;
 }
 
+/* A network fault is in the network model from the start of the run, at
+ * its exact time (netsim_init puts every fault of the run there): firing
+ * it only traces it. */
+static void fire_net(struct world *w, const struct fault_conf *f)
+{
+    char who[1024], rate[16], span[48];
+    fault_targets(f, who, sizeof who);
+    if (f->has_duration) snprintf(span, sizeof span, "for %" PRIu64 "ns", f->duration_ns);
+    else snprintf(span, sizeof span, "to the end");
+    if (f->kind == FAULT_PARTITION)
+        trace_event(w->trace, w->now, "-", 0, "fault %s: partition %s %s", f->name, who, span);
+    else
+        trace_event(w->trace, w->now, "-", 0, "fault %s: %s %s on %s %s", f->name, fault_kind_names[f->kind],
+                    percent_str(f->rate_ppm, rate, sizeof rate), who, span);
+}
+
 void faults_fire(struct world *w)
 {
     for (size_t i = 0; i < w->nfaults; i++) {
@@ -54,6 +72,10 @@ void faults_fire(struct world *w)
         if (w->fault_fired[i] || f->at_ns > w->now) continue;
         w->fault_fired[i] = true;
         w->fired[w->nfired++] = i;
+        if (FAULT_IS_NET(f->kind)) {
+            fire_net(w, f);
+            continue;
+        }
         struct machine *m = machine_named(w, f->machine);
         if (!m) continue;       /* the config checked the name */
         switch (f->kind) {
@@ -69,6 +91,8 @@ void faults_fire(struct world *w)
         case FAULT_PAUSE:
             m->paused_until = w->now + f->duration_ns;
             trace_event(w->trace, w->now, m->name, 0, "fault %s: pause for %" PRIu64 "ns", f->name, f->duration_ns);
+            break;
+        default:
             break;
         }
     }
@@ -86,17 +110,74 @@ static int by_time(const void *a, const void *b)
     return strcmp(x->name, y->name);            /* names are unique: a total order */
 }
 
+static const char *target(const struct config *c, size_t i)
+{
+    return c->chaos->nmachines ? c->chaos->machines[i] : c->machines[i].name;
+}
+
+static int by_index(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A network fault among the targets (at most 64, config.c checked), after
+ * its time was drawn. VERSION PINNED, like the rest of the stream: a
+ * partition draws its length; one machine against the others (0) or
+ * halves (1); its left side by a partial shuffle (for i below the side's
+ * size, swap i with i + prng_below(targets - i)); then, with
+ * partition_one_way, one_way = prng_below(2) == 0. A burst draws its
+ * length, its rate, then all targets (0: every link when [chaos] names no
+ * machines) or one (1), and which. */
+static void draw_net(const struct config *c, struct prng *p, int k, struct fault_conf *f)
+{
+    const struct chaos_conf *ch = c->chaos;
+    size_t nt = ch->nmachines ? ch->nmachines : c->nmachines, order[NET_MAX_MACHINES];
+    for (size_t i = 0; i < nt; i++) order[i] = i;
+    f->has_duration = true;
+    if (k == 3) {
+        f->kind = FAULT_PARTITION;
+        f->duration_ns = between(p, ch->partition_lo, ch->partition_hi);
+        size_t left = prng_below(p, 2) == 0 ? 1 : nt / 2;
+        for (size_t i = 0; i < left; i++) {
+            size_t j = i + prng_below(p, nt - i), t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        f->one_way = ch->partition_one_way && prng_below(p, 2) == 0;
+        qsort(order, left, sizeof *order, by_index);            /* each side in the file's order */
+        qsort(order + left, nt - left, sizeof *order, by_index);
+        f->nleft = left;
+    } else {
+        bool loss = k == 4;
+        f->kind = loss ? FAULT_LOSS : FAULT_DUPLICATE;
+        f->duration_ns = between(p, loss ? ch->loss_lo : ch->dup_lo, loss ? ch->loss_hi : ch->dup_hi);
+        f->rate_ppm = (uint32_t)between(p, loss ? ch->loss_rate_lo : ch->dup_rate_lo,
+                                        loss ? ch->loss_rate_hi : ch->dup_rate_hi);
+        if (prng_below(p, 2) == 1) {
+            order[0] = prng_below(p, nt);
+            nt = 1;
+        } else if (!ch->nmachines) {
+            nt = 0;
+        }
+    }
+    f->machines = calloc(nt + 1, sizeof *f->machines);
+    for (size_t i = 0; f->machines && i < nt; i++) f->machines[f->nmachines++] = strdup(target(c, order[i]));
+}
+
 /* [chaos]: for each kind, arrivals spaced uniformly in [1, 2 x interval]
  * (mean: the interval), at machines picked uniformly. Integer arithmetic
- * only, so no host's libm can change a draw. */
+ * only, so no host's libm can change a draw. The kinds draw in this order,
+ * each only when on, so a kind added at the end moves no other's draws. */
 static void draw_chaos(const struct config *c, uint64_t seed, struct fault_conf **v, size_t *n, size_t *cap)
 {
     const struct chaos_conf *ch = c->chaos;
     struct prng p;
     prng_init(&p, seed, "faults");
-    static const char *const names[] = { "crash", "pause", "clock_jump" };
-    const uint64_t every[] = { ch->crash_every, ch->pause_every, ch->jump_every };
-    for (int k = 0; k < 3; k++) {
+    static const char *const names[] = { "crash", "pause", "clock_jump", "partition", "loss", "duplicate" };
+    const uint64_t every[] = { ch->crash_every, ch->pause_every, ch->jump_every,
+                               ch->partition_every, ch->loss_every, ch->dup_every };
+    for (int k = 0; k < 6; k++) {
         uint64_t mean = every[k];
         if (!mean) continue;
         if (ch->swarm) {                /* on or off, and 1/4x to 4x as often */
@@ -107,10 +188,14 @@ static void draw_chaos(const struct config *c, uint64_t seed, struct fault_conf 
         }
         int count = 0;
         for (uint64_t t = between(&p, 1, 2 * mean); t < c->duration_ns && *n < 10000; t += between(&p, 1, 2 * mean)) {
-            size_t pick = prng_below(&p, ch->nmachines ? ch->nmachines : c->nmachines);
-            const char *machine = ch->nmachines ? ch->machines[pick] : c->machines[pick].name;
-            struct fault_conf f = { .at_ns = t, .machine = strdup(machine) };
+            struct fault_conf f = { .at_ns = t };
             if (asprintf(&f.name, "chaos-%s-%d", names[k], ++count) < 0) f.name = NULL;
+            if (k >= 3) {
+                draw_net(c, &p, k, &f);
+            } else {
+                size_t pick = prng_below(&p, ch->nmachines ? ch->nmachines : c->nmachines);
+                f.machine = strdup(target(c, pick));
+            }
             if (k == 0) {
                 f.kind = FAULT_CRASH;
                 f.has_duration = true;
@@ -119,7 +204,7 @@ static void draw_chaos(const struct config *c, uint64_t seed, struct fault_conf 
                 f.kind = FAULT_PAUSE;
                 f.has_duration = true;
                 f.duration_ns = between(&p, ch->pause_lo, ch->pause_hi);
-            } else {
+            } else if (k == 2) {
                 f.kind = FAULT_CLOCK_JUMP;
                 f.by_ns = ch->jump_lo + (int64_t)between(&p, 0, (uint64_t)(ch->jump_hi - ch->jump_lo));
             }
@@ -136,10 +221,7 @@ struct fault_conf *faults_for_run(const struct config *c, uint64_t seed, size_t 
     *n = 0;
     for (size_t i = 0; i < c->nfaults; i++) {
         if (*n == cap) v = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
-        v[*n] = c->faults[i];
-        v[*n].name = strdup(c->faults[i].name);
-        v[*n].machine = strdup(c->faults[i].machine);
-        (*n)++;
+        if (fault_copy(&v[*n], &c->faults[i]) == 0) (*n)++;
     }
     if (c->chaos) draw_chaos(c, seed, &v, n, &cap);
     if (*n) qsort(v, *n, sizeof *v, by_time);

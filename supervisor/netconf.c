@@ -240,26 +240,38 @@ static int set_bool(const char *value, bool *out, int line, char *msg, size_t ms
     return 0;
 }
 
-/* "a b | c d e": two non-empty sides, no machine named twice. */
-static int set_sides(struct netconf_partition *pp, const char *value, int line, char *msg, size_t msglen)
+int netconf_sides(const char *value, char ***names, size_t *nnames, size_t *nleft, int line, char *msg,
+                  size_t msglen)
 {
     const char *bar = strchr(value, '|');
     if (!bar || strchr(bar + 1, '|'))
         return err(msg, msglen, line, "bad sides \"%s\" " SIDES_HINT, value);
-    if (split_words(value, (size_t)(bar - value), &pp->names, &pp->nnames) < 0)
+    if (split_words(value, (size_t)(bar - value), names, nnames) < 0)
         return err(msg, msglen, line, "out of memory");
-    pp->nleft = pp->nnames;
-    if (split_words(bar + 1, strlen(bar + 1), &pp->names, &pp->nnames) < 0)
+    *nleft = *nnames;
+    if (split_words(bar + 1, strlen(bar + 1), names, nnames) < 0)
         return err(msg, msglen, line, "out of memory");
-    if (pp->nleft == 0 || pp->nnames == pp->nleft)
+    if (*nleft == 0 || *nnames == *nleft)
         return err(msg, msglen, line, "bad sides \"%s\": a side is empty " SIDES_HINT, value);
-    for (size_t i = 0; i < pp->nnames; i++)
+    for (size_t i = 0; i < *nnames; i++)
         for (size_t j = 0; j < i; j++)
-            if (!strcmp(pp->names[i], pp->names[j]))
-                return err(msg, msglen, line, "bad sides \"%s\": machine \"%s\" is %s", value, pp->names[i],
-                           (i < pp->nleft) == (j < pp->nleft) ? "named twice" : "on both sides");
-    pp->sides_line = line;
+            if (!strcmp((*names)[i], (*names)[j]))
+                return err(msg, msglen, line, "bad sides \"%s\": machine \"%s\" is %s", value, (*names)[i],
+                           (i < *nleft) == (j < *nleft) ? "named twice" : "on both sides");
     return 0;
+}
+
+int netconf_words(const char *s, char ***v, size_t *n)
+{
+    return split_words(s, strlen(s), v, n);
+}
+
+static int set_sides(struct netconf_partition *pp, const char *value, int line, char *msg, size_t msglen)
+{
+    int r = netconf_sides(value, &pp->names, &pp->nnames, &pp->nleft, line, msg, msglen);
+    if (!r)
+        pp->sides_line = line;
+    return r;
 }
 
 static const char *label(const struct netconf_parser *np, char *buf, size_t size)

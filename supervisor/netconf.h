@@ -40,6 +40,15 @@ int netconf_resolve(struct netconf_parser *np, struct net_conf *nc, const struct
                     size_t nmachines, char *msg, size_t msglen);
 void netconf_parser_free(struct netconf_parser *np);
 
+/* [partition]'s sides, "a b | c d e", appended to *names as new strings:
+ * the left side's *nleft names first. Two non-empty sides, no machine
+ * named twice. 0, or the error's line (the names may be partly filled). */
+int netconf_sides(const char *value, char ***names, size_t *nnames, size_t *nleft, int line, char *msg,
+                  size_t msglen);
+/* The words of s, separated by blanks or commas, appended to *v as new
+ * strings. 0, or -1 when out of memory. */
+int netconf_words(const char *s, char ***v, size_t *n);
+
 /* "1%", "0.1%", "100%": at most 4 decimals (1 ppm). 0, or -1. */
 int parse_percent_ppm(const char *s, uint32_t *ppm);
 #endif

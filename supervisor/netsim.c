@@ -36,6 +36,40 @@ int netsim_unix_addr(struct sockaddr_un *a, const char *dir, const char *leaf)
     return 0;
 }
 
+static uint64_t mask_of(struct world *w, char *const *names, size_t lo, size_t hi)
+{
+    uint64_t mask = 0;
+    for (size_t i = lo; i < hi; i++)
+        for (size_t m = 0; m < w->nmachines && m < NET_MAX_MACHINES; m++)
+            if (!strcmp(w->machines[m].name, names[i])) mask |= 1ULL << m;
+    return mask;
+}
+
+/* The run's network faults go into the model now, at their times, so that
+ * a partition cuts from its exact start, as a [partition] does; faults.c
+ * traces each when it fires. */
+static bool add_faults(struct world *w)
+{
+    for (size_t i = 0; i < w->nfaults; i++) {
+        const struct fault_conf *f = &w->faults[i];
+        uint64_t duration = f->has_duration ? f->duration_ns : 0;
+        bool ok = true;
+        if (f->kind == FAULT_PARTITION) {
+            struct net_partition p = { .at_ns = f->at_ns, .duration_ns = duration, .one_way = f->one_way,
+                                       .side_a = mask_of(w, f->machines, 0, f->nleft),
+                                       .side_b = mask_of(w, f->machines, f->nleft, f->nmachines), .name = f->name };
+            ok = net_model_add_partition(w->net->model, &p);
+        } else if (f->kind == FAULT_LOSS || f->kind == FAULT_DUPLICATE) {
+            struct net_burst b = { .at_ns = f->at_ns, .duration_ns = duration, .name = f->name,
+                                   .machines = mask_of(w, f->machines, 0, f->nmachines) };
+            *(f->kind == FAULT_LOSS ? &b.loss_ppm : &b.dup_ppm) = f->rate_ppm;
+            ok = net_model_add_burst(w->net->model, &b);
+        }
+        if (!ok) return false;
+    }
+    return true;
+}
+
 int netsim_init(struct world *w)
 {
     struct netsim *n = calloc(1, sizeof *n);
@@ -59,7 +93,7 @@ int netsim_init(struct world *w)
     size_t len = strlen(w->run_dir);
     memcpy(n->dir, w->run_dir, len);
     memcpy(n->dir + len, "/net", 5);
-    return n->model && n->queue ? 0 : -1;
+    return n->model && n->queue && add_faults(w) ? 0 : -1;
 }
 
 /* The kernel objects are made when the first simulated socket is. */

@@ -1,6 +1,7 @@
 /* The relay: moves TCP bytes and UDP datagrams between machines at the
  * times the network model draws (see netsim.h for the design). */
 #include "supervisor/netsim_int.h"
+#include "supervisor/values.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -550,21 +551,40 @@ static void side_names(struct world *w, uint64_t side, char *buf, size_t size)
         }
 }
 
-/* Partitions starting and healing are trace events, at their times. */
+/* "(random) ", "(fault NAME) " or "". */
+static const char *origin(const char *name, bool random, char *buf, size_t size)
+{
+    if (name) snprintf(buf, size, "(fault %s) ", name);
+    else snprintf(buf, size, "%s", random ? "(random) " : "");
+    return buf;
+}
+
+/* Partitions starting and healing, and loss or duplication bursts starting
+ * and ending, are trace events at their times. */
 static void trace_partitions(struct world *w)
 {
     struct netsim *n = w->net;
     while (n->next_change <= w->now) {
         uint64_t at = n->next_change;
+        char a[512], b[512], o[96];
         for (size_t i = 0; i < net_partition_count(n->model); i++) {
             const struct net_partition *p = net_partition_get(n->model, i);
             uint64_t end = p->duration_ns ? p->at_ns + p->duration_ns : UINT64_MAX;
             if (p->at_ns != at && end != at) continue;
-            char a[512], b[512];
             side_names(w, p->side_a, a, sizeof a);
             side_names(w, p->side_b, b, sizeof b);
-            trace_event(w->trace, w->now, "-", 0, "net partition %s%s: %s %s %s", p->random ? "(random) " : "",
+            trace_event(w->trace, w->now, "-", 0, "net partition %s%s: %s %s %s", origin(p->name, p->random, o, sizeof o),
                         p->at_ns == at ? "starts" : "heals", a, p->one_way ? "->" : "|", b);
+        }
+        for (size_t i = 0; i < net_burst_count(n->model); i++) {
+            const struct net_burst *u = net_burst_get(n->model, i);
+            uint64_t end = u->duration_ns ? u->at_ns + u->duration_ns : UINT64_MAX;
+            if (u->at_ns != at && end != at) continue;
+            side_names(w, u->machines, a, sizeof a);
+            percent_str(u->loss_ppm ? u->loss_ppm : u->dup_ppm, b, sizeof b);
+            trace_event(w->trace, w->now, "-", 0, "net %s burst %s%s: %s on %s%s", u->dup_ppm ? "duplicate" : "loss",
+                        origin(u->name, false, o, sizeof o), u->at_ns == at ? "starts" : "ends", b,
+                        u->machines ? "links of " : "every link", a);
         }
         n->next_change = net_next_change(n->model, at);
     }

@@ -109,10 +109,11 @@ int shrink_seed(struct config *c, const char *confpath, uint64_t seed, const str
     uint64_t steps = best.plan ? best.steps : first.steps;
     printf("shrank %" PRIu64 " events / %zu faults -> %" PRIu64 " events / %zu fault%s in %d candidate runs\n",
            first.steps, n, steps, k, k == 1 ? "" : "s", p.runs);
+    char who[1024];
     for (size_t i = 0; i < n; i++)
         if (!in[i])
-            printf("  removed %s (%s of %s at %.3fs)\n", all[i].name, fault_kind_name(all[i].kind), all[i].machine,
-                   (double)all[i].at_ns / 1e9);
+            printf("  removed %s (%s of %s at %.3fs)\n", all[i].name, fault_kind_name(all[i].kind),
+                   fault_targets(&all[i], who, sizeof who), (double)all[i].at_ns / 1e9);
     char *json = plan_to_json(kept, k);
     printf("minimal plan:\n%s\n", json);
     FILE *f = fopen(out_path, "we");

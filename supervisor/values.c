@@ -2,6 +2,7 @@
  * Pure functions, shared by the parser and the command line. */
 #include "supervisor/values.h"
 #include "supervisor/config.h"
+#include <stdio.h>
 #include <string.h>
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -160,4 +161,16 @@ int parse_range(const char *s, int64_t *lo, int64_t *hi)
     first[dots - s] = 0;
     if (parse_signed_duration(first, lo) < 0 || parse_signed_duration(dots + 2, hi) < 0 || *lo > *hi) return -1;
     return 0;
+}
+
+const char *percent_str(uint32_t ppm, char *buf, size_t size)
+{
+    unsigned frac = ppm % 10000, digits = 4;
+    while (frac && frac % 10 == 0) {
+        frac /= 10;
+        digits--;
+    }
+    if (frac) snprintf(buf, size, "%u.%0*u%%", ppm / 10000, (int)digits, frac);
+    else snprintf(buf, size, "%u%%", ppm / 10000);
+    return buf;
 }

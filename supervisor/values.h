@@ -21,4 +21,6 @@ int parse_bool(const char *s, bool *out);
 bool valid_machine_name(const char *s);
 /* Length of the identifier ([A-Za-z_][A-Za-z0-9_]*) starting s. */
 size_t ident_len(const char *s);
+/* ppm as a percentage, "30%" or "0.25%": what parse_percent_ppm reads. */
+const char *percent_str(uint32_t ppm, char *buf, size_t size);
 #endif

@@ -167,7 +167,8 @@ START_TEST(test_clocks_and_faults)
     EXPECT_ERR("[machine a]\ncommand = x\nclock_offset = --5s\n",
                "3: bad duration \"--5s\" (use ns, us, ms, s, m or h, optionally negative)");
     EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = boom\n",
-               "4: fault kind \"boom\" is not supported yet (supported: clock_jump, crash, restart, pause)");
+               "4: fault kind \"boom\" is not supported yet (supported: clock_jump, crash, restart, pause, "
+               "partition, loss, duplicate)");
     EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = clock_jump\nat = 1s\nby = 1s\n",
                "3: fault \"j\" has no machine");
     EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = clock_jump\nat = 1s\nmachine = b\nby = 1s\n",
@@ -175,6 +176,114 @@ START_TEST(test_clocks_and_faults)
     EXPECT_ERR("[machine a]\ncommand = x\n[fault]\n", "3: fault section needs a name (use [fault NAME])");
     EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = clock_jump\nat = 1s\nmachine = a\nby = 1s\n[fault j]\n",
                "8: duplicate fault \"j\"");
+}
+END_TEST
+
+/* The network fault kinds of [fault NAME], and of [chaos]. */
+#define ABC "[machine a]\ncommand = x\n[machine b]\ncommand = x\n[machine c]\ncommand = x\n"
+START_TEST(test_network_faults)
+{
+    struct config *c = LOAD_OK(ABC
+        "[fault cut]\nkind = partition\nat = 1s\nduration = 2s\nsides = a | b c\none_way = true\n"
+        "[fault iso]\nkind = partition\nat = 3s\nmachine = b\n"
+        "[fault lossy]\nkind = loss\nat = 1s\nduration = 500ms\nrate = 30%\nmachines = a, c\n"
+        "[fault dup]\nkind = duplicate\nat = 2s\nrate = 0.5%\n"
+        "[chaos]\nmachines = a b\npartition = 5s\npartition_for = 2s\npartition_one_way = true\n"
+        "loss = 10s\nloss_for = 1s..2s\nloss_rate = 10%..20%\nduplicate = 7s\n");
+    ck_assert_uint_eq(c->nfaults, 4);
+    const struct fault_conf *f = &c->faults[0];
+    ck_assert_int_eq(f->kind, FAULT_PARTITION);
+    ck_assert_ptr_null(f->machine);
+    ck_assert_uint_eq(f->nmachines, 3);
+    ck_assert_uint_eq(f->nleft, 1);
+    ck_assert_str_eq(f->machines[0], "a");
+    ck_assert_str_eq(f->machines[2], "c");
+    ck_assert(f->one_way);
+    ck_assert(f->has_duration);
+    ck_assert_uint_eq(f->duration_ns, 2 * S);
+    f = &c->faults[1];                  /* machine = b: b against the others */
+    ck_assert_ptr_null(f->machine);
+    ck_assert_uint_eq(f->nleft, 1);
+    ck_assert_uint_eq(f->nmachines, 3);
+    ck_assert_str_eq(f->machines[0], "b");
+    ck_assert_str_eq(f->machines[1], "a");
+    ck_assert_str_eq(f->machines[2], "c");
+    ck_assert(!f->one_way);
+    ck_assert(!f->has_duration);
+    f = &c->faults[2];
+    ck_assert_int_eq(f->kind, FAULT_LOSS);
+    ck_assert_uint_eq(f->rate_ppm, 300000);
+    ck_assert_uint_eq(f->nmachines, 2);
+    ck_assert_str_eq(f->machines[1], "c");
+    f = &c->faults[3];
+    ck_assert_int_eq(f->kind, FAULT_DUPLICATE);
+    ck_assert_uint_eq(f->rate_ppm, 5000);
+    ck_assert_uint_eq(f->nmachines, 0);     /* every link */
+    const struct chaos_conf *ch = c->chaos;
+    ck_assert_uint_eq(ch->partition_every, 5 * S);
+    ck_assert_uint_eq(ch->partition_lo, 2 * S);
+    ck_assert_uint_eq(ch->partition_hi, 2 * S);
+    ck_assert(ch->partition_one_way);
+    ck_assert_uint_eq(ch->loss_every, 10 * S);
+    ck_assert_uint_eq(ch->loss_lo, 1 * S);
+    ck_assert_uint_eq(ch->loss_hi, 2 * S);
+    ck_assert_uint_eq(ch->loss_rate_lo, 100000);
+    ck_assert_uint_eq(ch->loss_rate_hi, 200000);
+    ck_assert_uint_eq(ch->dup_every, 7 * S);
+    ck_assert_uint_eq(ch->dup_lo, 1 * S);   /* defaults */
+    ck_assert_uint_eq(ch->dup_hi, 5 * S);
+    ck_assert_uint_eq(ch->dup_rate_lo, 500000);
+    ck_assert_uint_eq(ch->dup_rate_hi, 500000);
+    config_free(c);
+}
+END_TEST
+
+START_TEST(test_err_network_faults)
+{
+    /* Line 7 is the [fault j] header. */
+    EXPECT_ERR(ABC "[fault j]\nkind = partition\nat = 1s\nside = a | b\n", "10: unknown key \"side\" in [fault j]");
+    EXPECT_ERR(ABC "[fault j]\nkind = crash\nat = 1s\nmachine = a\nsides = a | b\n",
+               "7: fault \"j\": sides is only for partition");
+    EXPECT_ERR(ABC "[fault j]\nkind = partition\nat = 1s\nsides = a | b\nrate = 5%\n",
+               "7: fault \"j\": rate is only for loss and duplicate");
+    EXPECT_ERR(ABC "[fault j]\nkind = loss\nat = 1s\nrate = 5%\none_way = true\n",
+               "7: fault \"j\": one_way is only for partition");
+    EXPECT_ERR(ABC "[fault j]\nkind = partition\nat = 1s\n",
+               "7: fault \"j\" has no sides (or machine, to cut one machine off)");
+    EXPECT_ERR(ABC "[fault j]\nkind = partition\nat = 1s\nmachine = a\nsides = a | b\n",
+               "7: fault \"j\": give sides or machine, not both");
+    EXPECT_ERR(ABC "[fault j]\nkind = loss\nat = 1s\nmachine = a\nrate = 1%\n",
+               "7: fault \"j\": a loss burst hits links: use machines, not machine");
+    EXPECT_ERR(ABC "[fault j]\nkind = duplicate\nat = 1s\n", "7: fault \"j\" has no rate");
+    EXPECT_ERR(ABC "[fault j]\nkind = loss\nat = 1s\nrate = 150%\n",
+               "10: bad percentage \"150%%\" (use 0%% to 100%%, such as 30%%)");
+    EXPECT_ERR(ABC "[fault j]\nkind = loss\nat = 1s\nrate = 1%\nduration = 0\n",
+               "7: fault \"j\": duration must be greater than 0 (leave it out for a loss that lasts to the end "
+               "of the run)");
+    EXPECT_ERR(ABC "[fault j]\nkind = partition\nat = 1s\nsides = a | z\n",
+               "7: fault \"j\" names no machine of this file: \"z\"");
+    EXPECT_ERR(ABC "[fault j]\nkind = partition\nat = 1s\nmachine = z\n",
+               "7: fault \"j\" names no machine of this file: \"z\"");
+    EXPECT_ERR(ABC "[fault j]\nkind = loss\nat = 1s\nrate = 1%\nmachines = a a\n",
+               "11: machine \"a\" is named twice");
+    EXPECT_ERR(ABC "[fault j]\nkind = partition\nat = 1s\nsides = a | a\n",
+               "10: bad sides \"a | a\": machine \"a\" is on both sides");
+    EXPECT_ERR(ABC "[fault j]\nkind = partition\nat = 1s\nsides = a | b\nsides = a | c\n",
+               "11: duplicate key \"sides\"");
+    EXPECT_ERR(ABC "[fault j]\nkind = partition\nat = 1s\none_way = maybe\n",
+               "10: bad boolean \"maybe\" (use true or false)");
+    EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = partition\nat = 1s\nmachine = a\n",
+               "3: fault \"j\": no other machine to cut \"a\" off from");
+    /* [chaos] */
+    EXPECT_ERR(ABC "[chaos]\npartition = 0\n", "8: partition must be greater than 0");
+    EXPECT_ERR(ABC "[chaos]\nloss_rate = 50%..10%\n",
+               "8: bad percentage \"50%%..10%%\" (use 0%% to 100%%, such as 30%% or 10%%..50%%)");
+    EXPECT_ERR(ABC "[chaos]\nduplicate_for = 0..1s\n", "8: duplicate_for must be greater than 0");
+    EXPECT_ERR(ABC "[chaos]\npartition_every = 1s\n", "8: unknown key \"partition_every\" in [chaos]");
+    EXPECT_ERR(ABC "[chaos]\nmachines = b\npartition = 1s\n",
+               "7: [chaos] partition needs two machines or more to split");
+    EXPECT_ERR(ABC "[chaos]\nloss = 1s\nloss = 2s\n", "9: duplicate key \"loss\"");
+    EXPECT_ERR(ABC "[chaos]\nmachines = a b a\nduplicate = 1s\n", "7: [chaos] names machine \"a\" twice");
 }
 END_TEST
 
@@ -991,11 +1100,13 @@ static Suite *config_suite(void)
     tcase_add_test(tc, test_long_lines);
     tcase_add_test(tc, test_relative_path);
     tcase_add_test(tc, test_network_sections);
+    tcase_add_test(tc, test_network_faults);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("errors");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_err_unknown_key);
+    tcase_add_test(tc, test_err_network_faults);
     tcase_add_test(tc, test_err_bad_values);
     tcase_add_test(tc, test_err_env);
     tcase_add_test(tc, test_err_duplicates);

@@ -743,6 +743,111 @@ START_TEST(test_tcp_timeout)
 }
 END_TEST
 
+/* ---------------------------------------------------- faults of the plan */
+
+static void add_burst(struct net_model *m, uint64_t at, uint64_t duration, uint64_t machines, uint32_t loss,
+                      uint32_t dup)
+{
+    struct net_burst b = { .at_ns = at, .duration_ns = duration, .machines = machines, .loss_ppm = loss,
+                           .dup_ppm = dup, .name = "b" };
+    ck_assert(net_model_add_burst(m, &b));
+}
+
+/* A partition added to a model cuts like a scheduled one, in start order. */
+START_TEST(test_added_partition)
+{
+    struct net_conf c = conf_with(1 * MS, 1 * MS, 0, 0, 0);
+    add_partition(&c, 5 * S, 1 * S, 0x1, 0x2, false);
+    struct net_model *m = model(&c, 3, 1);
+    struct net_partition p = { .at_ns = 1 * S, .duration_ns = 2 * S, .side_a = 0x4, .side_b = 0x3, .one_way = true,
+                               .name = "cut" };
+    ck_assert(net_model_add_partition(m, &p));
+    ck_assert_uint_eq(net_partition_count(m), 2);
+    ck_assert_str_eq(net_partition_get(m, 0)->name, "cut");
+    ck_assert_ptr_null(net_partition_get(m, 1)->name);
+    ck_assert(net_cut(m, 2, 0, 1 * S));
+    ck_assert(!net_cut(m, 0, 2, 1 * S));                    /* one-way */
+    ck_assert(!net_cut(m, 2, 0, 3 * S));                    /* healed */
+    ck_assert(net_cut(m, 0, 1, 5 * S));
+    ck_assert_uint_eq(net_next_change(m, 0), 1 * S);
+    ck_assert_uint_eq(net_next_change(m, 1 * S), 3 * S);
+    net_model_free(m);
+    net_conf_free(&c);
+}
+END_TEST
+
+/* Bursts: loss and duplication while they last, on the links they touch,
+ * on top of the link's own; their edges are changes. */
+START_TEST(test_bursts_udp)
+{
+    struct net_conf c = conf_with(1 * MS, 1 * MS, 0, 0, 0);
+    struct net_model *m = model(&c, 3, 4);
+    add_burst(m, 1 * S, 1 * S, 0x2, 1000000, 0);           /* all loss on links of machine 1, [1s, 2s) */
+    add_burst(m, 3 * S, 0, 0, 0, 1000000);                  /* all duplicated from 3s on */
+    ck_assert_uint_eq(net_burst_count(m), 2);
+    ck_assert_uint_eq(net_next_change(m, 0), 1 * S);
+    ck_assert_uint_eq(net_next_change(m, 1 * S), 2 * S);
+    ck_assert_uint_eq(net_next_change(m, 2 * S), 3 * S);
+    ck_assert_uint_eq(net_next_change(m, 3 * S), UINT64_MAX);
+    ck_assert_int_eq(net_udp_fate(m, 0, 1, 999 * MS).copies, 1);
+    ck_assert(net_udp_fate(m, 0, 1, 1 * S).lost);
+    ck_assert(net_udp_fate(m, 1, 2, 1500 * MS).lost);
+    ck_assert_int_eq(net_udp_fate(m, 0, 2, 1500 * MS).copies, 1);   /* not a link of machine 1 */
+    ck_assert_int_eq(net_udp_fate(m, 0, 1, 2 * S).copies, 1);
+    struct net_fate f = net_udp_fate(m, 2, 0, 3 * S);
+    ck_assert(f.duplicated);
+    ck_assert_int_eq(f.copies, 2);
+    ck_assert_int_eq(net_udp_fate(m, 1, 1, 3 * S).copies, 1);       /* within a machine: never */
+    net_model_free(m);
+
+    /* 50% on a 50% link: 75% lost. */
+    c.dflt.loss_ppm = 500000;
+    m = model(&c, 2, 5);
+    add_burst(m, 0, 0, 0, 500000, 0);
+    int lost = 0;
+    for (int i = 0; i < 100000; i++)
+        lost += net_udp_fate(m, 0, 1, 0).lost;
+    ck_assert_int_gt(lost, 74000);
+    ck_assert_int_lt(lost, 76000);
+    net_model_free(m);
+}
+END_TEST
+
+/* A burst draws nothing outside its time: a model with a burst later draws
+ * what a model without one does. */
+START_TEST(test_bursts_move_no_draws)
+{
+    struct net_conf c = conf_with(1 * MS, 50 * MS, 100000, 100000, 100000);
+    struct net_model *a = model(&c, 2, 1), *b = model(&c, 2, 1);
+    add_burst(b, 100 * S, 1 * S, 0, 300000, 300000);
+    for (int i = 0; i < 1000; i++) {
+        struct net_fate x = net_udp_fate(a, 0, 1, 0), y = net_udp_fate(b, 0, 1, 0);
+        ck_assert(same_fate(x, y));
+        ck_assert_uint_eq(net_tcp_arrival(a, 1, 0, 0, 0, NULL), net_tcp_arrival(b, 1, 0, 0, 0, NULL));
+    }
+    net_model_free(a);
+    net_model_free(b);
+}
+END_TEST
+
+/* TCP under a loss burst: retransmitted, each try meeting the loss of its
+ * own time, so it gets through once the burst ends; duplication never
+ * touches a stream. */
+START_TEST(test_bursts_tcp)
+{
+    struct net_conf c = conf_with(10 * MS, 10 * MS, 0, 0, 0);
+    struct net_model *m = model(&c, 2, 6);
+    add_burst(m, 1 * S, 1 * S, 0, 1000000, 1000000);        /* [1s, 2s): everything lost */
+    bool lost = false;
+    /* Sent at 1.5s: lost, retried at 1.7s (lost), at 2.1s (through). */
+    ck_assert_uint_eq(net_tcp_arrival(m, 0, 1, 1500 * MS, 0, &lost), 2110 * MS);
+    ck_assert(lost);
+    ck_assert_uint_eq(net_tcp_arrival(m, 0, 1, 2 * S, 0, &lost), 2010 * MS);
+    ck_assert(!lost);
+    net_model_free(m);
+}
+END_TEST
+
 static Suite *net_suite(void)
 {
     Suite *s = suite_create("net");
@@ -780,6 +885,10 @@ static Suite *net_suite(void)
     tcase_add_test(tc, test_tcp_loss);
     tcase_add_test(tc, test_tcp_partitions);
     tcase_add_test(tc, test_tcp_timeout);
+    tcase_add_test(tc, test_added_partition);
+    tcase_add_test(tc, test_bursts_udp);
+    tcase_add_test(tc, test_bursts_move_no_draws);
+    tcase_add_test(tc, test_bursts_tcp);
     suite_add_tcase(s, tc);
     return s;
 }
