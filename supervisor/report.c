@@ -45,20 +45,34 @@ void fold_outputs(struct world *w)
         }
 }
 
+/* The check's output is collected in the run directory and printed in one
+ * write once it exits: parallel workers' checks must not interleave. */
 int run_check(struct world *w)
 {
+    char out[512];
+    snprintf(out, sizeof out, "%s/check.out", w->run_dir);
     pid_t pid = fork();
     if (pid == 0) {
         char seed[32];
         snprintf(seed, sizeof seed, "%llu", (unsigned long long)w->seed);
         setenv("DSIM_SEED", seed, 1);
         setenv("DSIM_CONFIG_DIR", w->conf->dir, 1);
-        if (chdir(w->run_dir) != 0) _exit(126);
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (chdir(w->run_dir) != 0 || fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) _exit(126);
+        close(fd);
         execl("/bin/sh", "sh", "-c", w->conf->check_command, (char *)NULL);
         _exit(127);
     }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    int fd = open(out, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    char *text = fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 ? malloc((size_t)st.st_size) : NULL;
+    ssize_t n = text ? read(fd, text, (size_t)st.st_size) : 0;
+    for (ssize_t off = 0, k; off < n; off += k)
+        if ((k = write(1, text + off, (size_t)(n - off))) <= 0) break;
+    free(text);
+    if (fd >= 0) close(fd);
     return status;
 }
 
