@@ -137,10 +137,12 @@ static bool same_content(const char *a, const char *b)
 {
     FILE *fa = fopen(a, "re"), *fb = fopen(b, "re");
     bool same = fa && fb;
-    int ca, cb;
-    while (same && (ca = getc(fa)) == (cb = getc(fb)))
-        if (ca == EOF) break;
-    if (same && ca != cb) same = false;
+    static char ba[65536], bb[65536];
+    while (same) {
+        size_t na = fread(ba, 1, sizeof ba, fa), nb = fread(bb, 1, sizeof bb, fb);
+        same = na == nb && !memcmp(ba, bb, na);
+        if (na < sizeof ba) break;
+    }
     if (fa) fclose(fa);
     if (fb) fclose(fb);
     return same;
