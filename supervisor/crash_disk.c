@@ -21,7 +21,7 @@ static unsigned choose(struct world *w, struct machine *m, unsigned n)
     struct crash_pick *p = w->pick;
     if (!p || w->ncrashes != p->crash) return (unsigned)prng_below(&m->disk, n);
     size_t i = p->nused;
-    unsigned c = i < p->nchoices ? p->choices[i] : 0;
+    unsigned c = i < p->nchoices ? p->choices[i] : p->sampler ? (unsigned)prng_below(p->sampler, n) : 0;
     if (c >= n) c = n - 1;
     if (i < CRASH_PICK_MAX) {
         p->used[i] = c;

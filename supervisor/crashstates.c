@@ -1,8 +1,10 @@
 /* Enumerates the states by re-running the seed: every run is the same up
  * to the chosen crash, which takes prescribed decisions (crash_disk.c);
  * the decisions it met and how many options each had give the next path of
- * a depth-first walk over the decision tree. Paths that leave a disk
- * already seen stop at the crash. */
+ * a depth-first walk over the decision tree. A tree with more paths than
+ * --max (a large file torn at any sector) is sampled instead: each decision
+ * drawn from a stream of the seed, so the sample is the same every time.
+ * Paths that leave a disk already seen stop at the crash. */
 #include "supervisor/crashstates.h"
 #include "supervisor/cli.h"
 #include "supervisor/plan.h"
@@ -47,6 +49,15 @@ static bool next_path(const struct crash_pick *p, unsigned *choices, size_t *n)
     return false;
 }
 
+/* How many decision paths the tree has, judged from one path: the product
+ * of its decisions' options (later decisions may have others). */
+static double tree_size(const struct crash_pick *p)
+{
+    double n = 1;
+    for (size_t i = 0; i < p->nused; i++) n *= p->arity[i];
+    return n;
+}
+
 struct walk {
     struct config *c;
     const char *confpath;
@@ -59,7 +70,7 @@ struct walk {
 static void run_state(struct walk *wk, struct crash_pick *p, struct run_result *r)
 {
     struct run_opts ro = { .recent = 1, .plan = wk->o->faults, .nplan = wk->o->nfaults,
-                           .use_plan = wk->o->plan != NULL, .pick = p };
+                           .use_plan = wk->o->plan != NULL, .pick = p, .quiet_check = true };
     p->seen = wk->seen;
     p->nseen = wk->nseen;
     run_seed(wk->c, wk->seed, &ro, r);
@@ -80,7 +91,8 @@ int cmd_crash_states(int argc, char **argv)
 
     /* The seed as it runs: how many crashes, and which to explore. */
     struct run_result r;
-    struct run_opts ro = { .recent = 1, .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL };
+    struct run_opts ro = { .recent = 1, .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL,
+                           .quiet_check = true };
     run_seed(c, seed, &ro, &r);
     int crashes = r.ncrashes, target = o.crash ? o.crash : crashes;
     run_result_free(&r);
@@ -96,14 +108,21 @@ int cmd_crash_states(int argc, char **argv)
     size_t nchoices = 0;
     int states = 0, fails = 0, same = 0, runs = 0;
     char first_fail[CRASH_PICK_MAX * 4 + 16] = "", state[sizeof first_fail];
-    bool more = true;
+    bool more = true, sampling = false;
+    struct prng sampler;
+    prng_init(&sampler, seed, "crash-states");
     while (more && runs < max && !dsim_interrupted) {
-        struct crash_pick p = { .crash = target, .choices = choices, .nchoices = nchoices };
+        struct crash_pick p = { .crash = target, .choices = choices, .nchoices = nchoices,
+                                .sampler = sampling ? &sampler : NULL };
         run_state(&wk, &p, &r);
         runs++;
         if (runs == 1)
             printf("seed %" PRIu64 ": crash %d of %d, machine %s at %.9fs\n", seed, target, crashes, p.machine,
                    (double)p.at_ns / 1e9);
+        if (!sampling && tree_size(&p) > max) {
+            sampling = true;
+            printf("(the decision tree has about %.3g paths: the remaining runs sample it)\n", tree_size(&p));
+        }
         if (p.duplicate) {
             same++;
         } else {
@@ -120,10 +139,11 @@ int cmd_crash_states(int argc, char **argv)
             }
         }
         run_result_free(&r);
-        more = next_path(&p, choices, &nchoices);
+        nchoices = 0;
+        more = sampling || next_path(&p, choices, &nchoices);
     }
     if (same) printf("(%d more decision paths left a disk already listed)\n", same);
-    if (more) printf("(stopped after %d runs, --max; more states remain)\n", runs);
+    if (more && !sampling) printf("(stopped after %d runs, --max; more states remain)\n", runs);
     if (first_fail[0])
         printf("replay the first failing state: dsim replay %s %" PRIu64 " --crash-state %s\n", argv[1], seed, first_fail);
     printf("%d crash states: %d pass, %d fail\n", states, states - fails, fails);

@@ -47,7 +47,7 @@ void fold_outputs(struct world *w)
 
 /* The check's output is collected in the run directory and printed in one
  * write once it exits: parallel workers' checks must not interleave. */
-int run_check(struct world *w)
+int run_check(struct world *w, bool print)
 {
     char out[512];
     snprintf(out, sizeof out, "%s/check.out", w->run_dir);
@@ -68,7 +68,7 @@ int run_check(struct world *w)
     int fd = open(out, O_RDONLY | O_CLOEXEC);
     struct stat st;
     char *text = fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 ? malloc((size_t)st.st_size) : NULL;
-    ssize_t n = text ? read(fd, text, (size_t)st.st_size) : 0;
+    ssize_t n = text && print ? read(fd, text, (size_t)st.st_size) : 0;
     for (ssize_t off = 0, k; off < n; off += k)
         if ((k = write(1, text + off, (size_t)(n - off))) <= 0) break;
     free(text);

@@ -9,7 +9,7 @@ void report_deadlock(struct world *w);
 /* The outcome once the loop ends: pass, or the first failing machine. */
 void judge(struct world *w);
 /* Runs [check] natively in the run directory; its wait status. */
-int run_check(struct world *w);
+int run_check(struct world *w, bool print);
 /* Folds every machine's captured stdout and stderr into the hash. */
 void fold_outputs(struct world *w);
 /* The failure details: crash stack, last events, machines' stderr. */

@@ -252,7 +252,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     for (size_t i = 0; i < w->nmachines; i++) { close(w->machines[i].out_fd); close(w->machines[i].err_fd); }
     if (!o->exec_stdio) fold_outputs(w);
     if (before_teardown == OUT_PASS && c->check_command) {
-        int st = run_check(w);
+        int st = run_check(w, !o->quiet_check);
         if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
             w->outcome = OUT_CHECK;
             snprintf(w->reason, sizeof w->reason, "the check command failed (%s %d)",

@@ -15,6 +15,7 @@ struct run_opts {
     size_t nplan;
     bool use_plan;
     struct crash_pick *pick;        /* dsim crash-states: one crash's decisions */
+    bool quiet_check;               /* the check's output is not printed */
 };
 
 struct run_result {

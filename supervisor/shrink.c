@@ -23,7 +23,7 @@ static void first_line(const char *s, char *out, size_t len)
 /* Runs the seed with exactly these faults: does it fail the same way? */
 static bool still_fails(struct probe *p, const struct fault_conf *f, size_t n, struct run_result *keep)
 {
-    struct run_opts o = { .recent = 1, .plan = f, .nplan = n, .use_plan = true };
+    struct run_opts o = { .recent = 1, .plan = f, .nplan = n, .use_plan = true, .quiet_check = true };
     struct run_result r;
     run_seed(p->conf, p->seed, &o, &r);
     p->runs++;

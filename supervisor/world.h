@@ -133,8 +133,9 @@ enum outcome { OUT_RUNNING, OUT_PASS, OUT_EXIT, OUT_TIMEOUT, OUT_DEADLOCK,
 #define CRASH_PICK_MAX 256
 struct crash_pick {
     int crash;                  /* which crash of the run: 1 = the first */
-    const unsigned *choices;    /* its decisions in order; then the first option */
+    const unsigned *choices;    /* its decisions in order; then the first option, */
     size_t nchoices;
+    struct prng *sampler;       /* or, if set, one drawn from this */
     /* Filled in by the run. */
     unsigned used[CRASH_PICK_MAX], arity[CRASH_PICK_MAX];
     size_t nused;
