@@ -101,8 +101,11 @@ static void collect(const char *upath, const char *mpath)
         snprintf(msub, sizeof msub, "%s/%s", strcmp(mpath, "/") ? mpath : "", e->d_name);
         if (lstat(usub, &st) != 0) continue;
         if (nentries == capentries) {
-            capentries = capentries ? 2 * capentries : 256;
-            entries = realloc(entries, capentries * sizeof *entries);
+            size_t cap = capentries ? 2 * capentries : 256;
+            struct entry *grown = realloc(entries, cap * sizeof *entries);
+            if (!grown) break;      /* out of memory: the crash decides fewer files */
+            entries = grown;
+            capentries = cap;
         }
         entries[nentries++] = (struct entry){ strdup(msub), strdup(usub), st };
         if (S_ISDIR(st.st_mode)) collect(usub, msub);

@@ -1,3 +1,4 @@
+#include "supervisor/xalloc.h"
 #include "supervisor/durable.h"
 #include <dirent.h>
 #include <fcntl.h>
@@ -31,7 +32,7 @@ void disk_layers_init(struct world *w)
         char target[2048];
         if (sscanf(line, "%*s %2047s", target) != 1 || !strcmp(target, "/") || kernel_fs(target)) continue;
         if (!strncmp(target, w->run_dir, strlen(w->run_dir))) continue;
-        w->layers = realloc(w->layers, (w->nlayers + 1) * sizeof *w->layers);
+        w->layers = xrealloc(w->layers, (w->nlayers + 1) * sizeof *w->layers);
         w->layers[w->nlayers++] = strdup(target);
     }
     if (f) fclose(f);

@@ -1,3 +1,4 @@
+#include "supervisor/xalloc.h"
 #include "supervisor/faults.h"
 #include "supervisor/netsim.h"
 #include "supervisor/machine.h"
@@ -220,7 +221,7 @@ struct fault_conf *faults_for_run(const struct config *c, uint64_t seed, size_t 
     size_t cap = 0;
     *n = 0;
     for (size_t i = 0; i < c->nfaults; i++) {
-        if (*n == cap) v = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
+        if (*n == cap) v = xrealloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
         if (fault_copy(&v[*n], &c->faults[i]) == 0) (*n)++;
     }
     if (c->chaos) draw_chaos(c, seed, &v, n, &cap);

@@ -1,5 +1,6 @@
 /* Commands that work on runs and their records: merge, trace, diff,
  * shrink. */
+#include "supervisor/xalloc.h"
 #include "supervisor/cli.h"
 #include "supervisor/diverge.h"
 #include "supervisor/plan.h"
@@ -38,7 +39,7 @@ int cmd_merge(int argc, char **argv)
         long lineno = 0;
         while (getline(&line, &lcap, f) > 0) {
             lineno++;
-            if (n == cap) v = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof *v);
+            if (n == cap) v = xrealloc(v, (cap = cap ? 2 * cap : 256) * sizeof *v);
             if (result_from_json(line, &v[n])) {
                 fprintf(stderr, "%s:%ld: not a dsim result line\n", argv[a], lineno);
                 return EXIT_USAGE;
@@ -48,7 +49,7 @@ int cmd_merge(int argc, char **argv)
         free(line);
         fclose(f);
     }
-    qsort(v, n, sizeof *v, by_seed);
+    if (n) qsort(v, n, sizeof *v, by_seed);
     size_t keep = n, failed = 0, passed = 0;
     for (size_t i = 0; i < n; i++) {
         if (!strcmp(v[i].outcome, "pass")) { passed++; continue; }

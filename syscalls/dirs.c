@@ -3,6 +3,7 @@
  * files listed on another host would come out in another order. dsim lists
  * the directory itself, sorts by name, and serves entries from the index
  * kept in the open file's own position (so lseek/rewinddir still work). */
+#include "supervisor/xalloc.h"
 #include "syscalls/sys.h"
 #include "supervisor/tracer.h"
 #include <dirent.h>
@@ -43,7 +44,7 @@ static long list_sorted(int copy, struct entry **out)
     while ((got = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
         for (long off = 0; off < got;) {
             struct dirent64_hdr *h = (struct dirent64_hdr *)(buf + off);
-            if (n == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+            if (n == cap) v = xrealloc(v, (cap *= 2) * sizeof *v);
             v[n++] = (struct entry){ h->d_ino, h->d_type, strdup(buf + off + sizeof *h) };
             off += h->d_reclen;
         }

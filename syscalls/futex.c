@@ -97,7 +97,7 @@ static long wake_op(struct world *w, struct thread *t, bool private, uint64_t a1
     int oparg = (int)((encoded << 8) >> 20), cmparg = (int)((encoded << 20) >> 20);
     if (encoded & (FUTEX_OP_OPARG_SHIFT << 28)) {
         if (oparg < 0 || oparg > 31) return -EINVAL;
-        oparg = 1 << oparg;
+        oparg = (int)(1u << oparg);
     }
     if (cmp > FUTEX_OP_CMP_GE) return -ENOSYS;
     int old, val;
