@@ -207,6 +207,8 @@ static void crash_file(struct world *w, struct machine *m, const struct entry *e
     }
     }
     disk_copy_file(e->upath, rec);      /* what survived is durable now */
+    struct timespec times[2] = { e->st.st_atim, e->st.st_mtim };
+    utimensat(AT_FDCWD, e->upath, times, 0);   /* the crash's own writes leave no host time */
 }
 
 static bool is_whiteout(const struct stat *st) { return S_ISCHR(st->st_mode) && st->st_rdev == makedev(0, 0); }

@@ -1,5 +1,6 @@
 #include "supervisor/xalloc.h"
 #include "supervisor/durable.h"
+#include "syscalls/sys.h"
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -261,6 +262,10 @@ void disk_op_end(struct world *w, struct machine *m, bool done)
         return;
     }
     if (op->kind == NOP_CREATE || op->kind == NOP_MKNOD) record_empty(w, m, op->path[0]);
+    /* Times: the new entry's, and its directories' (entries changed). */
+    if (op->kind <= NOP_MKNOD && op->kind != NOP_LINK) ftimes_note_path(w, m, op->path[0]);
+    for (int i = 0; i < 2; i++)
+        if (op->dir[i]) ftimes_note_path(w, m, op->dir[i]);
     if (l->n > MAX_NAME_OPS) {
         oplog_limit(l, MAX_NAME_OPS);
         compact(w, m);

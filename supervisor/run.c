@@ -276,7 +276,10 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     if (o->keep_dir) keep_outputs(w, o->keep_dir);
     for (size_t i = 0; o->keep_dir && w->outcome != OUT_PASS && i < w->nmachines; i++)
         disk_keep(w, &w->machines[i], o->keep_dir);
-    for (size_t i = 0; i < w->nmachines; i++) oplog_clear(&w->machines[i].names);
+    for (size_t i = 0; i < w->nmachines; i++) {
+        oplog_clear(&w->machines[i].names);
+        ftimes_free(&w->machines[i]);
+    }
     disk_layers_free(w);
     run_cleanup(KEEP_RUN_DIRS - 1);
     snprintf(pending_dirs[npending++], sizeof pending_dirs[0], "%s", w->run_dir);

@@ -388,6 +388,9 @@ void step(struct world *w, struct thread *t)
         settle(w, t);
         return;
     }
+    /* Files the machine changed in earlier steps get their times now: the
+     * changes are done, and no thread of it has looked yet. */
+    if (t->proc->m->ndirty) ftimes_flush(w, t->proc->m);
     char call[512];
     format_call(w, t, call, sizeof call);
     const struct sys_entry *e = sys_lookup(SYSNR(t));

@@ -73,6 +73,16 @@ struct thread {
 
 struct sigaction_lite { uint64_t handler; uint64_t flags; };
 
+/* A file a machine changed, to be stamped with the time of the change
+ * (syscalls/ftimes.c): through an fd copy (dev, ino) or by upper path. */
+struct dirty_file {
+    dev_t dev;
+    ino_t ino;
+    int copy;
+    char *upath;
+    uint64_t at_ns;         /* the machine's wall clock, ns since 1970 */
+};
+
 struct sighand {
     int refs;
     struct sigaction_lite act[65];
@@ -116,6 +126,8 @@ struct machine {
     struct oplog names;         /* name operations not durable yet (durable.h) */
     unsigned long grave_seq;    /* names the files those operations replaced */
     bool sync_opened;           /* it opened a file O_SYNC/O_DSYNC: writes need a look */
+    struct dirty_file *dirty;   /* changed files not stamped yet */
+    size_t ndirty, capdirty;
     int out_fd, err_fd;     /* where its stdout and stderr go */
     bool stacks;            /* note the stack at each of its syscalls */
     int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */

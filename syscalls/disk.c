@@ -28,7 +28,7 @@ static bool fd_mpath(struct thread *t, int fd, char *out, size_t len)
  * names, its last component not followed: the directory part is resolved
  * as the tracee would resolve it (an absolute path inside the machine's
  * root), and named by the kernel. */
-static bool entry_mpath(struct thread *t, int dirfd, uint64_t addr, char *out, size_t len)
+bool disk_entry_mpath(struct thread *t, int dirfd, uint64_t addr, char *out, size_t len)
 {
     char path[4096], base[64], dir[4096];
     if (mem_read_str(t->tid, addr, path, sizeof path) <= 0) return false;
@@ -71,8 +71,8 @@ static enum sys_action name_op(struct world *w, struct thread *t, enum name_op_k
                                int dirfd2, uint64_t addr2)
 {
     char p0[4096], p1[4096];
-    if (!entry_mpath(t, dirfd, addr, p0, sizeof p0)) return SYS_PASS;
-    if (addr2 && !entry_mpath(t, dirfd2, addr2, p1, sizeof p1)) return SYS_PASS;
+    if (!disk_entry_mpath(t, dirfd, addr, p0, sizeof p0)) return SYS_PASS;
+    if (addr2 && !disk_entry_mpath(t, dirfd2, addr2, p1, sizeof p1)) return SYS_PASS;
     if (!disk_op_begin(w, t->proc->m, kind, p0, addr2 ? p1 : NULL)) return SYS_PASS;
     t->on_exit = name_done;
     return SYS_PASS_EXIT;
@@ -125,9 +125,11 @@ enum sys_action disk_open(struct world *w, struct thread *t, int dirfd, uint64_t
 {
     struct machine *m = t->proc->m;
     if (flags & O_DSYNC) m->sync_opened = true;
-    if (!(flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) return SYS_PASS;
+    if (!(flags & (O_CREAT | O_TRUNC)) || (flags & O_TMPFILE) == O_TMPFILE) return SYS_PASS;
     char p[4096];
-    if (!entry_mpath(t, dirfd, addr, p, sizeof p) || disk_exists(w, m, p)) return SYS_PASS;
+    if (!disk_entry_mpath(t, dirfd, addr, p, sizeof p)) return SYS_PASS;
+    if ((flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY) ftimes_note_path(w, m, p);
+    if (!(flags & O_CREAT) || disk_exists(w, m, p)) return SYS_PASS;
     if (!disk_op_begin(w, m, NOP_CREATE, p, NULL)) return SYS_PASS;
     t->on_exit = name_done;
     return SYS_PASS_EXIT;
@@ -175,15 +177,18 @@ enum sys_action disk_sync_write(struct world *w, struct thread *t, int fd)
     return SYS_PASS_EXIT;
 }
 
-/* pwrite and pwritev: regular files, passed to the kernel; only an O_SYNC
- * fd needs its exit (and only machines that opened one pay the probe). */
+/* pwrite and pwritev: regular files, passed to the kernel; the file's
+ * time is noted, and an O_SYNC fd needs the call's exit. */
 enum sys_action sys_pwrite(struct world *w, struct thread *t)
 {
-    if (!t->proc->m->sync_opened) return SYS_PASS;
     struct stat st;
     int fd = (int)ARG0(t), copy = fd_probe(w, t, fd, &st);
     if (copy < 0) return SYS_PASS;
-    int fl = fcntl(copy, F_GETFL);
-    close(copy);
-    return S_ISREG(st.st_mode) && fl >= 0 && (fl & O_DSYNC) ? disk_sync_write(w, t, fd) : SYS_PASS;
+    if (!S_ISREG(st.st_mode)) {
+        close(copy);
+        return SYS_PASS;
+    }
+    int fl = t->proc->m->sync_opened ? fcntl(copy, F_GETFL) : 0;
+    ftimes_note_fd(w, t, copy, &st);
+    return fl >= 0 && (fl & O_DSYNC) ? disk_sync_write(w, t, fd) : SYS_PASS;
 }

@@ -436,8 +436,10 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
     /* A datagram goes whole or not at all: one over a step is too big
      * anyway (EMSGSIZE), and the kernel says so at once. */
     if (!ours || (sock && c->b.total > WRITE_STEP && !stream_socket(copy))) {
-        close(copy);
-        if (S_ISREG(st.st_mode) && fl >= 0 && (fl & O_DSYNC) && t->partial == 0) return disk_sync_write(w, t, c->fd);
+        bool file = S_ISREG(st.st_mode) && !is_external(w, &st);
+        if (file) ftimes_note_fd(w, t, copy, &st);      /* its mtime: now, on the machine's clock */
+        else close(copy);
+        if (file && fl >= 0 && (fl & O_DSYNC) && t->partial == 0) return disk_sync_write(w, t, c->fd);
         return write_leave(t);
     }
 

@@ -118,6 +118,19 @@ void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid
 /* disk.c: open with O_CREAT or O_SYNC; a write through an O_SYNC fd. */
 enum sys_action disk_open(struct world *w, struct thread *t, int dirfd, uint64_t addr, int flags);
 enum sys_action disk_sync_write(struct world *w, struct thread *t, int fd);
+/* The machine path of the entry a path argument names (its last component
+ * not followed); false if it cannot be resolved. */
+bool disk_entry_mpath(struct thread *t, int dirfd, uint64_t addr, char *out, size_t len);
+
+/* ftimes.c: file times on virtual time. A changed file is noted (an fd
+ * copy, which the note then owns, or a machine path) and stamped at the
+ * machine's next step. */
+struct stat;
+void ftimes_note_fd(struct world *w, struct thread *t, int copy, const struct stat *st);
+void ftimes_note_path(struct world *w, struct machine *m, const char *mpath);
+void ftimes_flush(struct world *w, struct machine *m);
+void ftimes_free(struct machine *m);
+enum sys_action ftimes_fd_change(struct world *w, struct thread *t);
 
 /* random.c */
 void random_fill(struct world *w, struct thread *t, void *buf, size_t len);

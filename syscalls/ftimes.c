@@ -1,0 +1,135 @@
+/* File times on virtual time. The kernel stamps what a machine writes with
+ * the host's clock, years after the machine's own, and different in every
+ * run. dsim notes each file a machine changes (writes, truncates, creates,
+ * entries added to or removed from a directory, touch) with the machine's
+ * wall-clock time of the change, and stamps those times on the files at
+ * the machine's next step (step.c), once the change is done and before any
+ * of its threads can look: a noted fd copy is held only that long, so no
+ * flock, lease or close is seen late. The overlay is mounted noatime, so
+ * reads leave no host time either. Left to the host: the inode change time
+ * (ctime), and writes through shared mappings. */
+#include "syscalls/sys.h"
+#include "supervisor/durable.h"
+#include "supervisor/tracer.h"
+#include "supervisor/xalloc.h"
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The change at the machine's wall-clock time now. */
+static struct dirty_file *note(struct world *w, struct machine *m, dev_t dev, ino_t ino, const char *upath)
+{
+    for (size_t i = 0; i < m->ndirty; i++) {
+        struct dirty_file *d = &m->dirty[i];
+        if (upath ? d->upath && !strcmp(d->upath, upath) : !d->upath && d->dev == dev && d->ino == ino) {
+            d->at_ns = machine_realtime(w, m);
+            return NULL;
+        }
+    }
+    if (m->ndirty == m->capdirty) {
+        m->capdirty = m->capdirty ? 2 * m->capdirty : 16;
+        m->dirty = xrealloc(m->dirty, m->capdirty * sizeof *m->dirty);
+    }
+    struct dirty_file *d = &m->dirty[m->ndirty++];
+    *d = (struct dirty_file){ dev, ino, -1, upath ? strdup(upath) : NULL, machine_realtime(w, m) };
+    return d;
+}
+
+void ftimes_note_fd(struct world *w, struct thread *t, int copy, const struct stat *st)
+{
+    struct dirty_file *d = note(w, t->proc->m, st->st_dev, st->st_ino, NULL);
+    if (d) d->copy = copy;
+    else close(copy);
+}
+
+void ftimes_note_path(struct world *w, struct machine *m, const char *mpath)
+{
+    char upath[4096];
+    if (disk_upper(w, m, mpath, upath, sizeof upath)) note(w, m, 0, 0, upath);
+}
+
+/* Stamps every noted file with its time, and forgets them. */
+void ftimes_flush(struct world *w, struct machine *m)
+{
+    (void)w;
+    for (size_t i = 0; i < m->ndirty; i++) {
+        struct dirty_file *d = &m->dirty[i];
+        struct timespec ts[2];
+        ts[0].tv_sec = ts[1].tv_sec = (time_t)(d->at_ns / 1000000000);
+        ts[0].tv_nsec = ts[1].tv_nsec = (long)(d->at_ns % 1000000000);
+        if (d->copy >= 0) {
+            futimens(d->copy, ts);
+            close(d->copy);
+        } else {
+            utimensat(AT_FDCWD, d->upath, ts, AT_SYMLINK_NOFOLLOW);
+            free(d->upath);
+        }
+    }
+    m->ndirty = 0;
+}
+
+void ftimes_free(struct machine *m)
+{
+    for (size_t i = 0; i < m->ndirty; i++) {
+        if (m->dirty[i].copy >= 0) close(m->dirty[i].copy);
+        free(m->dirty[i].upath);
+    }
+    free(m->dirty);
+    m->dirty = NULL;
+    m->ndirty = m->capdirty = 0;
+}
+
+/* ftruncate, fallocate and pwrite: changes through an fd. */
+enum sys_action ftimes_fd_change(struct world *w, struct thread *t)
+{
+    struct stat st;
+    int copy = fd_probe(w, t, (int)ARG0(t), &st);
+    if (copy < 0) return SYS_PASS;
+    if (!S_ISREG(st.st_mode)) {
+        close(copy);
+        return SYS_PASS;
+    }
+    ftimes_note_fd(w, t, copy, &st);
+    return SYS_PASS;
+}
+
+/* A path's file changes now (noted before the call: the stamp waits for
+ * the next step anyway). */
+static enum sys_action path_change(struct world *w, struct thread *t, int dirfd, uint64_t addr)
+{
+    char mpath[4096];
+    if (disk_entry_mpath(t, dirfd, addr, mpath, sizeof mpath)) ftimes_note_path(w, t->proc->m, mpath);
+    return SYS_PASS;
+}
+
+enum sys_action sys_truncate(struct world *w, struct thread *t) { return path_change(w, t, AT_FDCWD, ARG0(t)); }
+
+/* Whether a times argument at addr asks for the current time: NULL, or
+ * (utimensat) a UTIME_NOW. */
+static bool wants_now(struct thread *t, uint64_t addr, bool nsec)
+{
+    if (!addr) return true;
+    struct timespec ts[2];
+    return nsec && mem_read(t->tid, addr, ts, sizeof ts) == 0 &&
+           (ts[0].tv_nsec == UTIME_NOW || ts[1].tv_nsec == UTIME_NOW);
+}
+
+/* utimensat, futimesat, utimes, utime (touch): times the program gives
+ * stand (earlier changes were stamped as this step began); "now" is the
+ * machine's now. */
+enum sys_action sys_utimes(struct world *w, struct thread *t)
+{
+    switch (SYSNR(t)) {
+    case SYS_utimensat:
+        if (!wants_now(t, ARG2(t), true)) return SYS_PASS;
+        if (!ARG1(t)) return ftimes_fd_change(w, t);        /* futimens */
+        return path_change(w, t, (int)ARG0(t), ARG1(t));
+    case SYS_futimesat:
+        return wants_now(t, ARG2(t), false) ? path_change(w, t, (int)ARG0(t), ARG1(t)) : SYS_PASS;
+    default:        /* utimes, utime */
+        return wants_now(t, ARG1(t), false) ? path_change(w, t, AT_FDCWD, ARG0(t)) : SYS_PASS;
+    }
+}

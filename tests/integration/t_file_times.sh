@@ -1,0 +1,30 @@
+#!/bin/bash
+# File times follow the machine's clock, not the host's (file_times): the
+# mtime of a file written, pwritten, truncated, touched or created, and of
+# the directory it was created in, is the machine's "now", as natively; an
+# explicit utimensat stands. Also on a machine whose clock runs 1 h behind
+# and jumps back 30 s mid-run. Two runs of a seed: one hash.
+. "$(dirname "$0")/lib.sh"
+prog=$(build file_times)
+"$prog" "$TMP/native" >"$TMP/native.out" || fail "file_times failed natively"
+grep -q elsewhere "$TMP/native.out" && fail "natively: $(cat "$TMP/native.out")"
+dsim_exec 1 "$prog" /var/tmp/ft >"$TMP/dsim.out" || { cat "$TMP/exec.err"; fail "file_times failed under dsim"; }
+diff "$TMP/native.out" "$TMP/dsim.out" >&2 || fail "file times under dsim differ from native"
+h=$(same_hash_twice 1 "$prog" /var/tmp/ft) || exit 1
+write_conf "$TMP/skew.conf" <<CONF
+[simulation]
+duration = 60s
+[machine skewed]
+command = exec $prog /var/tmp/ft
+clock_offset = -1h
+[fault back]
+kind = clock_jump
+at = 3s
+machine = skewed
+by = -30s
+[check]
+command = cat skewed.stdout
+CONF
+"$DSIM" run "$TMP/skew.conf" --seeds 1 >"$TMP/skew.out" 2>&1 || { cat "$TMP/skew.out"; fail "the skewed run failed"; }
+grep -v '^dsim:' "$TMP/skew.out" | diff "$TMP/native.out" - >&2 || fail "file times on a skewed, jumping clock differ from native"
+note "file times follow the machine's clock (also skewed and jumped); hash $h twice"
