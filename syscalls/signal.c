@@ -143,7 +143,11 @@ enum sys_action signal_interrupt(struct world *w, struct thread *t, const struct
     sleep_interrupted(w, t);
     struct sigaction_lite *a = &t->proc->sh->act[t->intr_sig];
     bool handler = a->handler != (uint64_t)SIG_DFL && a->handler != (uint64_t)SIG_IGN;
-    if (handler && (a->flags & SA_RESTART) && e && e->restart == RS_RESTART_SA) {
+    /* A socket call waiting with SO_RCVTIMEO/SO_SNDTIMEO (the only finite
+     * deadline such calls have) is not restarted: signal(7). */
+    long nr = SYSNR(t);
+    bool timed_io = t->deadline != UINT64_MAX && nr != SYS_futex && nr != SYS_flock;
+    if (handler && (a->flags & SA_RESTART) && e && e->restart == RS_RESTART_SA && !timed_io) {
         /* Skip it now; the call is made again once the handler returns. */
         t->regs.rax = t->regs.orig_rax;
         t->regs.rip -= 2;

@@ -3,10 +3,15 @@
  * recv and accept with nothing to take fail with EAGAIN once the receive
  * timeout has passed (not before); a blocking write into a full socket
  * returns the part it moved, and the next one EAGAIN, after the send
- * timeout. Prints one line per check, then "ok". */
+ * timeout. A signal whose handler has SA_RESTART still ends such a read
+ * with EINTR (signal(7): calls with a socket timeout are not restarted).
+ * Prints one line per check, then "ok". */
 #include "netcheck.h"
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/time.h>
+
+static void on_alarm(int sig) { (void)sig; }
 
 static long now_ms(void)
 {
@@ -77,6 +82,24 @@ int main(int argc, char **argv)
 	long start = now_ms();
 	expect_timeout("unix read", read(sv[0], &c, 1), start, 200);
 	send_timeout("unix write", sv[1]);
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	int quiet[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, quiet) != 0)
+		die("socketpair");
+	set_timeout(quiet[0], SO_RCVTIMEO, 3000);
+	alarm(1);
+	start = now_ms();
+	long r = read(quiet[0], &c, 1);
+	int e = errno;
+	long took = now_ms() - start;
+	CHECK(r == -1 && e == EINTR, "read with SA_RESTART and a timeout: %ld %s", r, errname(e));
+	CHECK(took >= 900 && took < 2900, "the interrupted read took %ld ms", took);
+	printf("unix read: a SA_RESTART signal ends it with %s\n", r == -1 ? errname(e) : "no error");
 
 	int l = listen_on("127.0.0.1", 0, SOCK_STREAM);
 	struct sockaddr_storage ss;
