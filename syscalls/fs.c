@@ -84,7 +84,7 @@ void thread_drop_copy(struct thread *t)
 }
 
 /* Keeps copy across a block; fd_ready_check polls it for `events`. */
-static void hold_copy(struct thread *t, int copy, short events)
+void hold_copy(struct thread *t, int copy, short events)
 {
     thread_drop_copy(t);
     t->copy_fd = copy;

@@ -109,6 +109,11 @@ static int put_saddr(struct thread *t, int family, const struct saddr *a, uint64
     return 0;
 }
 
+int sock_put_addr(struct thread *t, const struct simsock *s, const struct saddr *a, uint64_t addr, uint64_t len_addr)
+{
+    return put_saddr(t, s->family, a, addr, len_addr);
+}
+
 /* The room the caller gave for an address (*len_addr), read at the entry
  * stop: the kernel overwrites it with the size of the AF_UNIX address. */
 static int save_room(struct thread *t, uint64_t addr, uint64_t len_addr)

@@ -56,6 +56,8 @@ int fd_copy(struct world *w, struct thread *t, int fd);
 struct stat;
 int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st);
 bool fd_ready_check(struct world *w, struct thread *t);
+/* The thread keeps copy while it waits for events on it (fd_ready_check). */
+void hold_copy(struct thread *t, int copy, short events);
 void thread_drop_copy(struct thread *t);
 
 /* socket.c: the parts of reads and writes that concern simulated sockets. */
@@ -65,6 +67,10 @@ enum sys_action sock_read(struct world *w, struct thread *t, struct simsock *s, 
 enum sys_action sock_accept(struct world *w, struct thread *t, struct simsock *listener);
 long sock_send_dgram(struct world *w, struct thread *t, struct simsock *s, int copy, const struct iovec *iov,
                      unsigned long n, uint64_t addr, uint64_t addrlen);
+/* Writes a's simulated address to addr (room and size at len_addr, as
+ * recvfrom does); 0 or -errno. */
+struct saddr;
+int sock_put_addr(struct thread *t, const struct simsock *s, const struct saddr *a, uint64_t addr, uint64_t len_addr);
 
 /* futex.c */
 /* Wakes waiters on an exited thread's CLONE_CHILD_CLEARTID word. */

@@ -19,7 +19,7 @@
     X(sys_getrandom) X(sys_uname) X(sys_sysinfo) X(sys_sched_getaffinity) X(sys_sched_setaffinity) \
     X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality) X(sys_flock) X(sys_fence) X(sys_open) X(sys_fsync) X(sys_sync) \
     X(sys_mkdir) X(sys_mknod) X(sys_unlink) X(sys_rename) X(sys_link) X(sys_creat) X(sys_pwrite) \
-    X(sys_truncate) X(sys_utimes) \
+    X(sys_truncate) X(sys_utimes) X(sys_sendmmsg) X(sys_recvmmsg) \
     X(sys_socket) X(sys_bind) X(sys_listen) X(sys_connect) X(sys_getsockname) X(sys_getpeername) \
     X(sys_setsockopt) X(sys_getsockopt) \
     X(sys_timer_create) X(sys_timer_settime) X(sys_timer_gettime) X(sys_timer_getoverrun) X(sys_timer_delete)
@@ -71,6 +71,7 @@ const struct sys_entry sys_table[] = {
     E(getsockopt, sys_getsockopt, "fddpp", I)
     E(recvfrom, sys_recvfrom, "fpdxpp", R) E(recvmsg, sys_recvmsg, "fpx", R)
     E(sendto, sys_sendto, "fpdxpd", R) E(sendmsg, sys_sendmsg, "fpx", R)
+    E(sendmmsg, sys_sendmmsg, "fpdx", R) E(recvmmsg, sys_recvmmsg, "fpdxp", R)
     E(accept, sys_accept, "fpp", R) E(accept4, sys_accept, "fppx", R)
     /* Readiness. */
     E(poll, sys_poll, "pdd", I) E(ppoll, sys_ppoll, "pdppd", I) E(select, sys_select, "dpppp", I)
