@@ -194,6 +194,10 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         return -1;
     }
     disk_layers_init(w);
+    struct stat hs;
+    if (stat(w->run_dir, &hs) == 0) w->host_devs[0] = hs.st_dev;
+    for (int fd = 1; fd <= 2; fd++)
+        if (fstat(fd, &hs) == 0 && S_ISREG(hs.st_mode)) w->host_devs[fd] = hs.st_dev;
     w->pick = o->pick;
     w->nmachines = c->nmachines;
     w->machines = calloc(c->nmachines, sizeof *w->machines);

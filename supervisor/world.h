@@ -202,6 +202,7 @@ struct world {
     int nearly;
 
     char run_dir[256];
+    dev_t host_devs[3];         /* the run directory's and dsim's stdout/stderr filesystems */
     char **layers;              /* host mounts each machine overlays (durable.h) */
     size_t nlayers;
     struct crash_pick *pick;    /* NULL but in `dsim crash-states` */

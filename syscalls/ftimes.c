@@ -40,6 +40,13 @@ static struct dirty_file *note(struct world *w, struct machine *m, dev_t dev, in
 
 void ftimes_note_fd(struct world *w, struct thread *t, int copy, const struct stat *st)
 {
+    /* Files outside the machine's disk (its captured output in the run
+     * directory, dsim's own output file under dsim exec) are the host's. */
+    for (int i = 0; i < 3; i++)
+        if (w->host_devs[i] && st->st_dev == w->host_devs[i]) {
+            close(copy);
+            return;
+        }
     struct dirty_file *d = note(w, t->proc->m, st->st_dev, st->st_ino, NULL);
     if (d) d->copy = copy;
     else close(copy);

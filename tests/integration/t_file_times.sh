@@ -3,7 +3,8 @@
 # mtime of a file written, pwritten, truncated, touched or created, and of
 # the directory it was created in, is the machine's "now", as natively; an
 # explicit utimensat stands. Also on a machine whose clock runs 1 h behind
-# and jumps back 30 s mid-run. Two runs of a seed: one hash.
+# and jumps back 30 s mid-run. Two runs of a seed: one hash. A host file
+# the program writes to (dsim exec's standard output) keeps host times.
 . "$(dirname "$0")/lib.sh"
 prog=$(build file_times)
 "$prog" "$TMP/native" >"$TMP/native.out" || fail "file_times failed natively"
@@ -27,4 +28,6 @@ command = cat skewed.stdout
 CONF
 "$DSIM" run "$TMP/skew.conf" --seeds 1 >"$TMP/skew.out" 2>&1 || { cat "$TMP/skew.out"; fail "the skewed run failed"; }
 grep -v '^dsim:' "$TMP/skew.out" | diff "$TMP/native.out" - >&2 || fail "file times on a skewed, jumping clock differ from native"
+"$DSIM" exec -- /bin/sh -c 'echo hi; sleep 1; echo again' >"$TMP/host.txt" 2>/dev/null
+[ "$(( $(date +%s) - $(stat -c %Y "$TMP/host.txt") ))" -lt 600 ] || fail "dsim stamped a host file with a machine's time"
 note "file times follow the machine's clock (also skewed and jumped); hash $h twice"
