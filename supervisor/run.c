@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -194,6 +195,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         return -1;
     }
     disk_layers_init(w);
+    clock_gettime(CLOCK_REALTIME, &w->host_start);
     struct stat hs;
     if (stat(w->run_dir, &hs) == 0) w->host_devs[0] = hs.st_dev;
     for (int fd = 1; fd <= 2; fd++)

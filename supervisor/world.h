@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
+#include <time.h>
 #include "supervisor/config.h"
 #include "supervisor/oplog.h"
 #include "supervisor/prng.h"
@@ -128,6 +129,7 @@ struct machine {
     bool sync_opened;           /* it opened a file O_SYNC/O_DSYNC: writes need a look */
     struct dirty_file *dirty;   /* changed files not stamped yet */
     size_t ndirty, capdirty;
+    bool stamped;               /* it changed a file on its disk: stat results need a look */
     int out_fd, err_fd;     /* where its stdout and stderr go */
     bool stacks;            /* note the stack at each of its syscalls */
     int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */
@@ -203,6 +205,7 @@ struct world {
 
     char run_dir[256];
     dev_t host_devs[3];         /* the run directory's and dsim's stdout/stderr filesystems */
+    struct timespec host_start; /* the host's wall clock when the run began */
     char **layers;              /* host mounts each machine overlays (durable.h) */
     size_t nlayers;
     struct crash_pick *pick;    /* NULL but in `dsim crash-states` */

@@ -1,8 +1,8 @@
 #!/bin/bash
 # File times follow the machine's clock, not the host's (file_times): the
-# mtime of a file written, pwritten, truncated, touched or created, and of
-# the directory it was created in, is the machine's "now", as natively; an
-# explicit utimensat stands. Also on a machine whose clock runs 1 h behind
+# mtime and ctime of a file written, pwritten, truncated, touched or
+# created, and of the directory it was created in, are the machine's
+# "now", as natively; an explicit utimensat stands. Also on a machine whose clock runs 1 h behind
 # and jumps back 30 s mid-run. Two runs of a seed: one hash. A host file
 # the program writes to (dsim exec's standard output) keeps host times.
 . "$(dirname "$0")/lib.sh"

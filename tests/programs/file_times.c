@@ -1,9 +1,9 @@
 /* file_times DIR: the times of files a program changes follow its own
  * clock. For a file written, appended with pwrite, truncated, touched
  * (utimensat with UTIME_NOW), created in a fresh directory (whose mtime
- * moves too), and given explicit times, it prints whether the mtime read
- * back with stat is within a second of the time() read around the change
- * ("now"), or exactly the explicit time. Natively and under dsim alike:
+ * moves too), and given explicit times, it prints whether the mtime (and
+ * ctime) read back with stat is within a second of the clock read around
+ * the change ("now"), or exactly the explicit time. Natively and under dsim alike:
  * a kernel stamping the host's clock under a virtual one would print
  * "elsewhere". */
 #include <fcntl.h>
@@ -21,7 +21,9 @@ static void check(const char *what, const char *path)
     struct stat st;
     if (stat(path, &st) != 0) { printf("%s: cannot stat\n", what); return; }
     long long d = (long long)st.st_mtim.tv_sec - (long long)now.tv_sec;
-    printf("%s: mtime %s\n", what, d >= -1 && d <= 1 ? "now" : "elsewhere");
+    long long dc = (long long)st.st_ctim.tv_sec - (long long)now.tv_sec;
+    printf("%s: mtime %s, ctime %s\n", what, d >= -1 && d <= 1 ? "now" : "elsewhere",
+           dc >= -1 && dc <= 1 ? "now" : "elsewhere");
 }
 
 int main(int argc, char **argv)
