@@ -15,6 +15,7 @@ struct opts {
     struct fault_conf *faults;      /* the loaded --plan */
     size_t nfaults;
     const char *crash_state;        /* replay --crash-state C:a.b.c */
+    const char *at, *machine;       /* crash-states --at T --machine M */
     int runs, jobs, crash, max_states;
     bool keep_going;
     char **env;

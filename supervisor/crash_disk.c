@@ -265,6 +265,9 @@ static void hash_disk(struct world *w, struct machine *m)
 void disk_crash(struct world *w, struct machine *m)
 {
     w->ncrashes++;
+    struct crash_pick *p = w->pick;
+    if (p && !p->crash && p->match_machine && !strcmp(p->match_machine, m->name) && w->now >= p->match_at)
+        p->crash = w->ncrashes;
     crash_names(w, m);
     oplog_all_synced(&m->names);        /* whatever the crash left is on disk now */
     void *mw[2] = { m, w };

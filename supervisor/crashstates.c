@@ -9,6 +9,8 @@
 #include "supervisor/cli.h"
 #include "supervisor/plan.h"
 #include "supervisor/run.h"
+#include "supervisor/faults.h"
+#include "supervisor/xalloc.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,17 +62,18 @@ static double tree_size(const struct crash_pick *p)
 
 struct walk {
     struct config *c;
-    const char *confpath;
     uint64_t seed;
-    const struct opts *o;
+    const struct fault_conf *faults;    /* a plan (--plan, or --at's), or NULL: the config's */
+    size_t nfaults;
+    bool use_plan;
     uint64_t (*seen)[2];
     size_t nseen;
 };
 
 static void run_state(struct walk *wk, struct crash_pick *p, struct run_result *r)
 {
-    struct run_opts ro = { .recent = 1, .plan = wk->o->faults, .nplan = wk->o->nfaults,
-                           .use_plan = wk->o->plan != NULL, .pick = p, .quiet_check = true };
+    struct run_opts ro = { .recent = 1, .plan = wk->faults, .nplan = wk->nfaults, .use_plan = wk->use_plan,
+                           .pick = p, .quiet_check = true };
     p->seen = wk->seen;
     p->nseen = wk->nseen;
     run_seed(wk->c, wk->seed, &ro, r);
@@ -83,27 +86,68 @@ int cmd_crash_states(int argc, char **argv)
     if (argc < 3 || argv[1][0] == '-') return usage_error("%s: usage: dsim crash-states CONF SEED", "crash-states");
     uint64_t seed;
     if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
-    if (parse_opts(argc - 2, argv + 2, &o, "cmP")) return EXIT_USAGE;
+    if (parse_opts(argc - 2, argv + 2, &o, "cmPaMO")) return EXIT_USAGE;
     if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
     struct config *c = load_with_plan(argv[1], &o);
     if (!c) return EXIT_USAGE;
-    int max = o.max_states ? o.max_states : 64, status = 0;
-
-    /* The seed as it runs: how many crashes, and which to explore. */
+    int max = o.max_states ? o.max_states : 64, status = 0, crashes = 0, target = 0;
+    struct walk wk = { c, seed, o.faults, o.nfaults, o.plan != NULL, NULL, 0 };
+    struct fault_conf *injected = NULL;
+    uint64_t at = 0;
+    char planfile[4096] = "";
     struct run_result r;
-    struct run_opts ro = { .recent = 1, .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL,
-                           .quiet_check = true };
-    run_seed(c, seed, &ro, &r);
-    int crashes = r.ncrashes, target = o.crash ? o.crash : crashes;
-    run_result_free(&r);
-    if (crashes == 0 || target > crashes) {
-        fprintf(stderr, "dsim: seed %" PRIu64 " of %s has %d crash%s%s\n", seed, argv[1], crashes,
-                crashes == 1 ? "" : "es", crashes ? "" : " (add a crash [fault] or [chaos] crash =)");
-        status = EXIT_USAGE;
-        goto out;
+    if (o.at || o.machine) {
+        /* A crash of its own: the seed's faults and this one, as a plan. */
+        if (!o.at || !o.machine || o.plan || o.crash) {
+            status = usage_error("%s: --at and --machine go together, without --crash or --plan", "crash-states");
+            goto out;
+        }
+        if (parse_duration(o.at, &at) || at >= c->duration_ns) {
+            status = usage_error("bad --at %s (a duration within the simulation)", o.at);
+            goto out;
+        }
+        bool known = false;
+        for (size_t i = 0; i < c->nmachines; i++) known |= !strcmp(c->machines[i].name, o.machine);
+        if (!known) {
+            status = usage_error("no machine %s in the configuration", o.machine);
+            goto out;
+        }
+        injected = faults_for_run(c, seed, &wk.nfaults);
+        injected = xrealloc(injected, (wk.nfaults + 1) * sizeof *injected);
+        injected[wk.nfaults++] = (struct fault_conf){ .name = strdup("crash-states"), .kind = FAULT_CRASH,
+                                                      .at_ns = at, .machine = strdup(o.machine),
+                                                      .duration_ns = 100000000, .has_duration = true };
+        wk.faults = injected;
+        wk.use_plan = true;
+        snprintf(planfile, sizeof planfile, "%s", o.plan_out ? o.plan_out : "");
+        if (!planfile[0]) snprintf(planfile, sizeof planfile, "dsim-crash-plan-%" PRIu64 ".json", seed);
+        char *json = plan_to_json(injected, wk.nfaults);
+        FILE *f = fopen(planfile, "we");
+        bool ok = f && json && fprintf(f, "%s\n", json) >= 0;
+        if (f && fclose(f) != 0) ok = false;
+        free(json);
+        if (!ok) {
+            fprintf(stderr, "dsim: cannot write %s\n", planfile);
+            status = EXIT_USAGE;
+            goto out;
+        }
+    } else {
+        /* The seed as it runs: how many crashes, and which to explore. */
+        struct run_opts ro = { .recent = 1, .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL,
+                               .quiet_check = true };
+        run_seed(c, seed, &ro, &r);
+        crashes = r.ncrashes;
+        target = o.crash ? o.crash : crashes;
+        run_result_free(&r);
+        if (crashes == 0 || target > crashes) {
+            fprintf(stderr, "dsim: seed %" PRIu64 " of %s has %d crash%s%s\n", seed, argv[1], crashes,
+                    crashes == 1 ? "" : "es", crashes ? "" : " (add a crash [fault] or [chaos] crash =, or use --at)");
+            status = EXIT_USAGE;
+            goto out;
+        }
     }
 
-    struct walk wk = { c, argv[1], seed, &o, calloc((size_t)max + 1, sizeof *wk.seen), 0 };
+    wk.seen = calloc((size_t)max + 1, sizeof *wk.seen);
     unsigned choices[CRASH_PICK_MAX];
     size_t nchoices = 0;
     int states = 0, fails = 0, same = 0, runs = 0;
@@ -113,10 +157,20 @@ int cmd_crash_states(int argc, char **argv)
     prng_init(&sampler, seed, "crash-states");
     while (more && runs < max && !dsim_interrupted) {
         struct crash_pick p = { .crash = target, .choices = choices, .nchoices = nchoices,
-                                .sampler = sampling ? &sampler : NULL };
+                                .sampler = sampling ? &sampler : NULL, .match_machine = injected ? o.machine : NULL,
+                                .match_at = at };
         run_state(&wk, &p, &r);
         runs++;
-        if (runs == 1)
+        if (runs == 1 && !p.reached) {
+            run_result_free(&r);
+            fprintf(stderr, "dsim: machine %s was not running at %s\n", o.machine, o.at);
+            status = EXIT_USAGE;
+            goto done;
+        }
+        if (runs == 1 && injected)
+            printf("seed %" PRIu64 ": a crash of machine %s at %.9fs (the plan in %s)\n", seed, p.machine,
+                   (double)p.at_ns / 1e9, planfile);
+        else if (runs == 1)
             printf("seed %" PRIu64 ": crash %d of %d, machine %s at %.9fs\n", seed, target, crashes, p.machine,
                    (double)p.at_ns / 1e9);
         if (!sampling && tree_size(&p) > max) {
@@ -145,11 +199,14 @@ int cmd_crash_states(int argc, char **argv)
     if (same) printf("(%d more decision paths left a disk already listed)\n", same);
     if (more && !sampling) printf("(stopped after %d runs, --max; more states remain)\n", runs);
     if (first_fail[0])
-        printf("replay the first failing state: dsim replay %s %" PRIu64 " --crash-state %s\n", argv[1], seed, first_fail);
+        printf("replay the first failing state: dsim replay %s %" PRIu64 "%s%s --crash-state %s\n", argv[1], seed,
+               injected ? " --plan " : "", injected ? planfile : "", first_fail);
     printf("%d crash states: %d pass, %d fail\n", states, states - fails, fails);
     status = fails ? 1 : 0;
+done:
     free(wk.seen);
 out:
+    if (injected) plan_free(injected, wk.nfaults);
     plan_free(o.faults, o.nfaults);
     config_free(c);
     return dsim_interrupted ? interrupted_status() : status;

@@ -30,7 +30,8 @@ static const char usage_text[] =
     "                   [--output DIR] [--crash-state C:D.D...]\n"
     "       dsim diff CONF SEED_A SEED_B\n"
     "       dsim shrink CONF SEED [--plan FILE] [--plan-out FILE]\n"
-    "       dsim crash-states CONF SEED [--crash N] [--max RUNS] [--plan FILE]\n"
+    "       dsim crash-states CONF SEED [--crash N | --at TIME --machine NAME [--plan-out FILE]] [--max RUNS]\n"
+    "                         [--plan FILE]\n"
     "       dsim trace FILE [--machine M] [--thread T] [--syscall NAME] [--from TIME] [--to TIME]\n"
     "       dsim merge [--keep-going] [--results FILE.jsonl] [--junit FILE.xml] RESULTS.jsonl...\n"
     "       dsim exec [--seed N] [--duration D] [--env NAME=VALUE]... [--trace FILE] -- PROGRAM [ARG]...\n"
@@ -232,6 +233,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         { "stacks", required_argument, 0, 'K' }, { "plan", required_argument, 0, 'P' },
         { "plan-out", required_argument, 0, 'O' }, { "crash", required_argument, 0, 'c' },
         { "max", required_argument, 0, 'm' }, { "crash-state", required_argument, 0, 'X' },
+        { "at", required_argument, 0, 'a' }, { "machine", required_argument, 0, 'M' },
         { 0, 0, 0, 0 },
     };
     optind = 1;
@@ -254,6 +256,8 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         case 'P': o->plan = optarg; break;
         case 'O': o->plan_out = optarg; break;
         case 'X': o->crash_state = optarg; break;
+        case 'a': o->at = optarg; break;
+        case 'M': o->machine = optarg; break;
         case 'c':
         case 'm': {
             char *end;

@@ -150,6 +150,8 @@ struct crash_pick {
     const unsigned *choices;    /* its decisions in order; then the first option, */
     size_t nchoices;
     struct prng *sampler;       /* or, if set, one drawn from this */
+    const char *match_machine;  /* crash 0: the first crash of this machine */
+    uint64_t match_at;          /* at or after this time becomes `crash` */
     /* Filled in by the run. */
     unsigned used[CRASH_PICK_MAX], arity[CRASH_PICK_MAX];
     size_t nused;
