@@ -4,6 +4,7 @@
  * durable state, or torn at a 512-byte sector, as the machine's disk
  * stream decides (or as `dsim crash-states` prescribes). */
 #include "supervisor/durable.h"
+#include "supervisor/xalloc.h"
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -89,28 +90,14 @@ struct entry {
 static struct entry *entries;
 static size_t nentries, capentries;
 
-static void collect(const char *upath, const char *mpath)
+static void collect(const char *upath, const char *mpath, const struct stat *st, void *arg)
 {
-    DIR *d = opendir(upath);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char usub[4096], msub[4096];
-        struct stat st;
-        snprintf(usub, sizeof usub, "%s/%s", upath, e->d_name);
-        snprintf(msub, sizeof msub, "%s/%s", strcmp(mpath, "/") ? mpath : "", e->d_name);
-        if (lstat(usub, &st) != 0) continue;
-        if (nentries == capentries) {
-            size_t cap = capentries ? 2 * capentries : 256;
-            struct entry *grown = realloc(entries, cap * sizeof *entries);
-            if (!grown) break;      /* out of memory: the crash decides fewer files */
-            entries = grown;
-            capentries = cap;
-        }
-        entries[nentries++] = (struct entry){ strdup(msub), strdup(usub), st };
-        if (S_ISDIR(st.st_mode)) collect(usub, msub);
+    (void)arg;
+    if (nentries == capentries) {
+        capentries = capentries ? 2 * capentries : 256;
+        entries = xrealloc(entries, capentries * sizeof *entries);
     }
-    if (d) closedir(d);
+    entries[nentries++] = (struct entry){ strdup(mpath), strdup(upath), *st };
 }
 
 static int by_mpath(const void *a, const void *b)
@@ -127,12 +114,7 @@ static void collect_all(struct world *w, struct machine *m)
         free(entries[i].upath);
     }
     nentries = 0;
-    for (size_t i = 0; i < w->nlayers; i++) {
-        char layer[32], upath[1024];
-        snprintf(layer, sizeof layer, "upper%zu", i);
-        disk_dir(w, m, layer, upath, sizeof upath);
-        collect(upath, w->layers[i]);
-    }
+    disk_walk_layers(w, m, collect, NULL);
     if (nentries) qsort(entries, nentries, sizeof *entries, by_mpath);
 }
 

@@ -148,6 +148,33 @@ void disk_remove_tree(const char *path)
     rmdir(path);
 }
 
+void disk_walk(const char *upath, const char *mpath, disk_visit visit, void *arg)
+{
+    DIR *d = opendir(upath);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char usub[4096], msub[4096];
+        struct stat st;
+        snprintf(usub, sizeof usub, "%s/%s", upath, e->d_name);
+        snprintf(msub, sizeof msub, "%s/%s", strcmp(mpath, "/") ? mpath : "", e->d_name);
+        if (lstat(usub, &st) != 0) continue;
+        visit(usub, msub, &st, arg);
+        if (S_ISDIR(st.st_mode)) disk_walk(usub, msub, visit, arg);
+    }
+    if (d) closedir(d);
+}
+
+void disk_walk_layers(const struct world *w, const struct machine *m, disk_visit visit, void *arg)
+{
+    for (size_t i = 0; i < w->nlayers; i++) {
+        char layer[32], upath[1024];
+        snprintf(layer, sizeof layer, "upper%zu", i);
+        disk_dir(w, m, layer, upath, sizeof upath);
+        disk_walk(upath, w->layers[i], visit, arg);
+    }
+}
+
 /* ---- name operations ---- */
 
 /* Notes what upper path upath holds now, so that a crash can put it back. */
@@ -300,74 +327,41 @@ void disk_dir_synced(struct world *w, struct machine *m, const char *mpath)
     else if (oplog_dir_synced(&m->names, mpath)) compact(w, m);
 }
 
-static void sync_tree(struct world *w, struct machine *m, const char *upath, const char *mpath)
+static void sync_entry(const char *upath, const char *mpath, const struct stat *st, void *mw)
 {
-    DIR *d = opendir(upath);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char usub[4096], msub[4096];
-        struct stat st;
-        snprintf(usub, sizeof usub, "%s/%s", upath, e->d_name);
-        snprintf(msub, sizeof msub, "%s/%s", strcmp(mpath, "/") ? mpath : "", e->d_name);
-        if (lstat(usub, &st) != 0) continue;
-        if (S_ISDIR(st.st_mode)) sync_tree(w, m, usub, msub);
-        else if (S_ISREG(st.st_mode)) disk_file_synced(w, m, msub);
-    }
-    if (d) closedir(d);
+    (void)upath;
+    void **p = mw;
+    if (S_ISREG(st->st_mode)) disk_file_synced(p[1], p[0], mpath);
 }
 
 void disk_all_synced(struct world *w, struct machine *m)
 {
     commit(w, m);
-    for (size_t i = 0; i < w->nlayers; i++) {
-        char layer[32], upath[1024];
-        snprintf(layer, sizeof layer, "upper%zu", i);
-        disk_dir(w, m, layer, upath, sizeof upath);
-        sync_tree(w, m, upath, w->layers[i]);
-    }
+    void *mw[2] = { m, w };
+    disk_walk_layers(w, m, sync_entry, mw);
 }
 
 /* ---- keeping a failing seed's disk ---- */
 
-static void copy_tree(const char *from, const char *to)
+/* Copies one entry to the same machine path below the keep directory.
+ * Whiteouts (deletions of host files) and device nodes are not copied. */
+static void keep_entry(const char *upath, const char *mpath, const struct stat *st, void *keepdir)
 {
-    DIR *d = opendir(from);
-    struct dirent *e;
-    mkdir(to, 0755);
-    while (d && (e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char src[4096], dst[4096], target[4096];
-        struct stat st;
-        snprintf(src, sizeof src, "%s/%s", from, e->d_name);
-        snprintf(dst, sizeof dst, "%s/%s", to, e->d_name);
-        if (lstat(src, &st) != 0) continue;
-        ssize_t n;
-        if (S_ISDIR(st.st_mode)) copy_tree(src, dst);
-        else if (S_ISREG(st.st_mode)) disk_copy_file(src, dst);
-        else if (S_ISLNK(st.st_mode) && (n = readlink(src, target, sizeof target - 1)) > 0) {
-            target[n] = 0;
-            if (symlink(target, dst) != 0) {}
-        }
-        /* Whiteouts (deletions of host files) and device nodes are not copied. */
+    char dst[4096], target[4096];
+    snprintf(dst, sizeof dst, "%s%s", (const char *)keepdir, mpath);
+    ssize_t n;
+    mkdirs_for(dst);
+    if (S_ISDIR(st->st_mode)) mkdir(dst, 0755);
+    else if (S_ISREG(st->st_mode)) disk_copy_file(upath, dst);
+    else if (S_ISLNK(st->st_mode) && (n = readlink(upath, target, sizeof target - 1)) > 0) {
+        target[n] = 0;
+        if (symlink(target, dst) != 0) {}
     }
-    if (d) closedir(d);
 }
 
 void disk_keep(struct world *w, struct machine *m, const char *dir)
 {
-    for (size_t i = 0; i < w->nlayers; i++) {
-        char layer[32], upath[1024], to[4096];
-        snprintf(layer, sizeof layer, "upper%zu", i);
-        disk_dir(w, m, layer, upath, sizeof upath);
-        snprintf(to, sizeof to, "%s/disk/%s%s", dir, m->name, strcmp(w->layers[i], "/") ? w->layers[i] : "");
-        DIR *d = opendir(upath);
-        struct dirent *e;
-        bool empty = true;
-        while (d && empty && (e = readdir(d))) empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
-        if (d) closedir(d);
-        if (empty && i) continue;       /* a host mount it never wrote to */
-        mkdirs_for(to);
-        copy_tree(upath, to);
-    }
+    char keepdir[4096];
+    snprintf(keepdir, sizeof keepdir, "%s/disk/%s", dir, m->name);
+    disk_walk_layers(w, m, keep_entry, keepdir);
 }

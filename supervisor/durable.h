@@ -8,6 +8,7 @@
 #define DSIM_DURABLE_H
 #include "supervisor/oplog.h"
 #include "supervisor/world.h"
+#include <sys/stat.h>
 
 /* The host mounts each machine sees through an overlay; layer N's upper
  * directory is disk/NAME/upperN. Computed once per run. */
@@ -37,6 +38,13 @@ void disk_all_synced(struct world *w, struct machine *m);                       
 void disk_crash(struct world *w, struct machine *m);
 /* Copies the machine's disk (its upper layers) to dir/disk/NAME. */
 void disk_keep(struct world *w, struct machine *m, const char *dir);
+
+/* Calls visit for every entry below upper-layer directory upath, parents
+ * first, with its machine path below mpath; disk_walk_layers walks every
+ * upper layer of m. In host directory order: sort what takes draws. */
+typedef void (*disk_visit)(const char *upath, const char *mpath, const struct stat *st, void *arg);
+void disk_walk(const char *upath, const char *mpath, disk_visit visit, void *arg);
+void disk_walk_layers(const struct world *w, const struct machine *m, disk_visit visit, void *arg);
 
 /* durable.c internals shared with crash_disk.c. */
 int disk_copy_file(const char *src, const char *dst);
