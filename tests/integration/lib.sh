@@ -54,3 +54,34 @@ untrace() { gzip -dcf <"$1" >"$1.plain" && mv -f "$1.plain" "$1"; }
 
 # write_conf FILE <<EOF ... : write a cluster.conf.
 write_conf() { cat > "$1"; }
+
+# first_failure CONF SEEDS WHAT: a sweep that must stop at a seed whose
+# check failed; prints that seed. (Call as seed=$(...) || exit 1.)
+first_failure() {
+    timeout -k 5 300 "$DSIM" run "$1" --seeds "$2" -j 2 >"$TMP/first_failure.out" 2>&1
+    [ $? = 1 ] || { cat "$TMP/first_failure.out" >&2; fail "$3: no seed of $2 failed"; }
+    local seed
+    seed=$(sed -n 's/^seed \([0-9]*\) FAILED: the check command failed.*/\1/p' "$TMP/first_failure.out" | head -n 1)
+    [ -n "$seed" ] || { cat "$TMP/first_failure.out" >&2; fail "$3: a seed failed for another reason"; }
+    echo "$seed"
+}
+
+# all_pass CONF SEEDS WHAT: a sweep in which every seed must pass.
+all_pass() {
+    timeout -k 5 300 "$DSIM" run "$1" --seeds "$2" -j 2 --keep-going >"$TMP/all_pass.out" 2>&1 ||
+        { grep -A3 FAILED "$TMP/all_pass.out" >&2; fail "$3"; }
+}
+
+# one_hash CONF SEED: two runs of the seed give one trace hash; prints it.
+one_hash() {
+    local h
+    h=$(timeout -k 5 120 "$DSIM" verify "$1" --seed "$2" --runs 2 | tail -n 1)
+    [ ${#h} = 32 ] || fail "seed $2 of $1 did not replay with one hash"
+    echo "$h"
+}
+
+# disk_decisions CONF SEED: the disk events of the seed's trace.
+disk_decisions() {
+    timeout -k 5 120 "$DSIM" replay "$1" "$2" --trace "$TMP/dd.gz" >/dev/null 2>&1
+    "$DSIM" trace "$TMP/dd.gz" --syscall disk:
+}

@@ -56,3 +56,19 @@ net_dsim_wrapper() {
     printf '#!/bin/sh\nexec timeout -k 5 %s %s "%s" "$@"\n' "${1:-60}" "$NET_UNSHARE" "$REAL_DSIM" >"$DSIM"
     chmod +x "$DSIM"
 }
+
+# selftest_as_native PROG: `PROG selftest` ends with "ok" natively (inside
+# this namespace) and prints the same under dsim exec on seeds 1-3; seed 1
+# gives one hash twice, which it prints. (Call as h=$(...) || exit 1.)
+selftest_as_native() {
+    native_net "$1" selftest >"$TMP/native.out" 2>"$TMP/native.err" ||
+        { cat "$TMP/native.out" "$TMP/native.err" >&2; fail "$1 selftest failed natively"; }
+    [ "$(tail -n 1 "$TMP/native.out")" = ok ] || fail "$1: the native run did not end with ok"
+    local seed rc
+    for seed in 1 2 3; do
+        dsim_exec $seed "$1" selftest >"$TMP/s.out"; rc=$?
+        [ "$rc" = 0 ] || { cat "$TMP/s.out" "$TMP/exec.err" >&2; fail "$1: seed $seed: exit $rc"; }
+        diff "$TMP/native.out" "$TMP/s.out" >&2 || fail "$1: seed $seed: output differs from native"
+    done
+    same_hash_twice 1 "$1" selftest
+}

@@ -10,9 +10,6 @@
 # seed replays to one hash, and its trace shows the undone create.
 . "$(dirname "$0")/lib.sh"
 prog=$(build create_durable)
-cat >"$TMP/check.sh" <<'SH'
-awk '/^ack /{a=$2} /^recovered /{if ($2 < a) {print "LOST: acked " a ", recovered " $2; bad=1}} END{exit bad}' files.stdout
-SH
 conf() {
     write_conf "$TMP/$1.conf" <<CONF
 [simulation]
@@ -26,24 +23,17 @@ machines = files
 crash = 2s
 crash_down = 100ms..500ms
 [check]
-command = sh $TMP/check.sh
+command = awk -f $PROGS/lost_acks.awk files.stdout
 CONF
 }
 conf lazy "" "strict_names = true"
 conf durable --dirsync "strict_names = true"
 conf journal "" ""
-timeout -k 5 300 "$DSIM" run "$TMP/lazy.conf" --seeds 1-30 >"$TMP/lazy.out"
-[ $? = 1 ] || { cat "$TMP/lazy.out"; fail "create without a directory fsync never lost an acknowledged file"; }
-seed=$(sed -n 's/^seed \([0-9]*\) FAILED: the check command failed.*/\1/p' "$TMP/lazy.out" | head -n 1)
-[ -n "$seed" ] || { cat "$TMP/lazy.out"; fail "create without a directory fsync failed for another reason"; }
-timeout -k 5 300 "$DSIM" run "$TMP/durable.conf" --seeds 1-30 --keep-going >"$TMP/durable.out" ||
-    { grep -A3 FAILED "$TMP/durable.out"; fail "create with a directory fsync lost an acknowledged file"; }
-timeout -k 5 300 "$DSIM" run "$TMP/journal.conf" --seeds 1-30 --keep-going >"$TMP/journal.out" ||
-    { grep -A3 FAILED "$TMP/journal.out"; fail "a file's fsync did not make its new name durable (default)"; }
-h=$(timeout -k 5 60 "$DSIM" verify "$TMP/lazy.conf" --seed "$seed" --runs 2 | tail -n 1)
-[ ${#h} = 32 ] || fail "seed $seed did not replay with one hash"
-timeout -k 5 60 "$DSIM" replay "$TMP/lazy.conf" "$seed" --trace "$TMP/t.gz" >/dev/null
-"$DSIM" trace "$TMP/t.gz" --syscall disk: >"$TMP/disk.txt"
+seed=$(first_failure "$TMP/lazy.conf" 1-30 "create without a directory fsync (strict_names)") || exit 1
+all_pass "$TMP/durable.conf" 1-30 "create with a directory fsync lost an acknowledged file"
+all_pass "$TMP/journal.conf" 1-30 "a file's fsync did not make its new name durable (default)"
+one_hash "$TMP/lazy.conf" "$seed" >/dev/null || exit 1
+disk_decisions "$TMP/lazy.conf" "$seed" >"$TMP/disk.txt"
 grep -Eq '/var/tmp/files/f[0-9]+.*undone' "$TMP/disk.txt" ||
     { cat "$TMP/disk.txt"; fail "no undone create in the trace of seed $seed"; }
 note "create without a directory fsync lost a file at seed $seed; with it none in 30 seeds"

@@ -37,10 +37,9 @@ crash_down = 500ms..2s
 partition = 4s
 partition_for = 500ms..2s
 [check]
-command = awk '/^ack /{a[\$2]=1; n++} /^have k/{h[substr(\$2,2)]=1} END{for (k in a) if (!(k in h)) {print "LOST k" k; bad=1}; if (n == 0) {print "no acks"; bad=1}; exit bad}' client.stdout
+command = awk -f $PROGS/lost_keys.awk client.stdout
 CONF
-"$DSIM" run "$TMP/etcd.conf" --seeds 1-2 -j 2 --keep-going >"$TMP/run.out" 2>&1 ||
-    { cat "$TMP/run.out" >&2; fail "etcd lost an acknowledged put, or failed otherwise"; }
+all_pass "$TMP/etcd.conf" 1-2 "etcd lost an acknowledged put, or failed otherwise"
 "$DSIM" replay "$TMP/etcd.conf" 1 --trace "$TMP/t.gz" --output "$TMP/out" >"$TMP/rep.out" 2>&1 || fail "seed 1 did not pass on replay"
 "$DSIM" trace "$TMP/t.gz" --syscall fault >"$TMP/faults.txt"
 grep -q ': crash' "$TMP/faults.txt" && grep -q ': partition' "$TMP/faults.txt" ||

@@ -28,18 +28,13 @@ machines = db
 crash = 2s
 crash_down = 200ms..800ms
 [check]
-command = awk '/^ack /{a[\$2]=1; n++} /^have k/{h[substr(\$2,2)]=1} END{for (k in a) if (!(k in h)) {print "LOST k" k; bad=1}; if (n == 0) {print "no acks"; bad=1}; exit bad}' client.stdout
+command = awk -f $PROGS/lost_keys.awk client.stdout
 CONF
 }
 conf always
 conf no
-"$DSIM" run "$TMP/always.conf" --seeds 1-4 -j 2 --keep-going >"$TMP/always.out" 2>&1 ||
-    { cat "$TMP/always.out" >&2; fail "appendfsync always lost an acknowledged SET"; }
-"$DSIM" run "$TMP/no.conf" --seeds 1-8 -j 2 >"$TMP/no.out" 2>&1
-[ $? = 1 ] || { cat "$TMP/no.out" >&2; fail "appendfsync no never lost an acknowledged SET"; }
-seed=$(sed -n 's/^seed \([0-9]*\) FAILED: the check command failed.*/\1/p' "$TMP/no.out" | head -n 1)
-[ -n "$seed" ] || { cat "$TMP/no.out" >&2; fail "appendfsync no failed for another reason"; }
-grep -q '^LOST k' "$TMP/no.out" || fail "the check did not name a lost key"
-h=$("$DSIM" verify "$TMP/no.conf" --seed "$seed" --runs 2 | tail -n 1)
-[ ${#h} = 32 ] || fail "seed $seed did not replay with one hash"
+all_pass "$TMP/always.conf" 1-4 "appendfsync always lost an acknowledged SET"
+seed=$(first_failure "$TMP/no.conf" 1-8 "appendfsync no") || exit 1
+grep -q '^LOST k' "$TMP/first_failure.out" || fail "the check did not name a lost key"
+h=$(one_hash "$TMP/no.conf" "$seed") || exit 1
 note "redis: appendfsync always kept every SET in seeds 1-4; appendfsync no lost one at seed $seed, replays to $h"
