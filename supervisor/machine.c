@@ -112,7 +112,10 @@ static void overlay(const char *disk, const char *root, const char *lower, int n
     snprintf(target, sizeof target, "%s%s", root, strcmp(lower, "/") ? lower : "");
     mkdir(upper, 0755);
     mkdir(work, 0755);
-    snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
+    /* Relative to the disk: /proc/self/mounts shows the options as given,
+     * and the run directory's name differs in every run. */
+    if (chdir(disk) == 0) snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=upper%d,workdir=work%d", lower, n, n);
+    else snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
     /* noatime: a read would stamp the host's clock (file times are dsim's). */
     if (mount("overlay", target, "overlay", MS_NOATIME, opts) != 0) mount(lower, target, NULL, MS_BIND, NULL);
 }

@@ -8,6 +8,7 @@
 #include <sys/user.h>
 #include <time.h>
 #include "supervisor/config.h"
+#include "supervisor/idmap.h"
 #include "supervisor/oplog.h"
 #include "supervisor/prng.h"
 #include "trace/trace.h"
@@ -129,7 +130,8 @@ struct machine {
     bool sync_opened;           /* it opened a file O_SYNC/O_DSYNC: writes need a look */
     struct dirty_file *dirty;   /* changed files not stamped yet */
     size_t ndirty, capdirty;
-    bool stamped;               /* it changed a file on its disk: stat results need a look */
+    bool stamped;               /* it changed a file on its disk (ctimes in stat results) */
+    struct idmap ids;           /* the inode and device numbers it sees */
     int out_fd, err_fd;     /* where its stdout and stderr go */
     bool stacks;            /* note the stack at each of its syscalls */
     int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */

@@ -78,7 +78,9 @@ enum sys_action sys_getdents64(struct world *w, struct thread *t)
         size_t namelen = strlen(v[i].name) + 1;
         size_t reclen = (sizeof(struct dirent64_hdr) + namelen + 7) & ~(size_t)7;
         if (used + reclen > count) break;
-        struct dirent64_hdr h = { v[i].ino, i + 1, (unsigned short)reclen, v[i].type };
+        /* The machine's inode numbers, as its stat results give (stat.c). */
+        uint64_t ino = idmap_ino(&t->proc->m->ids, st.st_dev, v[i].ino);
+        struct dirent64_hdr h = { ino, i + 1, (unsigned short)reclen, v[i].type };
         memset(out + used, 0, reclen);
         memcpy(out + used, &h, sizeof h);
         memcpy(out + used + sizeof h, v[i].name, namelen);

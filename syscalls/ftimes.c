@@ -7,13 +7,12 @@
  * of its threads can look: a noted fd copy is held only that long, so no
  * flock, lease or close is seen late. The overlay is mounted noatime, so
  * reads leave no host time either; ctimes are rewritten in stat results
- * (below). Left to the host: writes through shared mappings. */
+ * (stat.c). Left to the host: writes through shared mappings. */
 #include "syscalls/sys.h"
 #include "supervisor/durable.h"
 #include "supervisor/tracer.h"
 #include "supervisor/xalloc.h"
 #include <fcntl.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -89,42 +88,6 @@ void ftimes_free(struct machine *m)
     free(m->dirty);
     m->dirty = NULL;
     m->ndirty = m->capdirty = 0;
-}
-
-/* The inode change time (ctime) cannot be set: the kernel stamps the
- * host's clock on every change, our own stamps included. So a stat result
- * whose ctime falls after the run began (a file changed in the run) shows
- * the file's mtime as its ctime: dsim's time, the same in every run. Only
- * machines that changed a file pay the exit stop. */
-static bool after_start(const struct world *w, int64_t sec, int64_t nsec)
-{
-    return sec > w->host_start.tv_sec || (sec == w->host_start.tv_sec && nsec >= w->host_start.tv_nsec);
-}
-
-static void stat_done(struct world *w, struct thread *t, long result)
-{
-    if (result != 0) return;
-    long nr = SYSNR(t);
-    if (nr == SYS_statx) {
-        struct statx sx;
-        uint64_t at = ARG4(t);
-        if (mem_read(t->tid, at, &sx, sizeof sx) != 0 || !(sx.stx_mask & STATX_CTIME)) return;
-        if (!after_start(w, sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec)) return;
-        mem_write(t->tid, at + offsetof(struct statx, stx_ctime), &sx.stx_mtime, sizeof sx.stx_mtime);
-        return;
-    }
-    uint64_t at = nr == SYS_newfstatat ? ARG2(t) : ARG1(t);
-    struct stat st;
-    if (mem_read(t->tid, at, &st, sizeof st) != 0 || !after_start(w, st.st_ctim.tv_sec, st.st_ctim.tv_nsec)) return;
-    mem_write(t->tid, at + offsetof(struct stat, st_ctim), &st.st_mtim, sizeof st.st_mtim);
-}
-
-/* stat, fstat, lstat, newfstatat, statx. */
-enum sys_action sys_stat(struct world *w, struct thread *t)
-{
-    if (!t->proc->m->stamped) return SYS_PASS;
-    t->on_exit = stat_done;
-    return SYS_PASS_EXIT;
 }
 
 /* ftruncate, fallocate and pwrite: changes through an fd. */

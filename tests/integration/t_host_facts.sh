@@ -5,7 +5,8 @@
 # /proc/meminfo (the configured CPUs and memory) and the boot id. Two seeds
 # read the same bytes, and so does a run on any other host. /etc/resolv.conf
 # is dsim's (a name server outside the cluster), and the fixed files, which
-# every machine of a run shares, are read-only.
+# every machine of a run shares, are read-only. /proc/self/mounts names
+# no run directory.
 . "$(dirname "$0")/lib.sh"
 dsim_exec 1 /bin/sh -c 'cat /proc/stat /proc/loadavg; grep -c ^processor /proc/cpuinfo;
     head -n 1 /proc/meminfo; cat /proc/sys/kernel/random/boot_id' >"$TMP/one.out" ||
@@ -33,4 +34,9 @@ cmp -s "$TMP/one.out" "$TMP/two.out" || fail "seeds 1 and 2 read different host 
 dsim_exec 1 /bin/sh -c 'cat /etc/resolv.conf; echo x >>/etc/hosts || echo read-only' >"$TMP/etc.out" 2>/dev/null
 printf 'nameserver 192.0.2.1\noptions attempts:1 timeout:1\nread-only\n' | diff - "$TMP/etc.out" >&2 ||
     fail "/etc/resolv.conf is not dsim's, or /etc/hosts is writable"
+# The machine's mounts name no run directory (a new one in every run).
+dsim_exec 1 /bin/sh -c 'grep overlay /proc/self/mounts' >"$TMP/m1.out" 2>/dev/null
+dsim_exec 1 /bin/sh -c 'grep overlay /proc/self/mounts' >"$TMP/m2.out" 2>/dev/null
+grep -q 'upperdir=upper0' "$TMP/m1.out" || { cat "$TMP/m1.out"; fail "the root overlay's options name a host path"; }
+cmp -s "$TMP/m1.out" "$TMP/m2.out" || fail "/proc/self/mounts differs between two runs"
 note "/proc/stat, loadavg, cpuinfo, meminfo, boot_id and resolv.conf are fixed; /etc/hosts is read-only"

@@ -1,0 +1,33 @@
+/* A machine's file identities. The kernel's inode and device numbers are the
+ * host's: another host, or the next run (a fresh overlay gets a fresh
+ * anonymous device, a file a fresh inode), gives other numbers. dsim shows
+ * each machine numbers handed out in the order it first sees them, which the
+ * seed fixes. Pure bookkeeping, unit-tested alone. */
+#ifndef DSIM_IDMAP_H
+#define DSIM_IDMAP_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct idmap_slot { uint64_t dev, ino, vino; };
+
+#define IDMAP_DEVS 64
+struct idmap {
+    struct idmap_slot *slots;   /* open addressing; vino 0 = empty */
+    size_t cap, n;
+    uint64_t next_ino;
+    uint64_t devs[IDMAP_DEVS];  /* host devices in order of first sight */
+    size_t ndevs;
+};
+
+/* The first inode number handed out, and the first device's minor number
+ * (anonymous devices, major 0, as overlayfs and tmpfs have). */
+#define IDMAP_FIRST_INO 2
+#define IDMAP_FIRST_MINOR 32
+
+/* The machine's inode number for host inode `ino` on host device `dev`. */
+uint64_t idmap_ino(struct idmap *map, uint64_t dev, uint64_t ino);
+/* The machine's device number (a dev_t) for host device `dev`. */
+uint64_t idmap_dev(struct idmap *map, uint64_t dev);
+void idmap_free(struct idmap *map);
+
+#endif

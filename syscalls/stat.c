@@ -1,0 +1,68 @@
+/* stat results made the machine's. What the kernel fills in is partly the
+ * host's and would differ on another host or in the next run:
+ * - device and inode numbers (a fresh overlay gets a fresh anonymous
+ *   device, a new file whatever inode the host's allocator gives): shown
+ *   as the machine's own, handed out in order of first sight (idmap.h);
+ * - the inode change time cannot be set (the kernel stamps the host's
+ *   clock on every change, dsim's own stamps included): a file changed in
+ *   the run shows its mtime, dsim's time (ftimes.c), as its ctime;
+ * - a file untouched in the run shows its mtime as its atime too: the
+ *   host's reads move its atime between runs (the machine's own are
+ *   noatime);
+ * - statx's birth time is the host's clock: reported as unavailable, as
+ *   filesystems without one do. */
+#include "syscalls/sys.h"
+#include "supervisor/tracer.h"
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+
+/* Did the kernel stamp this time after the run began? */
+static bool in_run(const struct world *w, int64_t sec, int64_t nsec)
+{
+    return sec > w->host_start.tv_sec || (sec == w->host_start.tv_sec && nsec >= w->host_start.tv_nsec);
+}
+
+static void statx_done(struct world *w, struct thread *t, uint64_t at)
+{
+    struct statx sx;
+    if (mem_read(t->tid, at, &sx, sizeof sx) != 0) return;
+    struct idmap *ids = &t->proc->m->ids;
+    uint64_t dev = makedev(sx.stx_dev_major, sx.stx_dev_minor), vdev = idmap_dev(ids, dev);
+    if (sx.stx_mask & STATX_INO) sx.stx_ino = idmap_ino(ids, dev, sx.stx_ino);
+    sx.stx_dev_major = major(vdev);
+    sx.stx_dev_minor = minor(vdev);
+    if ((sx.stx_mask & STATX_CTIME) && in_run(w, sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec)) sx.stx_ctime = sx.stx_mtime;
+    else if (sx.stx_mask & STATX_ATIME) sx.stx_atime = sx.stx_mtime;
+    sx.stx_mask &= ~(unsigned)STATX_BTIME;
+    sx.stx_btime = (struct statx_timestamp){ 0 };
+    mem_write(t->tid, at, &sx, sizeof sx);
+}
+
+static void stat_done(struct world *w, struct thread *t, long result)
+{
+    if (result != 0) return;
+    long nr = SYSNR(t);
+    if (nr == SYS_statx) {
+        statx_done(w, t, ARG4(t));
+        return;
+    }
+    uint64_t at = nr == SYS_newfstatat ? ARG2(t) : ARG1(t);
+    struct stat st;
+    if (mem_read(t->tid, at, &st, sizeof st) != 0) return;
+    struct idmap *ids = &t->proc->m->ids;
+    st.st_ino = idmap_ino(ids, st.st_dev, st.st_ino);
+    st.st_dev = idmap_dev(ids, st.st_dev);
+    if (in_run(w, st.st_ctim.tv_sec, st.st_ctim.tv_nsec)) st.st_ctim = st.st_mtim;
+    else st.st_atim = st.st_mtim;
+    mem_write(t->tid, at, &st, sizeof st);
+}
+
+/* stat, fstat, lstat, newfstatat, statx. */
+enum sys_action sys_stat(struct world *w, struct thread *t)
+{
+    (void)w;
+    t->on_exit = stat_done;
+    return SYS_PASS_EXIT;
+}

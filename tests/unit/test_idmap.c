@@ -1,0 +1,72 @@
+/* Unit tests for the machines' file identities (supervisor/idmap.c). */
+#include <check.h>
+#include <stdlib.h>
+#include <sys/sysmacros.h>
+
+#include "supervisor/idmap.h"
+
+/* Numbers follow the order of first sight, not the host's numbers. */
+START_TEST(test_first_sight)
+{
+	struct idmap a = { 0 }, b = { 0 };
+	ck_assert_uint_eq(idmap_ino(&a, 40, 9000), IDMAP_FIRST_INO);
+	ck_assert_uint_eq(idmap_ino(&a, 40, 12), IDMAP_FIRST_INO + 1);
+	ck_assert_uint_eq(idmap_ino(&a, 40, 9000), IDMAP_FIRST_INO);
+	/* Another run: other host numbers, seen in the same order. */
+	ck_assert_uint_eq(idmap_ino(&b, 41, 777), IDMAP_FIRST_INO);
+	ck_assert_uint_eq(idmap_ino(&b, 41, 5), IDMAP_FIRST_INO + 1);
+	idmap_free(&a);
+	idmap_free(&b);
+}
+END_TEST
+
+/* One inode number on two devices is two files. */
+START_TEST(test_devices_apart)
+{
+	struct idmap m = { 0 };
+	uint64_t x = idmap_ino(&m, 40, 2), y = idmap_ino(&m, 5, 2);
+	ck_assert_uint_ne(x, y);
+	ck_assert_uint_eq(idmap_dev(&m, 40), makedev(0, IDMAP_FIRST_MINOR));
+	ck_assert_uint_eq(idmap_dev(&m, 5), makedev(0, IDMAP_FIRST_MINOR + 1));
+	ck_assert_uint_eq(idmap_dev(&m, 40), makedev(0, IDMAP_FIRST_MINOR));
+	idmap_free(&m);
+}
+END_TEST
+
+/* Growth keeps every number, and numbers stay distinct. */
+START_TEST(test_many)
+{
+	struct idmap m = { 0 };
+	for (uint64_t i = 0; i < 100000; i++) ck_assert_uint_eq(idmap_ino(&m, 1, i * 7919), IDMAP_FIRST_INO + i);
+	for (uint64_t i = 0; i < 100000; i += 997) ck_assert_uint_eq(idmap_ino(&m, 1, i * 7919), IDMAP_FIRST_INO + i);
+	ck_assert_uint_eq(m.n, 100000);
+	idmap_free(&m);
+}
+END_TEST
+
+/* Past the table of devices, further devices share the last number. */
+START_TEST(test_device_overflow)
+{
+	struct idmap m = { 0 };
+	for (uint64_t d = 0; d < IDMAP_DEVS + 5; d++) idmap_dev(&m, 1000 + d);
+	ck_assert_uint_eq(idmap_dev(&m, 1000 + IDMAP_DEVS + 3), makedev(0, IDMAP_FIRST_MINOR + IDMAP_DEVS - 1));
+	ck_assert_uint_eq(idmap_dev(&m, 1000), makedev(0, IDMAP_FIRST_MINOR));
+	idmap_free(&m);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("idmap");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_first_sight);
+	tcase_add_test(tc, test_devices_apart);
+	tcase_add_test(tc, test_many);
+	tcase_add_test(tc, test_device_overflow);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
