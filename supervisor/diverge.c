@@ -4,11 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static FILE *traced_run(struct config *c, uint64_t seed)
+static FILE *traced_run(struct config *c, const struct run_opts *base, uint64_t seed)
 {
     FILE *f = tmpfile();
     if (!f) return NULL;
-    struct run_opts o = { .trace_out = f, .recent = 1 };
+    struct run_opts o = { .trace_out = f, .recent = 1, .quiet_check = true };
+    if (base && base->use_plan) {
+        o.plan = base->plan;
+        o.nplan = base->nplan;
+        o.use_plan = true;
+    }
     struct run_result r;
     run_seed(c, seed, &o, &r);
     run_result_free(&r);
@@ -16,10 +21,10 @@ static FILE *traced_run(struct config *c, uint64_t seed)
     return f;
 }
 
-int diverge_print(FILE *out, struct config *c, uint64_t a, const char *label_a, uint64_t b,
-                  const char *label_b, int context)
+int diverge_print(FILE *out, struct config *c, const struct run_opts *base, uint64_t a, const char *label_a,
+                  uint64_t b, const char *label_b, int context)
 {
-    FILE *fa = traced_run(c, a), *fb = fa ? traced_run(c, b) : NULL;
+    FILE *fa = traced_run(c, base, a), *fb = fa ? traced_run(c, base, b) : NULL;
     if (!fa || !fb) { if (fa) fclose(fa); return -1; }
     char **ring = calloc((size_t)context + 1, sizeof *ring);
     char *la = NULL, *lb = NULL;

@@ -209,6 +209,57 @@ static void take_record(const struct sweep *s, int fd, const struct record *rec,
     slot->done = slot->fresh = true;
 }
 
+/* With --keep-going, where the first few failing seeds part from passing
+ * ones (each costs two traced runs). */
+#define DIVERGENCES_SHOWN 5
+/* Seeds tried beyond the sweep when none of it passed. */
+#define PASSING_SEARCH 20
+
+/* Prints where failing seed slots[f] first went differently from the
+ * nearest passing seed of the sweep (an earlier one if any did). When
+ * none passed, seeds after it are tried until one passes. False if no
+ * seed to compare with was found. */
+struct outside_pass { bool searched, found; uint64_t seed; };
+
+static bool divergence(const struct sweep *s, const struct slot *slots, size_t flushed, size_t f,
+                       struct outside_pass *outside)
+{
+    long near = -1;
+    for (size_t i = f; i-- > 0;)
+        if (!strcmp(slots[i].r.outcome, "pass")) { near = (long)i; break; }
+    for (size_t i = f + 1; near < 0 && i < flushed; i++)
+        if (!strcmp(slots[i].r.outcome, "pass")) near = (long)i;
+    struct run_opts base = { .plan = s->plan, .nplan = s->nplan, .use_plan = s->use_plan };
+    uint64_t failing = s->seeds[f], passing = 0;
+    const char *how = "the nearest passing seed";
+    if (near >= 0) passing = s->seeds[near];
+    else {
+        /* No seed of the sweep passed: look past the failing one (once). */
+        struct run_opts quiet = base;
+        quiet.quiet_check = true;
+        for (uint64_t k = 1; !outside->searched && k <= PASSING_SEARCH && !dsim_interrupted; k++) {
+            struct run_result r;
+            run_seed(s->conf, failing + k, &quiet, &r);
+            outside->found = r.outcome == OUT_PASS;
+            outside->seed = failing + k;
+            run_result_free(&r);
+            if (outside->found) break;
+        }
+        outside->searched = true;
+        if (!outside->found) {
+            printf("  no passing seed to compare with: none of the sweep passed, nor seeds %" PRIu64 "-%" PRIu64 "\n",
+                   outside->seed - PASSING_SEARCH + 1, outside->seed);
+            return false;
+        }
+        passing = outside->seed;
+        how = "a passing seed outside the sweep";
+    }
+    printf("  seed %" PRIu64 ": first divergence from %s, %" PRIu64 ":\n", failing, how, passing);
+    fflush(stdout);
+    diverge_print(stdout, s->conf, &base, passing, "passing seed", failing, "failing seed", 3);
+    return true;
+}
+
 int sweep_run(const struct sweep *s)
 {
     struct slot *slots = calloc(s->nseeds ? s->nseeds : 1, sizeof *slots);
@@ -299,16 +350,17 @@ int sweep_run(const struct sweep *s)
         fflush(s->junit);
         free(v);
     }
-    if (!dsim_interrupted && failed && !s->keep_going) {
-        /* The nearest seed that passed, before the failure if any did. */
-        long near = -1;
-        for (size_t i = 0; i < flushed; i++)
-            if (!strcmp(slots[i].r.outcome, "pass") && (near < 0 || i < first_fail)) near = (long)i;
-        if (near >= 0) {
-            printf("  first divergence from the nearest passing seed, %" PRIu64 ":\n", s->seeds[near]);
-            fflush(stdout);
-            diverge_print(stdout, s->conf, s->seeds[near], "passing seed", s->seeds[first_fail], "failing seed", 3);
+    if (!dsim_interrupted && failed) {
+        size_t shown = 0;
+        struct outside_pass outside = { 0 };
+        for (size_t i = 0; i < flushed && shown < DIVERGENCES_SHOWN && !dsim_interrupted; i++) {
+            if (!strcmp(slots[i].r.outcome, "pass") || (!s->keep_going && i != first_fail)) continue;
+            if (shown++ == 0 && s->keep_going) printf("where the failing seeds first went differently:\n");
+            if (!divergence(s, slots, flushed, i, &outside)) break;
         }
+        if (failed > shown && shown == DIVERGENCES_SHOWN && s->keep_going && !dsim_interrupted)
+            printf("  (shown for the first %d failing seeds; dsim diff CONF PASSING FAILING shows any other)\n",
+                   DIVERGENCES_SHOWN);
     }
     int status = 0;
     if (dsim_interrupted) status = 128 + dsim_interrupted;

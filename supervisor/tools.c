@@ -152,7 +152,7 @@ int cmd_diff(int argc, char **argv)
     struct config *c = load(argv[1]);
     if (!c) return EXIT_USAGE;
     printf("seeds %" PRIu64 " and %" PRIu64 " of %s:\n", a, b, argv[1]);
-    int d = diverge_print(stdout, c, a, "seed", b, "seed", 5);
+    int d = diverge_print(stdout, c, NULL, a, "seed", b, "seed", 5);
     config_free(c);
     if (dsim_interrupted) return interrupted_status();
     return d < 0 ? EXIT_USAGE : d;

@@ -2,7 +2,9 @@
 # Sweeps over parallel workers: -j 2 gives the same results as -j 1, seed for
 # seed (the results file without wall times is identical); without
 # --keep-going both stop at the same first failing seed; --keep-going
-# reports every failure; --results has one JSON line per seed.
+# reports every failure, each (the first five) with where it parted from a
+# passing seed; a lone failing seed is compared with a passing seed past
+# it; --results has one JSON line per seed.
 . "$(dirname "$0")/lib.sh"
 # A machine that fails when its first random byte is odd: some seeds pass.
 write_conf "$TMP/c.conf" <<'CONF'
@@ -43,7 +45,16 @@ hash=$(sed -n '1s/.*"hash":"\([0-9a-f]*\)".*/\1/p' "$TMP/rand.jsonl")
 run --seeds random:3 --checkpoint "$TMP/ck" >/dev/null 2>&1; [ $? = 2 ] || fail "random seeds were checkpointed"
 # The first failure's report says where it parted from the nearest passing
 # seed; dsim diff says the same for any two seeds.
-grep -q "^  first divergence from the nearest passing seed, [0-9]*:$" "$TMP/s1.out" || fail "no divergence in the report"
+grep -q "^  seed [0-9]*: first divergence from the nearest passing seed, [0-9]*:$" "$TMP/s1.out" || fail "no divergence in the report"
+# With --keep-going, each failing seed's (the first five).
+want=$(( nfail < 5 ? nfail : 5 ))
+[ "$(grep -c ': first divergence from the nearest passing seed' "$TMP/j2.out")" = "$want" ] ||
+    fail "--keep-going: want $want divergences: $(grep -c 'first divergence' "$TMP/j2.out")"
+# A sweep of one failing seed compares it with a passing seed outside it.
+f=$(echo "$first" | sed 's/failed at seed \([0-9]*\).*/\1/')
+run --seeds "$f" >"$TMP/one.out"
+grep -q "^  seed $f: first divergence from a passing seed outside the sweep, [0-9]*:$" "$TMP/one.out" ||
+    { cat "$TMP/one.out"; fail "a lone failing seed was not compared with a passing one"; }
 grep -Eq "^  runs agree for [0-9]+ events; then passing seed [0-9]+ ran:$" "$TMP/s1.out" || fail "no agreement count"
 timeout -k 5 60 "$DSIM" diff "$TMP/c.conf" 5 5 >"$TMP/d.out"; [ $? = 0 ] || fail "diff of a seed with itself is not 0"
 grep -Eq "ran the same [0-9]+ events" "$TMP/d.out" || fail "diff of a seed with itself: $(cat "$TMP/d.out")"
