@@ -1,4 +1,5 @@
 #include "supervisor/results.h"
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,15 @@ void result_free(struct seed_result *r)
     free(r->report);
     free(r->replay);
     r->reason = r->report = r->replay = NULL;
+}
+
+void result_print_failure(FILE *f, const struct seed_result *r)
+{
+    fprintf(f, "seed %" PRIu64 " FAILED: %s\n", r->seed, r->reason ? r->reason : "?");
+    fprintf(f, "  simulated time %" PRIu64 ".%09" PRIu64 "s, %" PRIu64 " steps, trace hash %s\n",
+            r->sim_time_ns / 1000000000, r->sim_time_ns % 1000000000, r->steps, r->hash);
+    fprintf(f, "  replay: %s\n", r->replay ? r->replay : "?");
+    if (r->report) fputs(r->report, f);
 }
 
 static void xml_escaped(FILE *f, const char *s)

@@ -22,6 +22,8 @@ char *result_to_json(const struct seed_result *r, int with_index);
 /* Parses a line written by result_to_json; 0 or -1. Frees nothing. */
 int result_from_json(const char *line, struct seed_result *r);
 void result_free(struct seed_result *r);
+/* A failing seed's report, as a sweep prints it. */
+void result_print_failure(FILE *f, const struct seed_result *r);
 /* JUnit XML: one testcase per failing result and one summary testcase. */
 void junit_write(FILE *f, const char *suite, const struct seed_result *r, size_t n, double seconds);
 #endif

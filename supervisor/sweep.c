@@ -124,15 +124,6 @@ static int start_workers(const struct sweep *s, struct worker *w, int n)
 
 struct slot { struct seed_result r; bool done, fresh; };
 
-static void print_failure(const struct seed_result *r)
-{
-    printf("seed %" PRIu64 " FAILED: %s\n", r->seed, r->reason);
-    printf("  simulated time %" PRIu64 ".%09" PRIu64 "s, %" PRIu64 " steps, trace hash %s\n",
-           r->sim_time_ns / 1000000000, r->sim_time_ns % 1000000000, r->steps, r->hash);
-    printf("  replay: %s\n", r->replay);
-    if (r->report) fputs(r->report, stdout);
-}
-
 /* A checkpoint is a header naming the sweep, then one JSON line per
  * finished seed, each written and flushed as soon as it is known: after a
  * kill, a rerun skips exactly the seeds whose line is complete. */
@@ -324,7 +315,7 @@ int sweep_run(const struct sweep *s)
                 free(j);
             }
             if (!strcmp(r->outcome, "pass")) passed++;
-            else { failed++; print_failure(r); }
+            else { failed++; result_print_failure(stdout, r); }
             flushed++;
         }
         if (s->progress) {

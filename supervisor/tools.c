@@ -60,8 +60,7 @@ int cmd_merge(int argc, char **argv)
     if ((o.results && !results) || (o.junit && !junit)) return EXIT_USAGE;
     for (size_t i = 0; i < keep; i++) {
         if (results) { char *j = result_to_json(&v[i], 0); fprintf(results, "%s\n", j); free(j); }
-        if (strcmp(v[i].outcome, "pass"))
-            printf("seed %" PRIu64 " FAILED: %s\n  replay: %s\n", v[i].seed, v[i].reason, v[i].replay ? v[i].replay : "?");
+        if (strcmp(v[i].outcome, "pass")) result_print_failure(stdout, &v[i]);
     }
     if (junit) junit_write(junit, "dsim merge", v, keep, 0);
     if (failed && !o.keep_going) printf("failed at seed %" PRIu64 " (%zu seeds passed first)\n", v[keep - 1].seed, passed);

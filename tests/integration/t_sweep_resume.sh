@@ -2,7 +2,8 @@
 # Long sweeps: a checkpointed sweep killed with SIGKILL and rerun gives the
 # same results as an uninterrupted one and reruns no recorded seed; three
 # shards merged equal the unsharded sweep seed for seed (also with the shard
-# taken from CI variables); JUnit XML is valid and carries the replay line.
+# taken from CI variables), and the merge prints the failure reports; JUnit
+# XML is valid and carries the replay line.
 . "$(dirname "$0")/lib.sh"
 strip() { sed 's/,"wall_ms":[0-9]*//' "$1"; }
 
@@ -47,6 +48,9 @@ for i in 0 1 2; do run --keep-going --shard $i/3 --results "$TMP/k$i.jsonl"; don
 "$DSIM" merge --keep-going --results "$TMP/merged.jsonl" --junit "$TMP/junit.xml" "$TMP"/k?.jsonl >"$TMP/merge.out"
 [ $? = 1 ] || fail "merge of failing shards did not exit 1"
 diff <(strip "$TMP/all.jsonl") <(strip "$TMP/merged.jsonl") >&2 || fail "merged --keep-going shards differ from the unsharded sweep"
+# The merge prints each failing seed's report, as the sweep did.
+nf=$(grep -c '"outcome":"exit"' "$TMP/all.jsonl")
+[ "$(grep -c '^  last 20 events:$' "$TMP/merge.out")" = "$nf" ] || fail "merge did not print $nf failure reports"
 # Without --keep-going each shard stops at its own first failure; the merge
 # cuts at the first failure overall, which equals the unsharded sweep.
 run --results "$TMP/stop.jsonl"
