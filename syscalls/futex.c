@@ -13,10 +13,20 @@ struct fkey { uint64_t space, off; bool shared; };
  * POSIX shm) by the backing inode and offset, so processes with their own
  * address spaces meet on it; anything else by address space and address.
  * Only calls without FUTEX_PRIVATE_FLAG pay for the look-up in maps. */
-static struct fkey key_of(struct thread *t, uint64_t addr, bool private)
+static bool is_tid_word(const struct world *w, const struct thread *t, uint64_t addr)
+{
+    if (t->ctid_addr == addr) return true;
+    for (size_t i = 0; i < w->nthreads; i++)
+        if (w->threads[i]->proc->mm == t->proc->mm && w->threads[i]->ctid_addr == addr) return true;
+    return false;
+}
+
+static struct fkey key_of(const struct world *w, struct thread *t, uint64_t addr, bool private)
 {
     struct fkey k = { (uint64_t)t->proc->mm, addr, false };
-    if (private) return k;
+    /* A thread's tid word (pthread_join waits on it without the private
+     * flag) lives in its stack's private mapping: no need to look. */
+    if (private || is_tid_word(w, t, addr)) return k;
     char path[64], line[512];
     snprintf(path, sizeof path, "/proc/%d/maps", t->tid);
     FILE *f = fopen(path, "r");
@@ -60,7 +70,7 @@ static int wake_key(struct world *w, struct fkey k, int n, uint32_t bitset)
  * for private memory is the same as (address space, address). */
 int futex_wake_tid(struct world *w, struct thread *exited, int n)
 {
-    return wake_key(w, key_of(exited, exited->ctid_addr, false), n, ~0u);
+    return wake_key(w, key_of(w, exited, exited->ctid_addr, false), n, ~0u);
 }
 
 /* Moves up to n waiters from k to k2, in thread order. */
@@ -112,8 +122,8 @@ static long wake_op(struct world *w, struct thread *t, bool private, uint64_t a1
     }
     /* Nothing else runs while the supervisor works: read-modify-write is atomic. */
     if (mem_write(t->tid, a2, &val, sizeof val)) return -EFAULT;
-    long woken = wake_key(w, key_of(t, a1, private), n1, ~0u);
-    if (wake_op_cmp(cmp, old, cmparg)) woken += wake_key(w, key_of(t, a2, private), n2, ~0u);
+    long woken = wake_key(w, key_of(w, t, a1, private), n1, ~0u);
+    if (wake_op_cmp(cmp, old, cmparg)) woken += wake_key(w, key_of(w, t, a2, private), n2, ~0u);
     return woken;
 }
 
@@ -148,7 +158,7 @@ enum sys_action sys_futex(struct world *w, struct thread *t)
         if (mem_read(t->tid, addr, &cur, sizeof cur)) return emulate(t, -EFAULT);
         if (cur != val) return emulate(t, -EAGAIN);
         if (deadline <= w->now) return emulate(t, -ETIMEDOUT);
-        struct fkey k = key_of(t, addr, private);
+        struct fkey k = key_of(w, t, addr, private);
         t->futex_key = k.off;
         t->futex_space = k.space;
         t->futex_shared = k.shared;
@@ -159,7 +169,7 @@ enum sys_action sys_futex(struct world *w, struct thread *t)
     case FUTEX_WAKE_BITSET: {
         uint32_t bitset = cmd == FUTEX_WAKE ? ~0u : val3;
         if (!bitset) return emulate(t, -EINVAL);
-        return emulate(t, wake_key(w, key_of(t, addr, private), (int)(val > INT_MAX ? INT_MAX : val), bitset));
+        return emulate(t, wake_key(w, key_of(w, t, addr, private), (int)(val > INT_MAX ? INT_MAX : val), bitset));
     }
     case FUTEX_CMP_REQUEUE:
     case FUTEX_REQUEUE: {
@@ -171,9 +181,9 @@ enum sys_action sys_futex(struct world *w, struct thread *t)
             if (cur != val3) return emulate(t, -EAGAIN);
         }
         if (addr == addr2) return emulate(t, -EINVAL);
-        struct fkey k = key_of(t, addr, private);
+        struct fkey k = key_of(w, t, addr, private);
         int woken = wake_key(w, k, nwake, ~0u);
-        return emulate(t, woken + futex_requeue(w, k, key_of(t, addr2, private), nreq));
+        return emulate(t, woken + futex_requeue(w, k, key_of(w, t, addr2, private), nreq));
     }
     case FUTEX_WAKE_OP:
         return emulate(t, wake_op(w, t, private, addr, (int)val, addr2, (int)ARG3(t), val3));
