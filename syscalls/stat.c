@@ -10,11 +10,16 @@
  *   host's reads move its atime between runs (the machine's own are
  *   noatime);
  * - statx's birth time is the host's clock: reported as unavailable, as
- *   filesystems without one do. */
+ *   filesystems without one do;
+ * - statfs's sizes and free space are the host disk's, which every write
+ *   on the host moves: a disk of fixed size (tmpfs: half the machine's
+ *   memory), half free, and no fsid. */
 #include "syscalls/sys.h"
 #include "supervisor/tracer.h"
 #include <stddef.h>
+#include <sys/statfs.h>
 #include <sys/stat.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
@@ -64,5 +69,39 @@ enum sys_action sys_stat(struct world *w, struct thread *t)
 {
     (void)w;
     t->on_exit = stat_done;
+    return SYS_PASS_EXIT;
+}
+
+/* The disk every machine reports: 100 GiB in 4 KiB blocks, half free. */
+#define DISK_BLOCKS (100ull << 18)
+#define DISK_FILES (6553600ull)
+
+#define TMPFS_MAGIC 0x01021994
+
+static void statfs_done(struct world *w, struct thread *t, long result)
+{
+    if (result != 0) return;
+    struct statfs sf;
+    if (mem_read(t->tid, ARG1(t), &sf, sizeof sf) != 0) return;
+    if (sf.f_blocks) {         /* a filesystem with a size (not /proc, /sys) */
+        uint64_t bsize = sf.f_bsize ? (uint64_t)sf.f_bsize : 4096;
+        /* tmpfs (/dev/shm): half the machine's memory, as by default. */
+        uint64_t blocks = sf.f_type == TMPFS_MAGIC ? w->conf->memory_bytes / 2 / bsize : DISK_BLOCKS * 4096 / bsize;
+        sf.f_blocks = blocks;
+        sf.f_bfree = sf.f_bavail = blocks / 2;
+    }
+    if (sf.f_files) {
+        sf.f_files = DISK_FILES;
+        sf.f_ffree = DISK_FILES / 2;
+    }
+    memset(&sf.f_fsid, 0, sizeof sf.f_fsid);
+    mem_write(t->tid, ARG1(t), &sf, sizeof sf);
+}
+
+/* statfs, fstatfs. */
+enum sys_action sys_statfs(struct world *w, struct thread *t)
+{
+    (void)w;
+    t->on_exit = statfs_done;
     return SYS_PASS_EXIT;
 }

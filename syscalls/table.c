@@ -19,7 +19,7 @@
     X(sys_getrandom) X(sys_uname) X(sys_sysinfo) X(sys_sched_getaffinity) X(sys_sched_setaffinity) \
     X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality) X(sys_flock) X(sys_fence) X(sys_open) X(sys_fsync) X(sys_sync) \
     X(sys_mkdir) X(sys_mknod) X(sys_unlink) X(sys_rename) X(sys_link) X(sys_creat) X(sys_pwrite) \
-    X(sys_stat) X(sys_truncate) X(sys_utimes) X(sys_sendmmsg) X(sys_recvmmsg) \
+    X(sys_stat) X(sys_statfs) X(sys_truncate) X(sys_utimes) X(sys_sendmmsg) X(sys_recvmmsg) \
     X(sys_socket) X(sys_bind) X(sys_listen) X(sys_connect) X(sys_getsockname) X(sys_getpeername) \
     X(sys_setsockopt) X(sys_getsockopt) \
     X(sys_timer_create) X(sys_timer_settime) X(sys_timer_gettime) X(sys_timer_getoverrun) X(sys_timer_delete)
@@ -49,8 +49,8 @@ const struct sys_entry sys_table[] = {
     E(fdatasync, sys_fsync, "f", I) E(sync, sys_sync, "", I) E(syncfs, sys_sync, "f", I) E(fallocate, ftimes_fd_change, "fxll", I) PASS(fadvise64, "fddx")
     PASS(readahead, "fdd") PASS(sync_file_range, "fddx") E(mknod, sys_mknod, "sxd", I) E(mknodat, sys_mknod, "dsxd", I)
     PASS(dup, "f") PASS(dup2, "ff") PASS(dup3, "ffx") PASS(pipe, "p") PASS(pipe2, "px")
-    PASS(chdir, "s") PASS(fchdir, "f") PASS(getcwd, "pd") PASS(umask, "x") PASS(statfs, "sp")
-    PASS(fstatfs, "fp") E(utimensat, sys_utimes, "dspx", I) E(utimes, sys_utimes, "sp", I) E(utime, sys_utimes, "sp", I)
+    PASS(chdir, "s") PASS(fchdir, "f") PASS(getcwd, "pd") PASS(umask, "x") E(statfs, sys_statfs, "sp", I)
+    E(fstatfs, sys_statfs, "fp", I) E(utimensat, sys_utimes, "dspx", I) E(utimes, sys_utimes, "sp", I) E(utime, sys_utimes, "sp", I)
     E(futimesat, sys_utimes, "dsp", I) PASS(getxattr, "sspd") PASS(lgetxattr, "sspd") PASS(fgetxattr, "fspd")
     PASS(listxattr, "spd") PASS(llistxattr, "spd") PASS(flistxattr, "fpd") PASS(setxattr, "sspdx")
     PASS(lsetxattr, "sspdx") PASS(fsetxattr, "fspdx") PASS(removexattr, "ss") PASS(lremovexattr, "ss")

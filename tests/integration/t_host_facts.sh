@@ -6,7 +6,8 @@
 # read the same bytes, and so does a run on any other host. /etc/resolv.conf
 # is dsim's (a name server outside the cluster), and the fixed files, which
 # every machine of a run shares, are read-only. /proc/self/mounts names
-# no run directory.
+# no run directory. statfs shows a fixed 100 GiB disk, half free (tmpfs: half
+# the machine's memory).
 . "$(dirname "$0")/lib.sh"
 dsim_exec 1 /bin/sh -c 'cat /proc/stat /proc/loadavg; grep -c ^processor /proc/cpuinfo;
     head -n 1 /proc/meminfo; cat /proc/sys/kernel/random/boot_id' >"$TMP/one.out" ||
@@ -39,4 +40,8 @@ dsim_exec 1 /bin/sh -c 'grep overlay /proc/self/mounts' >"$TMP/m1.out" 2>/dev/nu
 dsim_exec 1 /bin/sh -c 'grep overlay /proc/self/mounts' >"$TMP/m2.out" 2>/dev/null
 grep -q 'upperdir=upper0' "$TMP/m1.out" || { cat "$TMP/m1.out"; fail "the root overlay's options name a host path"; }
 cmp -s "$TMP/m1.out" "$TMP/m2.out" || fail "/proc/self/mounts differs between two runs"
+# Disk sizes and free space are fixed (the host's change with every write).
+dsim_exec 1 stat -f -c '%b %f %a %c %d %i' / /dev/shm >"$TMP/df.out" 2>/dev/null
+printf '26214400 13107200 13107200 6553600 3276800 0\n524288 262144 262144 6553600 3276800 0\n' |
+    diff - "$TMP/df.out" >&2 || fail "statfs shows the host's disk"
 note "/proc/stat, loadavg, cpuinfo, meminfo, boot_id and resolv.conf are fixed; /etc/hosts is read-only"
