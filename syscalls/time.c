@@ -1,6 +1,7 @@
 /* Virtual time: clocks, sleeps, alarms and timerfds. Nothing here reads the
  * host clock; every value derives from w->now. */
 #include "syscalls/sys.h"
+#include <stddef.h>
 #include "supervisor/tracer.h"
 #include <linux/kcmp.h>
 #include <poll.h>
@@ -233,8 +234,9 @@ enum sys_action sys_setitimer(struct world *w, struct thread *t)
     if (ARG0(t) != ITIMER_REAL) return ARG0(t) <= ITIMER_PROF ? SYS_FENCE : emulate(t, -EINVAL);
     uint64_t value = 0, interval = 0;
     if (ARG1(t)) {
-        int e = read_timeval_ns(t, ARG1(t), &value);
-        if (!e) e = read_timeval_ns(t, ARG1(t) + sizeof(struct timeval), &interval);
+        /* struct itimerval is { it_interval, it_value }. */
+        int e = read_timeval_ns(t, ARG1(t) + offsetof(struct itimerval, it_value), &value);
+        if (!e) e = read_timeval_ns(t, ARG1(t) + offsetof(struct itimerval, it_interval), &interval);
         if (e) return emulate(t, e);
     }
     if (ARG2(t)) {

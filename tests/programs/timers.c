@@ -16,6 +16,8 @@
  *  6. setitimer(ITIMER_REAL) every 50 ms: getitimer shows the interval;
  *     pause() until the handler ran 3 times (>= 150 ms); disarmed, getitimer
  *     shows zeros.
+ *  7. setitimer one-shot (value 300 ms, no interval): getitimer shows the
+ *     value and no interval; it fires once, then shows zeros.
  *
  * Every line is deterministic natively (about 1.6 s of sleeping); the last
  * is "ok". Exit 0 only if every check passed, 2 on a setup error. */
@@ -242,6 +244,27 @@ static void alarm_tests(void)
 	CHECK(got.it_value.tv_sec == 0 && got.it_value.tv_usec == 0 && got.it_interval.tv_sec == 0 &&
 	      got.it_interval.tv_usec == 0, "setitimer: not disarmed");
 	printf("setitimer: disarmed\n");
+
+	/* 7. One-shot: it_value 300 ms, no interval (the fields are apart). */
+	struct itimerval once = { .it_interval = { 0, 0 }, .it_value = { 0, 300000 } };
+	alarms = 0;
+	t0 = mono_ns();
+	if (setitimer(ITIMER_REAL, &once, NULL) != 0)
+		die("setitimer(once)");
+	if (getitimer(ITIMER_REAL, &got) != 0)
+		die("getitimer");
+	CHECK(got.it_interval.tv_sec == 0 && got.it_interval.tv_usec == 0, "one-shot: interval %ld.%06ld",
+	      (long)got.it_interval.tv_sec, (long)got.it_interval.tv_usec);
+	CHECK(got.it_value.tv_sec == 0 && got.it_value.tv_usec > 200000 && got.it_value.tv_usec <= 300000,
+	      "one-shot: value %ld.%06ld", (long)got.it_value.tv_sec, (long)got.it_value.tv_usec);
+	while (alarms < 1)
+		pause();
+	waited = mono_ns() - t0;
+	CHECK(waited >= 300 * MS && waited < 1000 * MS, "one-shot: fired after %lld ns", (long long)waited);
+	if (getitimer(ITIMER_REAL, &got) != 0)
+		die("getitimer");
+	CHECK(got.it_value.tv_sec == 0 && got.it_value.tv_usec == 0, "one-shot: still armed after firing");
+	printf("setitimer: a one-shot timer fires once after 300 ms, then is disarmed\n");
 }
 
 int main(void)
