@@ -8,6 +8,7 @@
  * signal.c: a signal their mask lets in makes the real call run, which
  * returns EINTR at once as Linux would. */
 #include "syscalls/sys.h"
+#include <sys/syscall.h>
 #include "supervisor/tracer.h"
 #include <limits.h>
 #include <poll.h>
@@ -72,6 +73,14 @@ static void put_remaining(struct world *w, struct thread *t, uint64_t addr, bool
     int64_t v[2] = { (int64_t)(left / 1000000000), (int64_t)(left % 1000000000) };
     if (timeval) v[1] /= 1000;
     mem_write(t->tid, addr, v, sizeof v);
+}
+
+void poll_interrupted(struct world *w, struct thread *t)
+{
+    long nr = SYSNR(t);
+    if (nr == SYS_select) put_remaining(w, t, ARG4(t), true);
+    else if (nr == SYS_pselect6) put_remaining(w, t, ARG4(t), false);
+    else if (nr == SYS_ppoll) put_remaining(w, t, ARG2(t), false);
 }
 
 /* Starts a run of the handler: true if it is a retry after a block. The

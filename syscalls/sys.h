@@ -95,6 +95,8 @@ int read_timespec(struct thread *t, uint64_t addr, uint64_t *ns);
 uint64_t clock_now(struct world *w, struct thread *t, int clk, bool *ok);
 /* Writes the time left of an interrupted nanosleep/clock_nanosleep. */
 void sleep_interrupted(struct world *w, struct thread *t);
+/* A select, pselect6 or ppoll ended by a signal writes back the time left. */
+void poll_interrupted(struct world *w, struct thread *t);
 /* A timer on virtual time, shared by timerfd and POSIX timers. */
 struct vtimer { int clk; uint64_t expiry /* virtual ns, 0 = disarmed */, interval; };
 /* timer_settime/timerfd_settime: reads the new itimerspec at new_addr,
