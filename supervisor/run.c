@@ -186,7 +186,12 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     prng_init(&w->sched, seed, "sched");
     w->trace = trace_new(o->trace_out, o->recent ? o->recent : 20);
     const char *tmp = getenv("TMPDIR");
-    snprintf(w->run_dir, sizeof w->run_dir, "%s/dsim-run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    /* Under one fixed parent, which every machine sees empty (machine.c):
+     * a machine listing /tmp finds the same entries in every run, and no
+     * other seed's disks. */
+    snprintf(w->run_dir, sizeof w->run_dir, "%s/%s", tmp && *tmp ? tmp : "/tmp", RUNS_DIR);
+    if (mkdir(w->run_dir, 01777) == 0) chmod(w->run_dir, 01777);   /* whatever the umask */
+    strcat(w->run_dir, "/dsim-run.XXXXXX");
     if (!mkdtemp(w->run_dir) || machine_write_vfs(w) != 0) {
         snprintf(r->reason, sizeof r->reason, "cannot create a run directory: %s", strerror(errno));
         r->outcome = OUT_INTERNAL;

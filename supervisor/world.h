@@ -229,6 +229,8 @@ struct world {
 
 /* Virtual clocks. */
 #define DSIM_EPOCH_S   1735689600ULL        /* 2025-01-01T00:00:00Z */
+/* The parent of every run directory, in $TMPDIR. */
+#define RUNS_DIR "dsim-runs"
 #define DSIM_BOOT_NS   (100ULL * 1000000000ULL)  /* uptime when the run begins */
 /* A machine's clocks: the world's, run at its drift, and for the wall clock
  * also shifted by its offset and every jump so far. Jumps never touch the

@@ -6,7 +6,7 @@
 # read the same bytes, and so does a run on any other host. /etc/resolv.conf
 # is dsim's (a name server outside the cluster), and the fixed files, which
 # every machine of a run shares, are read-only. /proc/self/mounts names
-# no run directory. statfs shows a fixed 100 GiB disk, half free (tmpfs: half
+# no run directory, and the run directories' parent looks empty. statfs shows a fixed 100 GiB disk, half free (tmpfs: half
 # the machine's memory).
 . "$(dirname "$0")/lib.sh"
 dsim_exec 1 /bin/sh -c 'cat /proc/stat /proc/loadavg; grep -c ^processor /proc/cpuinfo;
@@ -40,6 +40,9 @@ dsim_exec 1 /bin/sh -c 'grep overlay /proc/self/mounts' >"$TMP/m1.out" 2>/dev/nu
 dsim_exec 1 /bin/sh -c 'grep overlay /proc/self/mounts' >"$TMP/m2.out" 2>/dev/null
 grep -q 'upperdir=upper0' "$TMP/m1.out" || { cat "$TMP/m1.out"; fail "the root overlay's options name a host path"; }
 cmp -s "$TMP/m1.out" "$TMP/m2.out" || fail "/proc/self/mounts differs between two runs"
+# Run directories (this run's, other seeds') are not a machine's to see.
+dsim_exec 1 ls -A "$TMP/dsim-runs" >"$TMP/runs.out" 2>/dev/null || fail "no $TMP/dsim-runs in the machine"
+[ -d "$TMP/dsim-runs" ] && [ ! -s "$TMP/runs.out" ] || { cat "$TMP/runs.out"; fail "a machine sees run directories"; }
 # Disk sizes and free space are fixed (the host's change with every write).
 dsim_exec 1 stat -f -c '%b %f %a %c %d %i' / /dev/shm >"$TMP/df.out" 2>/dev/null
 printf '26214400 13107200 13107200 6553600 3276800 0\n524288 262144 262144 6553600 3276800 0\n' |
