@@ -41,6 +41,8 @@ static const struct vfile vfiles[] = {
     { "/sys/devices/system/cpu/present", "cpus" },
     { "/etc/hosts", "hosts" },
     { "/etc/resolv.conf", "resolv.conf" },
+    { "/proc/version", "version" },
+    { "/proc/sys/kernel/osrelease", "osrelease" },
 };
 
 static int write_file(const char *dir, const char *name, const char *text)
@@ -81,6 +83,10 @@ int machine_write_vfs(struct world *w)
     snprintf(buf, sizeof buf, n > 1 ? "0-%u\n" : "0\n", n - 1);
     if (write_file(dir, "cpus", buf)) return -1;
     if (write_file(dir, "boot_id", "6473696d-0000-4000-8000-000000000001\n")) return -1;
+    /* The kernel uname(2) tells of (syscalls/info.c). */
+    if (write_file(dir, "version", "Linux version " DSIM_KERNEL_RELEASE " (dsim@dsim) (gcc) " DSIM_KERNEL_VERSION "\n") ||
+        write_file(dir, "osrelease", DSIM_KERNEL_RELEASE "\n"))
+        return -1;
     /* CPU times and counters of an idle machine booted at the epoch. */
     off = (size_t)snprintf(buf, sizeof buf, "cpu  0 0 0 0 0 0 0 0 0 0\n");
     for (unsigned i = 0; i < n && off < sizeof buf - 512; i++)
@@ -183,6 +189,11 @@ static void init_setup(struct world *w, struct machine *m)
     close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
     snprintf(dst, sizeof dst, "%s/proc/uptime", root);
     mount(src, dst, NULL, MS_BIND, NULL);
+    /* A new UUID at each open, from the machine's entropy (syscalls/info.c). */
+    snprintf(src, sizeof src, "%s/vfs/uuid.%s", w->run_dir, m->name);
+    close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
+    snprintf(dst, sizeof dst, "%s/proc/sys/kernel/random/uuid", root);
+    mount(src, dst, NULL, MS_BIND, NULL);
     snprintf(src, sizeof src, "%s/vfs/hostname.%s", w->run_dir, m->name);
     int fd = open(src, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0444);
     if (fd >= 0) {
@@ -255,18 +266,37 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
     sigprocmask(SIG_SETMASK, &none, NULL);
     umask(022);
     if (chdir(dir) != 0) _exit(126);
-    /* Limits are the machine's, not the host's: the stack limit shapes the
-     * memory layout, and programs read and raise the fd limit. */
-    static const struct { int res; struct rlimit lim; } limits[] = {
-        { RLIMIT_STACK, { 8 << 20, RLIM_INFINITY } }, { RLIMIT_NOFILE, { 1024, 4096 } },
-        { RLIMIT_CORE, { 0, RLIM_INFINITY } }, { RLIMIT_NPROC, { 63536, 63536 } },
+    /* Limits are the machine's, every one, not the host's or the caller's:
+     * the stack limit shapes the memory layout, programs read and raise the
+     * fd limit, and a shell's ulimit prints them all. */
+    static const struct { int res; struct rlimit lim; bool strict; } limits[] = {
+        { RLIMIT_STACK, { 8 << 20, RLIM_INFINITY }, true }, { RLIMIT_NOFILE, { 1024, 4096 }, true },
+        { RLIMIT_CORE, { 0, RLIM_INFINITY }, true }, { RLIMIT_NPROC, { 63536, 63536 }, true },
+        { RLIMIT_CPU, { RLIM_INFINITY, RLIM_INFINITY }, false },
+        { RLIMIT_FSIZE, { RLIM_INFINITY, RLIM_INFINITY }, false },
+        { RLIMIT_DATA, { RLIM_INFINITY, RLIM_INFINITY }, false },
+        { RLIMIT_AS, { RLIM_INFINITY, RLIM_INFINITY }, false },
+        { RLIMIT_RSS, { RLIM_INFINITY, RLIM_INFINITY }, false },
+        { RLIMIT_LOCKS, { RLIM_INFINITY, RLIM_INFINITY }, false },
+        { RLIMIT_MEMLOCK, { 8 << 20, 8 << 20 }, false }, { RLIMIT_SIGPENDING, { 63536, 63536 }, false },
+        { RLIMIT_MSGQUEUE, { 819200, 819200 }, false }, { RLIMIT_NICE, { 0, 0 }, false },
+        { RLIMIT_RTPRIO, { 0, 0 }, false }, { RLIMIT_RTTIME, { RLIM_INFINITY, RLIM_INFINITY }, false },
     };
-    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++)
-        if (setrlimit(limits[i].res, &limits[i].lim) != 0) {          /* never the host's */
+    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
+        if (setrlimit(limits[i].res, &limits[i].lim) == 0) continue;
+        if (limits[i].strict) {          /* never the host's */
             static const char msg[] = "dsim: cannot pin the machine's resource limits (the host's hard limit is lower)\n";
             if (write(2, msg, sizeof msg - 1) < 0) {}
             _exit(126);
         }
+        /* The others: as close as the host's hard limit allows. */
+        struct rlimit cur;
+        if (getrlimit(limits[i].res, &cur) == 0) {
+            cur.rlim_cur = cur.rlim_max;
+            setrlimit(limits[i].res, &cur);
+        }
+    }
+    setpriority(PRIO_PROCESS, 0, 0);     /* not the caller's nice value */
     personality(ADDR_NO_RANDOMIZE);
     prctl(PR_SET_TSC, PR_TSC_SIGSEGV);
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);

@@ -229,6 +229,9 @@ struct world {
 
 /* Virtual clocks. */
 #define DSIM_EPOCH_S   1735689600ULL        /* 2025-01-01T00:00:00Z */
+/* The kernel machines are told they run. */
+#define DSIM_KERNEL_RELEASE "6.1.0-dsim"
+#define DSIM_KERNEL_VERSION "#1 SMP PREEMPT_DYNAMIC dsim"
 /* The parent of every run directory, in $TMPDIR. */
 #define RUNS_DIR "dsim-runs"
 #define DSIM_BOOT_NS   (100ULL * 1000000000ULL)  /* uptime when the run begins */

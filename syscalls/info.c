@@ -19,8 +19,8 @@ enum sys_action sys_uname(struct world *w, struct thread *t)
     memset(&u, 0, sizeof u);
     strcpy(u.sysname, "Linux");
     snprintf(u.nodename, sizeof u.nodename, "%s", t->proc->m->name);
-    strcpy(u.release, "6.1.0-dsim");
-    strcpy(u.version, "#1 SMP PREEMPT_DYNAMIC dsim");
+    strcpy(u.release, DSIM_KERNEL_RELEASE);
+    strcpy(u.version, DSIM_KERNEL_VERSION);
     strcpy(u.machine, "x86_64");
     strcpy(u.domainname, "(none)");
     return emulate(t, mem_write(t->tid, ARG0(t), &u, sizeof u) ? -EFAULT : 0);
@@ -122,22 +122,50 @@ enum sys_action sys_enosys(struct world *w, struct thread *t) { return emulate(t
 enum sys_action sys_pass(struct world *w, struct thread *t) { return SYS_PASS; }
 enum sys_action sys_fence(struct world *w, struct thread *t) { return SYS_FENCE; }
 
-/* open and openat of /proc/uptime: write the machine's virtual uptime into
- * the file bound over it, then let the open run. */
+/* The machine's virtual uptime, for /proc/uptime. */
+static int uptime_text(struct world *w, struct machine *m, char *text, size_t len)
+{
+    uint64_t up = machine_monotonic(w, m), idle = up * w->conf->cpus;     /* ns */
+    return snprintf(text, len, "%llu.%02llu %llu.%02llu\n", (unsigned long long)(up / 1000000000),
+                    (unsigned long long)(up % 1000000000 / 10000000), (unsigned long long)(idle / 1000000000),
+                    (unsigned long long)(idle % 1000000000 / 10000000));
+}
+
+/* A random (version 4) UUID from the machine's entropy, for
+ * /proc/sys/kernel/random/uuid, which gives a new one at every open. */
+static int uuid_text(struct world *w, struct machine *m, char *text, size_t len)
+{
+    (void)w;
+    uint64_t hi = prng_next(&m->entropy), lo = prng_next(&m->entropy);
+    hi = (hi & ~0xf000ull) | 0x4000ull;                     /* version 4 */
+    lo = (lo & ~(3ull << 62)) | (2ull << 62);               /* variant 10 */
+    return snprintf(text, len, "%08llx-%04llx-%04llx-%04llx-%012llx\n", (unsigned long long)(hi >> 32),
+                    (unsigned long long)(hi >> 16 & 0xffff), (unsigned long long)(hi & 0xffff),
+                    (unsigned long long)(lo >> 48), (unsigned long long)(lo & 0xffffffffffffull));
+}
+
+/* Files whose contents change at every open: a file of the machine's own is
+ * bound over each (machine.c), rewritten here before the open runs. */
+static const struct { const char *path, *file; int (*text)(struct world *, struct machine *, char *, size_t); } live_files[] = {
+    { "/proc/uptime", "uptime", uptime_text },
+    { "/proc/sys/kernel/random/uuid", "uuid", uuid_text },
+};
+
 enum sys_action sys_open(struct world *w, struct thread *t)
 {
-    char path[32];
+    char path[40];
     bool at = SYSNR(t) == SYS_openat;
     uint64_t addr = at ? ARG1(t) : ARG0(t);
-    if (mem_read_str(t->tid, addr, path, sizeof path) < 0 || strcmp(path, "/proc/uptime"))
+    size_t i = 0;
+    if (mem_read_str(t->tid, addr, path, sizeof path) >= 0)
+        while (i < sizeof live_files / sizeof *live_files && strcmp(path, live_files[i].path)) i++;
+    else i = sizeof live_files / sizeof *live_files;
+    if (i == sizeof live_files / sizeof *live_files)
         return disk_open(w, t, at ? (int)ARG0(t) : AT_FDCWD, addr, (int)(at ? ARG2(t) : ARG1(t)));
     char file[512], text[64];
     struct machine *m = t->proc->m;
-    snprintf(file, sizeof file, "%s/vfs/uptime.%s", w->run_dir, m->name);
-    uint64_t up = machine_monotonic(w, m), idle = up * w->conf->cpus;     /* ns */
-    int n = snprintf(text, sizeof text, "%llu.%02llu %llu.%02llu\n", (unsigned long long)(up / 1000000000),
-                     (unsigned long long)(up % 1000000000 / 10000000), (unsigned long long)(idle / 1000000000),
-                     (unsigned long long)(idle % 1000000000 / 10000000));
+    snprintf(file, sizeof file, "%s/vfs/%s.%s", w->run_dir, live_files[i].file, m->name);
+    int n = live_files[i].text(w, m, text, sizeof text);
     int fd = open(file, O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (fd >= 0) { if (write(fd, text, (size_t)n) < 0) {} close(fd); }
     return SYS_PASS;

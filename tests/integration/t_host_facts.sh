@@ -1,5 +1,6 @@
 #!/bin/bash
-# The host facts a machine reads from /proc are fixed, never the host's:
+# The host facts a machine reads from /proc are fixed, never the host's
+# (nor the caller's: resource limits, nice value):
 # /proc/stat (an idle machine's zero CPU times, one line per configured CPU,
 # booted at the epoch), /proc/loadavg (no load), /proc/cpuinfo and
 # /proc/meminfo (the configured CPUs and memory) and the boot id. Two seeds
@@ -43,8 +44,23 @@ cmp -s "$TMP/m1.out" "$TMP/m2.out" || fail "/proc/self/mounts differs between tw
 # Run directories (this run's, other seeds') are not a machine's to see.
 dsim_exec 1 ls -A "$TMP/dsim-runs" >"$TMP/runs.out" 2>/dev/null || fail "no $TMP/dsim-runs in the machine"
 [ -d "$TMP/dsim-runs" ] && [ ! -s "$TMP/runs.out" ] || { cat "$TMP/runs.out"; fail "a machine sees run directories"; }
+# /proc/sys/kernel/random/uuid: a new UUID at each read, from the seed.
+uuids() { dsim_exec "$1" /bin/sh -c 'cat /proc/sys/kernel/random/uuid /proc/sys/kernel/random/uuid' 2>/dev/null; }
+uuids 1 >"$TMP/u1"; uuids 1 >"$TMP/u1b"; uuids 2 >"$TMP/u2"
+grep -Eq '^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$' "$TMP/u1" || fail "not a v4 UUID: $(cat "$TMP/u1")"
+[ "$(sort -u "$TMP/u1" | wc -l)" = 2 ] || fail "two reads gave one UUID"
+cmp -s "$TMP/u1" "$TMP/u1b" || fail "one seed read other UUIDs"
+cmp -s "$TMP/u1" "$TMP/u2" && fail "two seeds read the same UUIDs"
+# The kernel /proc/version and osrelease tell of is uname's; the resource
+# limits and the nice value are the machine's, not the caller's.
+dsim_exec 1 /bin/sh -c 'uname -r; cat /proc/sys/kernel/osrelease; cut -d" " -f3 /proc/version' >"$TMP/kern.out" 2>/dev/null
+[ "$(sort -u "$TMP/kern.out")" = 6.1.0-dsim ] || fail "kernel releases disagree: $(cat "$TMP/kern.out")"
+dsim_exec 1 /bin/sh -c 'ulimit -a; nice' >"$TMP/lim1.out" 2>/dev/null
+(ulimit -S -d 100000; ulimit -S -l 64; ulimit -S -f 100000; renice -n 3 $$ >/dev/null
+ dsim_exec 1 /bin/sh -c 'ulimit -a; nice') >"$TMP/lim2.out" 2>/dev/null
+diff "$TMP/lim1.out" "$TMP/lim2.out" >&2 || fail "the caller's limits or nice value reached the machine"
 # Disk sizes and free space are fixed (the host's change with every write).
 dsim_exec 1 stat -f -c '%b %f %a %c %d %i' / /dev/shm >"$TMP/df.out" 2>/dev/null
 printf '26214400 13107200 13107200 6553600 3276800 0\n524288 262144 262144 6553600 3276800 0\n' |
     diff - "$TMP/df.out" >&2 || fail "statfs shows the host's disk"
-note "/proc/stat, loadavg, cpuinfo, meminfo, boot_id and resolv.conf are fixed; /etc/hosts is read-only"
+note "/proc/stat, loadavg, cpuinfo, meminfo, boot_id, version, resolv.conf, statfs, mounts, limits and nice fixed; /etc/hosts read-only; uuid from the seed"
