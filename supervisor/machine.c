@@ -116,7 +116,13 @@ static void overlay(const char *disk, const char *root, const char *lower, int n
     snprintf(upper, sizeof upper, "%s/upper%d", disk, n);
     snprintf(work, sizeof work, "%s/work%d", disk, n);
     snprintf(target, sizeof target, "%s%s", root, strcmp(lower, "/") ? lower : "");
-    mkdir(upper, 0755);
+    /* The merged directory shows its upper one's times: the lower's, not
+     * the moment the run began. */
+    struct stat ls;
+    if (mkdir(upper, 0755) == 0 && stat(lower, &ls) == 0) {
+        struct timespec times[2] = { ls.st_mtim, ls.st_mtim };
+        utimensat(AT_FDCWD, upper, times, 0);
+    }
     mkdir(work, 0755);
     /* Relative to the disk: /proc/self/mounts shows the options as given,
      * and the run directory's name differs in every run. */
@@ -167,6 +173,8 @@ static void init_setup(struct world *w, struct machine *m)
         close(q);
     }
     mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+    struct stat host_root;
+    stat("/", &host_root);
     char root[600], src[512], dst[1200];
     disk_setup(w, m, root, sizeof root);
     snprintf(dst, sizeof dst, "%s/proc", root);
@@ -211,6 +219,9 @@ static void init_setup(struct world *w, struct machine *m)
     if (chdir(root) != 0 || syscall(SYS_pivot_root, ".", ".dsim-old-root") != 0) _exit(1);
     umount2("/.dsim-old-root", MNT_DETACH);
     rmdir("/.dsim-old-root");
+    /* Its making left the root directory with the host's time of now. */
+    struct timespec root_times[2] = { host_root.st_mtim, host_root.st_mtim };
+    utimensat(AT_FDCWD, "/", root_times, 0);
     if (chdir("/") != 0) _exit(1);
     /* Bring up lo so localhost works; the namespace has no other interface. */
     int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);

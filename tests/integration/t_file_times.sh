@@ -30,4 +30,9 @@ CONF
 grep -v '^dsim:' "$TMP/skew.out" | diff "$TMP/native.out" - >&2 || fail "file times on a skewed, jumping clock differ from native"
 "$DSIM" exec -- /bin/sh -c 'echo hi; sleep 1; echo again' >"$TMP/host.txt" 2>/dev/null
 [ "$(( $(date +%s) - $(stat -c %Y "$TMP/host.txt") ))" -lt 600 ] || fail "dsim stamped a host file with a machine's time"
+# The root directory, untouched by the program, shows the host's
+# modification time in all three times, not the time the machine was made.
+want=$(stat -c %Y /)
+dsim_exec 1 stat -c '%X %Y %Z' / >"$TMP/root.out" 2>/dev/null
+[ "$(cat "$TMP/root.out")" = "$want $want $want" ] || fail "stat / under dsim: $(cat "$TMP/root.out"), want $want thrice"
 note "file times follow the machine's clock (also skewed and jumped); hash $h twice"
