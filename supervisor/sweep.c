@@ -86,8 +86,10 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
         rec.reason_len = strlen(r.reason);
         rec.report_len = r.report ? strlen(r.report) : 0;
         if (write_all(out, &rec, sizeof rec) || write_all(out, r.reason, rec.reason_len) ||
-            write_all(out, r.report ? r.report : "", rec.report_len))
+            write_all(out, r.report ? r.report : "", rec.report_len)) {
+            run_cleanup(0);         /* the parent is gone or interrupted */
             _exit(1);
+        }
         run_result_free(&r);
     }
     run_cleanup(0);

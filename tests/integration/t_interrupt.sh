@@ -3,7 +3,8 @@
 # simulated time) is sent SIGINT, SIGTERM or SIGKILL after 1 s of real time.
 # Within 5 s dsim must have exited, and no process it started may be left:
 # every machine carries a unique marker in its environment, and no process's
-# /proc/PID/environ may still hold it.
+# /proc/PID/environ may still hold it. SIGINT and SIGTERM leave no run
+# directory behind.
 #
 # dsim is started directly (not under `timeout`, which would take the signal
 # in its place); the 5 s deadline below bounds it instead, and anything left
@@ -124,6 +125,9 @@ os.execv(sys.argv[1], sys.argv[1:])' "$DSIM" run "$TMP/conf/cluster.conf" --seed
     # An interrupted run is not a passing run.
     [ "$rc" != 0 ] || fail "SIG$sig: dsim exited 0"
     [ "$sig" != KILL ] || [ "$rc" = 137 ] || fail "SIGKILL: exit status $rc"
+    # Nor does it leave its run directory (a SIGKILLed dsim cannot help it).
+    [ "$sig" = KILL ] || [ -z "$(ls -A "$TMP/dsim-runs" 2>/dev/null)" ] ||
+        fail "SIG$sig: run directories left: $(ls "$TMP/dsim-runs")"
     note "SIG$sig: dsim exited $rc, $before machine process(es) gone"
 }
 
