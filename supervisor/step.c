@@ -425,6 +425,7 @@ void step(struct world *w, struct thread *t)
         t->retry = true;
         return;
     case SYS_FENCE:
+        record_call(w, t, call, " fence", 0, false);    /* in the trace and its hash */
         fence(w, t, call);
         return;
     }
