@@ -9,6 +9,7 @@
  * the supervisor itself, in non-blocking steps, since "writable" does not
  * promise room for the whole request. */
 #include "syscalls/sys.h"
+#include <linux/sockios.h>
 #include "supervisor/tracer.h"
 #include "supervisor/netsim.h"
 #include <fcntl.h>
@@ -559,6 +560,10 @@ static const unsigned int safe_ioctls[] = {
     TCGETS, TCSETS, TCSETSW, TCSETSF, TIOCGWINSZ, TIOCSWINSZ, TIOCGPGRP, TIOCSPGRP, TIOCGSID,
     FIONBIO, FIONREAD /* = SIOCINQ = TIOCINQ */, TIOCOUTQ, FIOCLEX, FIONCLEX, FIOASYNC, TCFLSH,
     TCXONC, TIOCSCTTY, TIOCNOTTY, TIOCGPTN, TIOCSPTLCK, BLKGETSIZE64, FS_IOC_GETFLAGS,
+    /* Interface queries: a machine's network namespace is empty, so they
+     * find its loopback only (libuuid's uuid1 looks for a MAC address). */
+    SIOCGIFCONF, SIOCGIFFLAGS, SIOCGIFHWADDR, SIOCGIFINDEX, SIOCGIFNAME, SIOCGIFMTU, SIOCGIFADDR,
+    SIOCGIFNETMASK, SIOCGIFBRDADDR, SIOCGIFDSTADDR, SIOCGIFTXQLEN, SIOCGIFMETRIC,
 };
 
 enum sys_action sys_ioctl(struct world *w, struct thread *t)

@@ -1,5 +1,6 @@
 #!/bin/bash
 # py_entropy.py under dsim: CPython's randomness (random, os.urandom, uuid4,
+# uuid1 (libuuid asks the interfaces for a MAC: only lo),
 # the str hash seed) follows the seed, time is virtual, and one seed gives
 # one output and one trace hash.
 . "$(dirname "$0")/lib.sh"
@@ -13,14 +14,14 @@ chmod +x "$DSIM"
 
 PY=/usr/bin/python3
 prog=$PROGS/py_entropy.py
-KEYS='random urandom uuid4 hash pid id time monotonic native_id'
+KEYS='random urandom uuid4 uuid1 hash pid id time monotonic native_id'
 
 val() { sed -n "s/^$1 //p" "$2"; }
 
-# Shape of the output: 3 threads x 9 keys, then the main thread's 2 lines.
+# Shape of the output: 3 threads x 10 keys, then the main thread's 2 lines.
 check_shape() {
     local f=$1 i k
-    [ "$(wc -l <"$f")" = 29 ] || fail "$f: expected 29 lines, got $(wc -l <"$f")"
+    [ "$(wc -l <"$f")" = 32 ] || fail "$f: expected 32 lines, got $(wc -l <"$f")"
     for i in 0 1 2; do
         for k in $KEYS; do
             [ -n "$(val "t$i $k" "$f")" ] || fail "$f: no t$i $k"
@@ -55,7 +56,7 @@ done
 
 # Within a run: the threads drew different values, and the hash seed is per
 # process (all threads agree).
-for k in random urandom uuid4 native_id; do
+for k in random urandom uuid4 uuid1 native_id; do
     n=$(for i in 0 1 2; do val "t$i $k" "$TMP/s1.out"; done | sort -u | wc -l)
     [ "$n" = 3 ] || fail "$k: threads do not have 3 distinct values"
 done

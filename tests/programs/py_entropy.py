@@ -28,6 +28,7 @@ def work(i):
         ("random", repr(random.random())),
         ("urandom", os.urandom(8).hex()),
         ("uuid4", str(uuid.uuid4())),
+        ("uuid1", str(uuid.uuid1())),
         ("hash", str(hash("abc"))),
         ("pid", str(os.getpid())),
         ("id", str(id(object()))),
