@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -30,8 +32,9 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
 }
 
-/* All entries of the directory open as `copy`, sorted; -errno on failure. */
-static long list_sorted(int copy, struct entry **out)
+/* All entries of the directory open as `copy`, sorted unless `sort` is
+ * false; -errno on failure. */
+static long list_entries(int copy, bool sort, struct entry **out)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", copy);
@@ -50,7 +53,7 @@ static long list_sorted(int copy, struct entry **out)
         }
     }
     close(fd);
-    qsort(v, n, sizeof *v, by_name);
+    if (sort) qsort(v, n, sizeof *v, by_name);
     *out = v;
     return got < 0 ? -errno : (long)n;
 }
@@ -68,7 +71,11 @@ enum sys_action sys_getdents64(struct world *w, struct thread *t)
     if (copy < 0) return SYS_PASS;                      /* EBADF from the kernel */
     if (fstat(copy, &st) != 0 || !S_ISDIR(st.st_mode)) { close(copy); return SYS_PASS; }
     struct entry *v;
-    long n = list_sorted(copy, &v);
+    /* /proc lists in its own fixed order (fds and pids by number), as
+     * natively: that order is the kernel's, not a file system's. */
+    struct statfs sf;
+    bool proc = fstatfs(copy, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+    long n = list_entries(copy, !proc, &v);
     if (n < 0) { close(copy); return emulate(t, n); }
     off_t pos = lseek(copy, 0, SEEK_CUR);
     size_t count = (size_t)ARG2(t), used = 0;
