@@ -206,7 +206,7 @@ static void take_record(const struct sweep *s, int fd, const struct record *rec,
  * ones (each costs two traced runs). */
 #define DIVERGENCES_SHOWN 5
 /* Seeds tried beyond the sweep when none of it passed. */
-#define PASSING_SEARCH 20
+#define PASSING_SEARCH 5
 
 /* Prints where failing seed slots[f] first went differently from the
  * nearest passing seed of the sweep (an earlier one if any did). When

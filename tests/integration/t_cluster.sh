@@ -145,15 +145,21 @@ cat >"$TMP/check_b.sh" <<EOF
 echo "\$DSIM_SEED" >>"$TMP/seeds_b.log"
 grep -qx 'value=42' main.stdout
 EOF
-run_dsim run "$B/cluster.conf" --seeds 5-7 -j 1   # one worker: no seed runs ahead
+run_dsim run "$B/cluster.conf" --seeds 5-7 -j 1 --results "$TMP/b.jsonl"  # one worker: no seed runs ahead
 expect_rc 1 "B (failing check)"
 line=$(failed_line)
 echo "$line" | grep -q '^seed 5 FAILED: ' || { show; fail "B: no 'seed 5 FAILED:' line"; }
 echo "$line" | grep -qi 'check' || { show; fail "B: the report does not name the check: $line"; }
 grep -Eq "replay: .*dsim replay [^ ]*b/cluster\.conf 5( |\$)" "$TMP/run.out" ||
     { show; fail "B: no 'replay: dsim replay CONF 5' line"; }
-[ "$(tr '\n' ' ' <"$TMP/seeds_b.log")" = "5 " ] ||
-    fail "B: the run went on after seed 5 failed (checks ran for $(tr '\n' ' ' <"$TMP/seeds_b.log"))"
+[ "$(sed -n 's/.*"seed":\([0-9]*\).*/\1/p' "$TMP/b.jsonl" | tr '\n' ' ')" = "5 " ] ||
+    fail "B: the run went on after seed 5 failed (results for $(tr '\n' ' ' <"$TMP/b.jsonl"))"
+# No seed of the sweep passed, so seeds past it were tried, checks included,
+# for one to compare with; none passed (every seed fails this check).
+[ "$(tr '\n' ' ' <"$TMP/seeds_b.log")" = "5 6 7 8 9 10 " ] ||
+    fail "B: checks ran for $(tr '\n' ' ' <"$TMP/seeds_b.log"), want 5 and the 5 seeds after it"
+grep -q '^  no passing seed to compare with: none of the sweep passed, nor seeds 6-10$' "$TMP/run.out" ||
+    { show; fail "B: no 'no passing seed' line"; }
 run_dsim replay "$B/cluster.conf" 5
 expect_rc 1 "replay of a failing seed"
 
