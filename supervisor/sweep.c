@@ -283,6 +283,7 @@ int sweep_run(const struct sweep *s)
     int busy = 0;
     for (;;) {
         /* Hand out seeds in order; after a failure, only lower ones. */
+        while (next < s->nseeds && slots[next].done) next++;   /* done in a checkpoint */
         for (int k = 0; k < n && !dsim_interrupted; k++) {
             while (next < s->nseeds && slots[next].done) next++;
             if (w[k].busy || next >= s->nseeds || (!s->keep_going && next > first_fail)) continue;

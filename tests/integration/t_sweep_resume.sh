@@ -32,6 +32,13 @@ for s in $recorded; do
     [ "$(grep -cx "$s" "$TMP/ran.log")" = 1 ] || fail "seed $s was recorded before the kill but ran again"
 done
 [ "$(sort -un "$TMP/ran.log" | wc -l)" = 300 ] || fail "some seed never ran"
+# Rerunning the finished sweep (a CI retry) runs nothing and gives the same
+# results at once.
+lines=$(wc -l <"$TMP/ran.log")
+timeout -k 5 30 "$DSIM" run "$TMP/ok.conf" --seeds 1-300 -j 2 --checkpoint "$TMP/ck" --results "$TMP/again.jsonl" \
+    >"$TMP/again.out" || fail "rerun of a finished checkpointed sweep failed or hung (exit $?)"
+diff <(strip "$TMP/full.jsonl") <(strip "$TMP/again.jsonl") >&2 || fail "rerun of a finished sweep gave other results"
+[ "$(wc -l <"$TMP/ran.log")" = "$lines" ] || fail "rerun of a finished sweep ran seeds again"
 # A checkpoint of another sweep is refused.
 timeout -k 5 60 "$DSIM" run "$TMP/ok.conf" --seeds 1-5 --checkpoint "$TMP/ck" >/dev/null 2>&1
 [ $? = 2 ] || fail "a checkpoint of another sweep was accepted"
