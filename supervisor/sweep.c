@@ -29,7 +29,7 @@ struct record {
 };
 
 
-struct worker { pid_t pid; int to, from; bool busy; };
+struct worker { pid_t pid; int to, from; bool busy; int cpu; size_t index; };
 
 static int write_all(int fd, const void *buf, size_t len)
 {
@@ -96,6 +96,30 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
     _exit(0);
 }
 
+/* Starts worker i of n (w[i].cpu set); 0 or -1. */
+static int start_worker(const struct sweep *s, struct worker *w, int n, int i)
+{
+    int to[2], from[2];
+    if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC)) return -1;
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        /* Other workers' pipe ends would keep them from seeing EOF. */
+        for (int k = 0; k < n; k++)
+            if (k != i && w[k].pid > 0) { close(w[k].to); close(w[k].from); }
+        close(to[1]);
+        close(from[0]);
+        worker_main(s, w[i].cpu, to[0], from[1]);
+    }
+    close(to[0]);
+    close(from[1]);
+    w[i].pid = pid;
+    w[i].to = to[1];
+    w[i].from = from[0];
+    w[i].busy = false;
+    return 0;
+}
+
 static int start_workers(const struct sweep *s, struct worker *w, int n)
 {
     cpu_set_t allowed;
@@ -104,22 +128,27 @@ static int start_workers(const struct sweep *s, struct worker *w, int n)
         for (int c = 0; c < 1024; c++) if (CPU_ISSET(c, &allowed)) cpus[ncpus++] = c;
     if (ncpus == 0) cpus[ncpus++] = 0;
     for (int i = 0; i < n; i++) {
-        int to[2], from[2];
-        if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC)) return -1;
-        pid_t pid = fork();
-        if (pid < 0) return -1;
-        if (pid == 0) {
-            /* Earlier workers' pipe ends would keep them from seeing EOF. */
-            for (int k = 0; k < i; k++) { close(w[k].to); close(w[k].from); }
-            close(to[1]);
-            close(from[0]);
-            worker_main(s, cpus[i % ncpus], to[0], from[1]);
-        }
-        close(to[0]);
-        close(from[1]);
-        w[i] = (struct worker){ pid, to[1], from[0], false };
+        w[i].cpu = cpus[i % ncpus];
+        if (start_worker(s, w, n, i) != 0) return -1;
     }
     return 0;
+}
+
+/* A worker died with a seed in hand (dsim's own fault, or a kill from
+ * outside): the seed fails, so the sweep cannot look green without it, and
+ * a new worker takes the dead one's place. */
+static void worker_died(const struct sweep *s, struct worker *w, int n, int k, struct record *rec, char *why,
+                        size_t whylen)
+{
+    int status = 0;
+    close(w[k].to);
+    close(w[k].from);
+    while (waitpid(w[k].pid, &status, 0) < 0 && errno == EINTR) {}
+    snprintf(why, whylen, "the dsim worker running this seed died (%s %d); dsim replay runs it alone",
+             WIFSIGNALED(status) ? "signal" : "exit status", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    *rec = (struct record){ w[k].index, OUT_INTERNAL, 0, 0, 0, "", strlen(why), 0 };
+    w[k].pid = -1;
+    if (!dsim_interrupted && start_worker(s, w, n, k) != 0) w[k].pid = -1;
 }
 
 /* ---- the parent ---- */
@@ -253,6 +282,20 @@ static bool divergence(const struct sweep *s, const struct slot *slots, size_t f
     return true;
 }
 
+static void take_dead(const struct sweep *s, const struct record *rec, const char *why, struct slot *slot)
+{
+    struct seed_result *r = &slot->r;
+    result_free(r);
+    memset(r, 0, sizeof *r);
+    r->seed = s->seeds[rec->index];
+    r->index = (long)rec->index;
+    snprintf(r->outcome, sizeof r->outcome, "%s", outcome_name(OUT_INTERNAL));
+    r->reason = strdup(why);
+    snprintf(r->hash, sizeof r->hash, "%s", "-");
+    if (asprintf(&r->replay, "dsim replay %s %" PRIu64, s->confpath, r->seed) < 0) r->replay = NULL;
+    slot->done = slot->fresh = true;
+}
+
 int sweep_run(const struct sweep *s)
 {
     struct slot *slots = calloc(s->nseeds ? s->nseeds : 1, sizeof *slots);
@@ -280,6 +323,7 @@ int sweep_run(const struct sweep *s)
     if (!todo) n = 0;
 
     size_t next = 0, flushed = 0, passed = 0, failed = 0;
+    bool lost_workers = false;
     int busy = 0;
     for (;;) {
         /* Hand out seeds in order; after a failure, only lower ones. */
@@ -287,11 +331,12 @@ int sweep_run(const struct sweep *s)
         for (int k = 0; k < n && !dsim_interrupted; k++) {
             while (next < s->nseeds && slots[next].done) next++;
             if (w[k].busy || next >= s->nseeds || (!s->keep_going && next > first_fail)) continue;
-            if (write_all(w[k].to, &next, sizeof next) == 0) { w[k].busy = true; busy++; next++; }
+            if (w[k].pid < 0) continue;
+            if (write_all(w[k].to, &next, sizeof next) == 0) { w[k].busy = true; w[k].index = next; busy++; next++; }
         }
         struct pollfd pfd[256];
         if (busy > 0) {
-            for (int k = 0; k < n; k++) pfd[k] = (struct pollfd){ w[k].from, POLLIN, 0 };
+            for (int k = 0; k < n; k++) pfd[k] = (struct pollfd){ w[k].pid > 0 ? w[k].from : -1, POLLIN, 0 };
             if (poll(pfd, (nfds_t)n, -1) < 0) { if (errno == EINTR && !dsim_interrupted) continue; break; }
         }
         for (int k = 0; k < n && busy > 0; k++) {
@@ -299,8 +344,13 @@ int sweep_run(const struct sweep *s)
             struct record rec;
             w[k].busy = false;
             busy--;
-            if (read_all(w[k].from, &rec, sizeof rec)) continue;      /* the worker died */
-            take_record(s, w[k].from, &rec, &slots[rec.index]);
+            if (read_all(w[k].from, &rec, sizeof rec) == 0) take_record(s, w[k].from, &rec, &slots[rec.index]);
+            else if (dsim_interrupted) continue;
+            else {
+                char why[256];
+                worker_died(s, w, n, k, &rec, why, sizeof why);
+                take_dead(s, &rec, why, &slots[rec.index]);
+            }
             if (ckpt) {
                 char *j = result_to_json(&slots[rec.index].r, 1);
                 fprintf(ckpt, "%s\n", j);
@@ -328,10 +378,18 @@ int sweep_run(const struct sweep *s)
             fflush(stderr);
         }
         if (busy == 0 && (next >= s->nseeds || (!s->keep_going && next > first_fail) || dsim_interrupted)) break;
+        int live = 0;
+        for (int k = 0; k < n; k++) live += w[k].pid > 0;
+        if (busy == 0 && live == 0) {
+            fprintf(stderr, "dsim: no worker left to run the rest of the sweep\n");
+            lost_workers = true;
+            break;
+        }
     }
     if (s->progress) fputc('\n', stderr);
-    for (int k = 0; k < n; k++) { close(w[k].to); close(w[k].from); }
+    for (int k = 0; k < n; k++) if (w[k].pid > 0) { close(w[k].to); close(w[k].from); }
     for (int k = 0; k < n; k++) {
+        if (w[k].pid <= 0) continue;
         if (dsim_interrupted) kill(w[k].pid, SIGTERM);
         while (waitpid(w[k].pid, NULL, 0) < 0 && errno == EINTR) {}
     }
@@ -349,6 +407,7 @@ int sweep_run(const struct sweep *s)
         struct outside_pass outside = { 0 };
         for (size_t i = 0; i < flushed && shown < DIVERGENCES_SHOWN && !dsim_interrupted; i++) {
             if (!strcmp(slots[i].r.outcome, "pass") || (!s->keep_going && i != first_fail)) continue;
+            if (!strcmp(slots[i].r.outcome, outcome_name(OUT_INTERNAL))) continue;   /* not the seed's doing */
             if (shown++ == 0 && s->keep_going) printf("where the failing seeds first went differently:\n");
             if (!divergence(s, slots, flushed, i, &outside)) break;
         }
@@ -365,6 +424,7 @@ int sweep_run(const struct sweep *s)
     else
         printf("dsim: all %zu seeds passed\n", passed);
     if (!dsim_interrupted && failed) status = 1;
+    if (lost_workers) status = 2;
     for (size_t i = 0; i < s->nseeds; i++) result_free(&slots[i].r);
     free(slots);
     free(w);

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Long sweeps: a checkpointed sweep killed with SIGKILL and rerun gives the
+# Long sweeps: a worker killed mid-sweep fails its seed, and the others run;
+# a checkpointed sweep killed with SIGKILL and rerun gives the
 # same results as an uninterrupted one and reruns no recorded seed; three
 # shards merged equal the unsharded sweep seed for seed (also with the shard
 # taken from CI variables), and the merge prints the failure reports; JUnit
@@ -43,6 +44,20 @@ diff <(strip "$TMP/full.jsonl") <(strip "$TMP/again.jsonl") >&2 || fail "rerun o
 timeout -k 5 60 "$DSIM" run "$TMP/ok.conf" --seeds 1-5 --checkpoint "$TMP/ck" >/dev/null 2>&1
 [ $? = 2 ] || fail "a checkpoint of another sweep was accepted"
 note "killed after $done_before of 300 seeds; resumed to the same results"
+
+# --- a worker killed mid-sweep --------------------------------------------
+# Its seed fails (the sweep must not look green without it), a new worker
+# takes its place, and --keep-going still runs every seed.
+"$DSIM" run "$TMP/ok.conf" --seeds 1-400 -j 2 --keep-going --results "$TMP/wk.jsonl" >"$TMP/wk.out" 2>&1 &
+pid=$!
+for ((t = 0; t < 100; t++)); do [ -f "$TMP/wk.jsonl" ] && [ "$(wc -l <"$TMP/wk.jsonl")" -gt 20 ] && break; sleep 0.05; done
+worker=$(pgrep -P "$pid" | head -n 1)
+[ -n "$worker" ] && kill -9 "$worker"
+wait "$pid"; rc=$?
+[ "$rc" = 1 ] || { cat "$TMP/wk.out"; fail "a sweep with a killed worker exited $rc, not 1"; }
+[ "$(wc -l <"$TMP/wk.jsonl")" = 400 ] || fail "a killed worker lost seeds: $(wc -l <"$TMP/wk.jsonl") results of 400"
+[ "$(grep -c '"outcome":"internal"' "$TMP/wk.jsonl")" = 1 ] || fail "the killed worker's seed is not the one failure"
+grep -q 'FAILED: the dsim worker running this seed died (signal 9)' "$TMP/wk.out" || fail "no report of the dead worker"
 
 # --- shards and merge ---------------------------------------------------
 write_conf "$TMP/coin.conf" <<'CONF'
