@@ -368,7 +368,12 @@ int sweep_run(const struct sweep *s)
                 free(j);
             }
             if (!strcmp(r->outcome, "pass")) passed++;
-            else { failed++; result_print_failure(stdout, r); }
+            else {
+                failed++;
+                if (s->progress) { fputs("\r\033[K", stderr); fflush(stderr); }   /* not after the progress line */
+                result_print_failure(stdout, r);
+                fflush(stdout);
+            }
             flushed++;
         }
         if (s->progress) {
