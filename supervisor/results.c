@@ -4,15 +4,53 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if the bytes there
+ * are not one (stray continuation, overlong, surrogate, past U+10FFFF). */
+static size_t utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0x80) return 1;
+    size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+    if (!n || (n == 3 && s[0] >= 0xf0)) return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    if (n == 3 && s[0] == 0xe0 && s[1] < 0xa0) return 0;         /* overlong */
+    if (n == 3 && s[0] == 0xed && s[1] >= 0xa0) return 0;        /* surrogate */
+    if (n == 4 && s[0] == 0xf0 && s[1] < 0x90) return 0;         /* overlong */
+    if (n == 4 && s[0] == 0xf4 && s[1] >= 0x90) return 0;        /* past U+10FFFF */
+    return n;
+}
+
+/* A copy of s that is valid UTF-8: each byte that is not part of a valid
+ * sequence becomes U+FFFD (a machine's stderr may hold anything). */
+static char *utf8_clean(const char *s)
+{
+    if (!s) return NULL;
+    size_t len = strlen(s);
+    char *out = malloc(3 * len + 1), *o = out;
+    if (!out) abort();
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        if (n) { memcpy(o, p, n); o += n; p += n; }
+        else { memcpy(o, "\xef\xbf\xbd", 3); o += 3; p++; }
+    }
+    *o = 0;
+    return out;
+}
+
 char *result_to_json(const struct seed_result *r, int with_index)
 {
+    char *reason = utf8_clean(r->reason ? r->reason : ""), *replay = utf8_clean(r->replay),
+         *report = utf8_clean(r->report);
     json_t *o = json_pack("{s:I, s:s, s:s, s:I, s:I, s:s, s:I}", "seed", (json_int_t)r->seed,
-                          "outcome", r->outcome, "reason", r->reason ? r->reason : "",
+                          "outcome", r->outcome, "reason", reason,
                           "sim_time_ns", (json_int_t)r->sim_time_ns, "steps", (json_int_t)r->steps,
                           "hash", r->hash, "wall_ms", (json_int_t)r->wall_ms);
+    if (o && replay) json_object_set_new(o, "replay", json_string(replay));
+    if (o && report) json_object_set_new(o, "report", json_string(report));
+    free(reason);
+    free(replay);
+    free(report);
     if (!o) return NULL;
-    if (r->replay) json_object_set_new(o, "replay", json_string(r->replay));
-    if (r->report) json_object_set_new(o, "report", json_string(r->report));
     if (with_index) json_object_set_new(o, "index", json_integer(r->index));
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
@@ -68,14 +106,16 @@ void result_print_failure(FILE *f, const struct seed_result *r)
 
 static void xml_escaped(FILE *f, const char *s)
 {
-    for (; s && *s; s++) {
+    while (s && *s) {
         unsigned char c = (unsigned char)*s;
+        size_t n = utf8_len((const unsigned char *)s);
         if (c == '&') fputs("&amp;", f);
         else if (c == '<') fputs("&lt;", f);
         else if (c == '>') fputs("&gt;", f);
         else if (c == '"') fputs("&quot;", f);
-        else if (c < 0x20 && c != '\n' && c != '\t') fprintf(f, "&#xFFFD;");   /* not allowed in XML 1.0 */
-        else fputc(c, f);
+        else if ((c < 0x20 && c != '\n' && c != '\t') || !n) fputs("&#xFFFD;", f);   /* not allowed in XML 1.0 */
+        else fwrite(s, 1, n, f);
+        s += n ? n : 1;
     }
 }
 

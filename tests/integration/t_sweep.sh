@@ -60,3 +60,17 @@ timeout -k 5 60 "$DSIM" diff "$TMP/c.conf" 5 5 >"$TMP/d.out"; [ $? = 0 ] || fail
 grep -Eq "ran the same [0-9]+ events" "$TMP/d.out" || fail "diff of a seed with itself: $(cat "$TMP/d.out")"
 timeout -k 5 60 "$DSIM" diff "$TMP/c.conf" 5 6 >"$TMP/d.out"; [ $? = 1 ] || fail "diff of two seeds is not 1"
 grep -Eq "runs agree for [0-9]+ events; then seed 5 ran:" "$TMP/d.out" || fail "diff output: $(cat "$TMP/d.out")"
+# A machine's stderr may hold any bytes: the JUnit file stays valid XML and
+# the results line keeps the report (invalid UTF-8 becomes U+FFFD).
+write_conf "$TMP/evil.conf" <<'CONF'
+[machine m]
+command = printf 'bad \377\376 bytes \033[31mred\033[0m \300\200\n' >&2; exit 3
+CONF
+timeout -k 5 60 "$DSIM" run "$TMP/evil.conf" --seeds 1 --junit "$TMP/evil.xml" --results "$TMP/evil.jsonl" >/dev/null
+python3 - "$TMP/evil.xml" "$TMP/evil.jsonl" <<'PY' || fail "invalid UTF-8 in stderr broke the JUnit or results file"
+import json, sys, xml.etree.ElementTree as ET
+ET.parse(sys.argv[1])
+r = [json.loads(l) for l in open(sys.argv[2])]
+assert len(r) == 1 and "bad \ufffd\ufffd bytes" in r[0]["report"], r
+PY
+note "invalid UTF-8 in a machine's stderr: valid JUnit and results"
