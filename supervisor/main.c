@@ -108,8 +108,9 @@ static int parse_u64(const char *s, const char *end, uint64_t *out)
     if (s == end) return -1;
     uint64_t v = 0;
     for (const char *p = s; p < end; p++) {
-        if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10) return -1;
-        v = v * 10 + (uint64_t)(*p - '0');
+        uint64_t d = (uint64_t)(*p - '0');
+        if (*p < '0' || *p > '9' || v > (UINT64_MAX - d) / 10) return -1;
+        v = v * 10 + d;
     }
     *out = v;
     return 0;
@@ -268,10 +269,15 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
             break;
         }
         case 'j':
-            o->jobs = atoi(optarg);
-            if (o->jobs < 1 || o->jobs > 256) return usage_error("bad -j %s (use 1 to 256)", optarg);
+        case 'r': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (c == 'j' && (*end || !*optarg || v < 1 || v > 256)) return usage_error("bad -j %s (use 1 to 256)", optarg);
+            if (c == 'r' && (*end || !*optarg || v < 1 || v > 1000000)) return usage_error("bad --runs %s", optarg);
+            if (c == 'j') o->jobs = (int)v;
+            else o->runs = (int)v;
             break;
-        case 'r': o->runs = atoi(optarg); if (o->runs < 1) return usage_error("bad --runs %s", optarg); break;
+        }
         case 'e':
             if (!strchr(optarg, '=')) return usage_error("bad --env %s (use NAME=VALUE)", optarg);
             o->env = realloc(o->env, (o->nenv + 1) * sizeof *o->env);

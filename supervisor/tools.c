@@ -91,7 +91,13 @@ int cmd_trace(int argc, char **argv)
     while ((c = getopt_long(argc - 1, argv + 1, "+", longopts, NULL)) != -1) {
         switch (c) {
         case 'm': machine = optarg; break;
-        case 't': thread = atoi(optarg); break;
+        case 't': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || !*optarg || v < 0 || v > INT32_MAX) return usage_error("bad --thread %s", optarg);
+            thread = (int)v;
+            break;
+        }
         case 's': call = optarg; break;
         case 'f': if (parse_duration(optarg, &from)) return usage_error("bad --from %s", optarg); break;
         case 'T': if (parse_duration(optarg, &to)) return usage_error("bad --to %s", optarg); break;

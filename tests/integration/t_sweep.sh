@@ -34,6 +34,9 @@ first=$(grep '^failed at seed' "$TMP/s1.out")
 [ -n "$first" ] && [ "$first" = "$(grep '^failed at seed' "$TMP/s2.out")" ] || fail "first failure differs: $first"
 [ "$(grep -c '^seed [0-9]* FAILED' "$TMP/s2.out")" = 1 ] || fail "-j 2 reported more than the first failure"
 run --seeds 1-3 -j 0 >/dev/null 2>&1; [ $? = 2 ] || fail "-j 0 is not a usage error"
+run --seeds 1-3 -j 2x >/dev/null 2>&1; [ $? = 2 ] || fail "-j 2x is not a usage error"
+run --seeds 18446744073709551616 >/dev/null 2>&1; [ $? = 2 ] || fail "seed 2^64 is not a usage error"
+run --seeds 18446744073709551615 >/dev/null 2>&1; [ $? != 2 ] || fail "seed 2^64-1 was refused"
 note "$first; $nfail of 40 seeds fail"
 # random:N draws N seeds; each reported seed replays to its reported hash.
 run --seeds random:5 -j 2 --keep-going --results "$TMP/rand.jsonl" >/dev/null
