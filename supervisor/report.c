@@ -31,6 +31,47 @@ void report_deadlock(struct world *w)
     }
 }
 
+/* Threads listed per machine in a time-limit report. */
+#define TIMEOUT_THREADS 12
+
+void report_timeout(struct world *w, uint64_t limit)
+{
+    size_t off = (size_t)snprintf(w->reason, sizeof w->reason, "simulated time limit of %.3fs passed",
+                                  (double)limit / 1e9);
+    w->outcome = OUT_TIMEOUT;
+    for (size_t i = 0; i < w->nmachines && off < sizeof w->reason - 300; i++) {
+        struct machine *m = &w->machines[i];
+        if (m->conf->daemon || m->exited) continue;
+        if (!m->started) {
+            off += (size_t)snprintf(w->reason + off, sizeof w->reason - off, "\n  machine %s never started%s",
+                                    m->name, m->start_at >= limit ? " (it starts after the time limit)" : "");
+            continue;
+        }
+        off += (size_t)snprintf(w->reason + off, sizeof w->reason - off, "\n  machine %s had not exited:", m->name);
+        int shown = 0;
+        for (size_t k = 0; k < w->nthreads && off < sizeof w->reason - 300; k++) {
+            struct thread *t = w->threads[k];
+            if (t->proc->m != m || (t->state != TS_BLOCKED && t->state != TS_READY && t->state != TS_HELD)) continue;
+            if (shown++ == TIMEOUT_THREADS) {
+                off += (size_t)snprintf(w->reason + off, sizeof w->reason - off, "\n  (more threads not shown)");
+                break;
+            }
+            char call[256], stack[1024] = "";
+            if (t->state == TS_HELD) snprintf(call, sizeof call, "vfork (waiting for its child)");
+            else format_call(w, t, call, sizeof call);
+            stack_format(t->tid, stack, sizeof stack);
+            if (t->state == TS_BLOCKED)
+                off += (size_t)snprintf(w->reason + off, sizeof w->reason - off,
+                                        "\n  machine %s thread %d blocked since %.6fs in %s\n%s", m->name, t->vtid,
+                                        (double)t->blocked_since / 1e9, call, stack);
+            else
+                off += (size_t)snprintf(w->reason + off, sizeof w->reason - off,
+                                        "\n  machine %s thread %d %s %s\n%s", m->name, t->vtid,
+                                        t->state == TS_HELD ? "held in" : "about to call", call, stack);
+        }
+    }
+}
+
 void fold_outputs(struct world *w)
 {
     char path[512], buf[65536];

@@ -6,6 +6,8 @@
 
 /* Fails the run as a deadlock, naming every blocked thread with its stack. */
 void report_deadlock(struct world *w);
+/* The time limit passed: what each unfinished machine was doing. */
+void report_timeout(struct world *w, uint64_t limit);
 /* The outcome once the loop ends: pass, or the first failing machine. */
 void judge(struct world *w);
 /* Runs [check] natively in the run directory; its wait status. */

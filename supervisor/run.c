@@ -112,8 +112,7 @@ static void loop(struct world *w, const struct filter_prog *fp)
         if (++w->steps % 256 == 0) world_compact_threads(w);
         w->now += w->conf->quantum_ns;
     }
-    if (w->outcome == OUT_RUNNING)
-        world_fail(w, OUT_TIMEOUT, "simulated time limit of %.3fs passed", (double)limit / 1e9);
+    if (w->outcome == OUT_RUNNING) report_timeout(w, limit);
 }
 
 /* ---- set-up and teardown ---- */

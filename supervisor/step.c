@@ -420,7 +420,10 @@ void step(struct world *w, struct thread *t)
         if (t == t->proc->leader && t->proc->leader_zombie) t->state = TS_HELD;
         break;
     case SYS_BLOCK:
-        if (!t->retry) record_call(w, t, call, " blocks", 0, false);
+        if (!t->retry) {
+            record_call(w, t, call, " blocks", 0, false);
+            t->blocked_since = w->now;
+        }
         t->state = TS_BLOCKED;
         t->retry = true;
         return;

@@ -44,6 +44,7 @@ struct thread {
 
     /* Blocking. */
     uint64_t deadline;      /* virtual ns; UINT64_MAX = none */
+    uint64_t blocked_since; /* when its current blocking call began */
     ready_fn ready;         /* polled each round while blocked; may be NULL */
     bool woken;             /* set by an explicit wake (futex, child exit) */
     bool interrupted;       /* a signal must interrupt the blocked call */

@@ -210,12 +210,21 @@ write_conf "$E/long.conf" <<'EOF'
 duration = 2s
 
 [machine main]
-command = sleep 10
+command = exec sleep 10
+
+[machine late]
+command = true
+start = 5s
 EOF
 run_dsim run "$E/long.conf" --seeds 1
 expect_rc 1 "E (sleep 10 past a 2 s limit)"
 line=$(failed_line)
 echo "$line" | grep -Eqi 'time|limit|duration' || { show; fail "E: the report does not mention the time limit: $line"; }
+# It says what each unfinished machine was doing, and which never started.
+grep -Eq '^  machine main thread 2 blocked since 0\.[0-9]+s in clock_nanosleep\(' "$TMP/run.out" ||
+    { show; fail "E: the report does not show main's blocked sleep"; }
+grep -q '^  machine late never started (it starts after the time limit)$' "$TMP/run.out" ||
+    { show; fail "E: the report does not say machine late never started"; }
 
 # --- G: a failure that depends on the seed; stop at the first one ---------
 # main reads a byte from /dev/urandom (seeded) and fails when it is odd.
