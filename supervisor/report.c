@@ -117,6 +117,26 @@ int run_check(struct world *w, bool print)
     return status;
 }
 
+#define CHECK_OUTPUT_MAX 65536
+char *check_output(struct world *w)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/check.out", w->run_dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
+        if (fd >= 0) close(fd);
+        return NULL;
+    }
+    off_t from = st.st_size > CHECK_OUTPUT_MAX ? st.st_size - CHECK_OUTPUT_MAX : 0;
+    char *text = calloc(1, (size_t)(st.st_size - from) + 1);
+    ssize_t n = text ? pread(fd, text, (size_t)(st.st_size - from), from) : -1;
+    close(fd);
+    if (n <= 0) { free(text); return NULL; }
+    text[n] = 0;
+    return text;
+}
+
 static void describe_exit(char *buf, size_t len, const char *name, int status)
 {
     if (WIFSIGNALED(status))
@@ -140,6 +160,28 @@ void judge(struct world *w)
     w->outcome = OUT_PASS;
 }
 
+/* The last lines of a file, under a title, indented. */
+#define TAIL_LINES 10
+static void print_tail(FILE *f, const char *path, const char *title)
+{
+    char line[1024], *lines[TAIL_LINES] = { 0 };
+    size_t nl = 0;
+    FILE *in = fopen(path, "r");
+    if (!in) return;
+    while (fgets(line, sizeof line, in)) {
+        free(lines[nl % TAIL_LINES]);
+        lines[nl % TAIL_LINES] = strdup(line);
+        nl++;
+    }
+    fclose(in);
+    if (nl) fprintf(f, "  %s (last lines):\n", title);
+    for (size_t j = nl > TAIL_LINES ? nl - TAIL_LINES : 0; j < nl; j++) {
+        fprintf(f, "    %s", lines[j % TAIL_LINES]);
+        if (!strchr(lines[j % TAIL_LINES], '\n')) fputc('\n', f);
+    }
+    for (int j = 0; j < TAIL_LINES; j++) free(lines[j]);
+}
+
 char *make_report(struct world *w, size_t recent)
 {
     char *buf = NULL;
@@ -156,20 +198,15 @@ char *make_report(struct world *w, size_t recent)
     while (k < recent && trace_recent(w->trace, k)) k++;
     if (k) fprintf(f, "  last %zu events:\n", k);
     while (k-- > 0) fprintf(f, "    %s\n", trace_recent(w->trace, k));
+    char path[512], title[128];
     for (size_t i = 0; i < w->nmachines && !w->exec_stdio; i++) {
-        char path[512], line[1024], *lines[10] = { 0 };
-        size_t nl = 0;
         snprintf(path, sizeof path, "%s/%s.stderr", w->run_dir, w->machines[i].name);
-        FILE *in = fopen(path, "r");
-        if (!in) continue;
-        while (fgets(line, sizeof line, in)) { free(lines[nl % 10]); lines[nl % 10] = strdup(line); nl++; }
-        fclose(in);
-        if (nl) fprintf(f, "  machine %s stderr (last lines):\n", w->machines[i].name);
-        for (size_t j = nl > 10 ? nl - 10 : 0; j < nl; j++) {
-            fprintf(f, "    %s", lines[j % 10]);
-            if (!strchr(lines[j % 10], '\n')) fputc('\n', f);
-        }
-        for (int j = 0; j < 10; j++) free(lines[j]);
+        snprintf(title, sizeof title, "machine %s stderr", w->machines[i].name);
+        print_tail(f, path, title);
+    }
+    if (w->outcome == OUT_CHECK) {      /* what the check said is why the seed failed */
+        snprintf(path, sizeof path, "%s/check.out", w->run_dir);
+        print_tail(f, path, "check output");
     }
     fclose(f);
     return buf;
@@ -179,7 +216,8 @@ void keep_outputs(struct world *w, const char *dir)
 {
     char cmd[1200];
     mkdir(dir, 0755);
-    snprintf(cmd, sizeof cmd, "cp -f '%s'/*.stdout '%s'/*.stderr '%s'/ 2>/dev/null", w->run_dir, w->run_dir, dir);
+    snprintf(cmd, sizeof cmd, "cp -f '%s'/*.stdout '%s'/*.stderr '%s'/check.out '%s'/ 2>/dev/null", w->run_dir,
+             w->run_dir, w->run_dir, dir);
     if (system(cmd) < 0) {}
 }
 

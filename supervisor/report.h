@@ -12,6 +12,8 @@ void report_timeout(struct world *w, uint64_t limit);
 void judge(struct world *w);
 /* Runs [check] natively in the run directory; its wait status. */
 int run_check(struct world *w, bool print);
+/* What the last check printed (malloc'd, at most 64 KiB: its end), or NULL. */
+char *check_output(struct world *w);
 /* Folds every machine's captured stdout and stderr into the hash. */
 void fold_outputs(struct world *w);
 /* The failure details: crash stack, last events, machines' stderr. */

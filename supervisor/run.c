@@ -263,8 +263,9 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     netsim_free(w);
     for (size_t i = 0; i < w->nmachines; i++) { close(w->machines[i].out_fd); close(w->machines[i].err_fd); }
     if (!o->exec_stdio) fold_outputs(w);
-    if (before_teardown == OUT_PASS && c->check_command) {
+    if (before_teardown == OUT_PASS && c->check_command && !o->skip_check) {
         int st = run_check(w, !o->quiet_check);
+        r->check_output = check_output(w);
         if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
             w->outcome = OUT_CHECK;
             snprintf(w->reason, sizeof w->reason, "the check command failed (%s %d)",
@@ -326,5 +327,6 @@ void run_result_free(struct run_result *r)
 {
     free(r->report);
     free(r->plan);
-    r->report = r->plan = NULL;
+    free(r->check_output);
+    r->report = r->plan = r->check_output = NULL;
 }

@@ -16,6 +16,7 @@ struct run_opts {
     bool use_plan;
     struct crash_pick *pick;        /* dsim crash-states: one crash's decisions */
     bool quiet_check;               /* the check's output is not printed */
+    bool skip_check;                /* nor is the check run (a re-run for its trace only) */
 };
 
 struct run_result {
@@ -29,6 +30,7 @@ struct run_result {
     char *plan;             /* malloc'd JSON plan of the faults that fired */
     size_t nfired;
     int ncrashes;           /* crashes whose disk was decided */
+    char *check_output;     /* malloc'd output of the [check] command, or NULL */
 };
 
 extern volatile sig_atomic_t dsim_interrupted;

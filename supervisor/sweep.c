@@ -25,7 +25,7 @@ struct record {
     enum outcome outcome;
     uint64_t vtime_ns, steps, wall_ms;
     char hash[33];
-    size_t reason_len, report_len;
+    size_t reason_len, report_len, check_len;
 };
 
 
@@ -72,7 +72,10 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
     sched_setaffinity(0, sizeof one, &one);
     size_t index;
     while (!dsim_interrupted && read_all(in, &index, sizeof index) == 0) {
-        struct run_opts ro = { .recent = 20, .plan = s->plan, .nplan = s->nplan, .use_plan = s->use_plan };
+        /* A failing check's output is in the report; passing ones stay quiet
+         * (parallel checks would interleave with the reports). */
+        struct run_opts ro = { .recent = 20, .plan = s->plan, .nplan = s->nplan, .use_plan = s->use_plan,
+                               .quiet_check = true };
         char dir[4096];
         if (s->output) {
             snprintf(dir, sizeof dir, "%s/seed-%" PRIu64, s->output, s->seeds[index]);
@@ -81,12 +84,14 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
         struct run_result r;
         uint64_t start = now_ms();
         run_seed(s->conf, s->seeds[index], &ro, &r);
-        struct record rec = { index, r.outcome, r.vtime_ns, r.steps, now_ms() - start, "", 0, 0 };
+        struct record rec = { index, r.outcome, r.vtime_ns, r.steps, now_ms() - start, "", 0, 0, 0 };
         memcpy(rec.hash, r.hash, sizeof rec.hash);
         rec.reason_len = strlen(r.reason);
         rec.report_len = r.report ? strlen(r.report) : 0;
+        rec.check_len = r.check_output ? strlen(r.check_output) : 0;
         if (write_all(out, &rec, sizeof rec) || write_all(out, r.reason, rec.reason_len) ||
-            write_all(out, r.report ? r.report : "", rec.report_len)) {
+            write_all(out, r.report ? r.report : "", rec.report_len) ||
+            write_all(out, r.check_output ? r.check_output : "", rec.check_len)) {
             run_cleanup(0);         /* the parent is gone or interrupted */
             _exit(1);
         }
@@ -146,14 +151,14 @@ static void worker_died(const struct sweep *s, struct worker *w, int n, int k, s
     while (waitpid(w[k].pid, &status, 0) < 0 && errno == EINTR) {}
     snprintf(why, whylen, "the dsim worker running this seed died (%s %d); dsim replay runs it alone",
              WIFSIGNALED(status) ? "signal" : "exit status", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-    *rec = (struct record){ w[k].index, OUT_INTERNAL, 0, 0, 0, "", strlen(why), 0 };
+    *rec = (struct record){ w[k].index, OUT_INTERNAL, 0, 0, 0, "", strlen(why), 0, 0 };
     w[k].pid = -1;
     if (!dsim_interrupted && start_worker(s, w, n, k) != 0) w[k].pid = -1;
 }
 
 /* ---- the parent ---- */
 
-struct slot { struct seed_result r; bool done, fresh; };
+struct slot { struct seed_result r; bool done, fresh; char *check_output; };
 
 /* A checkpoint is a header naming the sweep, then one JSON line per
  * finished seed, each written and flushed as soon as it is known: after a
@@ -181,7 +186,7 @@ static FILE *checkpoint_open(const struct sweep *s, struct slot *slots, char *er
             if (result_from_json(line, &r) || r.index < 0 || (size_t)r.index >= s->nseeds ||
                 r.seed != s->seeds[r.index]) { result_free(&r); continue; }
             result_free(&slots[r.index].r);
-            slots[r.index] = (struct slot){ r, true, false };
+            slots[r.index] = (struct slot){ r, true, false, NULL };
         }
         free(line);
         fclose(f);
@@ -222,6 +227,9 @@ static void take_record(const struct sweep *s, int fd, const struct record *rec,
     read_all(fd, r->reason, rec->reason_len);
     char *report = calloc(1, rec->report_len + 1);
     read_all(fd, report, rec->report_len);
+    free(slot->check_output);
+    slot->check_output = calloc(1, rec->check_len + 1);
+    read_all(fd, slot->check_output, rec->check_len);
     if (rec->outcome != OUT_PASS) {
         r->report = report;
         if (asprintf(&r->replay, "dsim replay %s %" PRIu64, s->confpath, r->seed) < 0) r->replay = NULL;
@@ -367,7 +375,16 @@ int sweep_run(const struct sweep *s)
                 fprintf(s->results, "%s\n", j);
                 free(j);
             }
-            if (!strcmp(r->outcome, "pass")) passed++;
+            if (!strcmp(r->outcome, "pass")) {
+                passed++;
+                /* A passing seed's check output, in seed order (a failing
+                 * one's is in its report). */
+                if (slots[flushed].check_output && *slots[flushed].check_output) {
+                    if (s->progress) { fputs("\r\033[K", stderr); fflush(stderr); }
+                    fputs(slots[flushed].check_output, stdout);
+                    fflush(stdout);
+                }
+            }
             else {
                 failed++;
                 if (s->progress) { fputs("\r\033[K", stderr); fflush(stderr); }   /* not after the progress line */
@@ -430,7 +447,7 @@ int sweep_run(const struct sweep *s)
         printf("dsim: all %zu seeds passed\n", passed);
     if (!dsim_interrupted && failed) status = 1;
     if (lost_workers) status = 2;
-    for (size_t i = 0; i < s->nseeds; i++) result_free(&slots[i].r);
+    for (size_t i = 0; i < s->nseeds; i++) { result_free(&slots[i].r); free(slots[i].check_output); }
     free(slots);
     free(w);
     return status;

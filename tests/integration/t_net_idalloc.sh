@@ -47,7 +47,7 @@ line=$(grep -E '^seed [0-9]+ FAILED: ' "$TMP/run.out" | head -n 1)
 seed=$(sed -E 's/^seed ([0-9]+) FAILED: .*/\1/' <<<"$line")
 [ -n "$seed" ] || { cat "$TMP/run.out" >&2; fail "buggy: no failing seed reported"; }
 [ "$line" = "seed $seed FAILED: the check command failed (exit status 1)" ] || fail "buggy: seed $seed failed otherwise: $line"
-grep -q '^duplicate id [0-9]* (given to c[12] and c[12])$' "$TMP/run.out" || fail "buggy: the check did not report a duplicate id"
+grep -q '^ *duplicate id [0-9]* (given to c[12] and c[12])$' "$TMP/run.out" || fail "buggy: the check did not report a duplicate id"
 hash=$(grep -A1 -x "$line" "$TMP/run.out" | sed -n 's/.*, trace hash \([0-9a-f]*\)$/\1/p')
 [ -n "$hash" ] || fail "buggy: no trace hash in seed $seed's report"
 grep -qx "  replay: dsim replay $D/buggy.conf $seed" "$TMP/run.out" || fail "buggy: the report does not say how to replay seed $seed"
@@ -63,7 +63,8 @@ for i in 1 2; do
     [ $? = 1 ] || fail "replay $i of seed $seed: the clients' outputs hold no duplicate: $(cat "$TMP/check$i.out")"
 done
 cmp -s "$TMP/check1.out" "$TMP/check2.out" || fail "the two replays handed out different ids"
-grep '^duplicate id' "$TMP/check1.out" | grep -qxFf - "$TMP/run.out" || fail "the replay's duplicate is not the sweep's"
+grep '^duplicate id' "$TMP/check1.out" | sed 's/^/    /' | grep -qxFf - "$TMP/run.out" ||
+    fail "the replay's duplicate is not the sweep's (in its report)"
 note "buggy: seed $seed fails ($(head -n 1 "$TMP/check1.out")) and replays to $hash twice"
 
 # The fixed server passes.

@@ -67,7 +67,7 @@ first_failure() {
     seed=$(sed -nE 's/^seed ([0-9]+) FAILED: .*/\1/p' "$3" | head -n 1)
     [ -n "$seed" ] || { cat "$3" >&2; fail "$1: no failing seed reported"; }
     grep -qx "seed $seed $WANT" "$3" || fail "$1: seed $seed failed otherwise: $(grep "^seed $seed" "$3")"
-    grep -qE '^job [0-9]+ credited [2-9] times \(by w[12](, w[12])+\)$' "$3" || fail "$1: the check found no double credit"
+    grep -qE '^ *job [0-9]+ credited [2-9] times \(by w[12](, w[12])+\)$' "$3" || fail "$1: the check found no double credit"
     echo "$seed"
 }
 
