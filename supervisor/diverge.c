@@ -1,5 +1,7 @@
 #include "supervisor/diverge.h"
 #include "supervisor/run.h"
+#include "supervisor/xalloc.h"
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,120 @@ static FILE *traced_run(struct config *c, const struct run_opts *base, uint64_t 
     rewind(f);
     return f;
 }
+
+/* ---- per thread: the first thread whose own events differ ---- */
+
+/* A trace's lines, and where each one's thread key ("machine tid") and
+ * event text start. */
+struct lines { char **v; size_t n, cap; };
+
+static int read_lines(FILE *f, struct lines *l, size_t max)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    rewind(f);
+    while ((n = getline(&line, &cap, f)) > 0) {
+        if (l->n == max) { free(line); return -1; }
+        if (line[n - 1] == '\n') line[n - 1] = 0;
+        if (l->n == l->cap) l->v = xrealloc(l->v, (l->cap = l->cap ? 2 * l->cap : 1024) * sizeof *l->v);
+        l->v[l->n++] = strdup(line);
+    }
+    free(line);
+    return 0;
+}
+
+static void free_lines(struct lines *l)
+{
+    for (size_t i = 0; i < l->n; i++) free(l->v[i]);
+    free(l->v);
+}
+
+/* Events that tell only of timing, not of a thread's course: reads of the
+ * clock (their values follow the schedule) and the note that a call waits
+ * (it completes later with the same text). */
+static bool timing_only(const char *text)
+{
+    static const char *const clock_reads[] = { "rdtsc", "clock_gettime(", "gettimeofday(", "time(" };
+    for (size_t i = 0; i < sizeof clock_reads / sizeof *clock_reads; i++)
+        if (!strncmp(text, clock_reads[i], strlen(clock_reads[i]))) return true;
+    size_t n = strlen(text);
+    return n > 7 && !strcmp(text + n - 7, " blocks");
+}
+
+/* "TIME MACHINE TID TEXT": the key is "MACHINE TID", the text the rest.
+ * False for lines not compared per thread. */
+static bool split(const char *line, size_t *key_from, size_t *key_len, const char **text)
+{
+    const char *a = strchr(line, ' '), *b = a ? strchr(a + 1, ' ') : NULL, *c = b ? strchr(b + 1, ' ') : NULL;
+    if (!c || (b - a == 2 && a[1] == '-')) return false;     /* malformed, or the run's own "end" line */
+    *key_from = (size_t)(a + 1 - line);
+    *key_len = (size_t)(c - a - 1);
+    *text = c + 1;
+    return !timing_only(*text);
+}
+
+struct thread_events { char *key; size_t *idx, n, cap, pos; };
+struct threads { struct thread_events *v; size_t cap; };
+
+static struct thread_events *thread_of(struct threads *t, const char *key, size_t len, bool add)
+{
+    if (!t->cap) t->v = calloc(t->cap = 1024, sizeof *t->v);
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)key[i]) * 1099511628211ull;
+    for (size_t i = h & (t->cap - 1), k = 0; k < t->cap; i = (i + 1) & (t->cap - 1), k++) {
+        struct thread_events *e = &t->v[i];
+        if (e->key && strlen(e->key) == len && !memcmp(e->key, key, len)) return e;
+        if (!e->key) {
+            if (!add) return NULL;
+            e->key = strndup(key, len);
+            return e;
+        }
+    }
+    return NULL;       /* more threads than the table holds: not compared */
+}
+
+static void per_thread(FILE *out, const struct lines *pa, const struct lines *fb, uint64_t a, const char *label_a,
+                       uint64_t b, const char *label_b, int context)
+{
+    struct threads t = { 0 };
+    size_t from, len;
+    const char *text;
+    for (size_t i = 0; i < pa->n; i++) {
+        if (!split(pa->v[i], &from, &len, &text)) continue;
+        struct thread_events *e = thread_of(&t, pa->v[i] + from, len, true);
+        if (!e) continue;
+        if (e->n == e->cap) e->idx = xrealloc(e->idx, (e->cap = e->cap ? 2 * e->cap : 64) * sizeof *e->idx);
+        e->idx[e->n++] = i;
+    }
+    for (size_t j = 0; j < fb->n; j++) {
+        if (!split(fb->v[j], &from, &len, &text)) continue;
+        struct thread_events *e = thread_of(&t, fb->v[j] + from, len, false);
+        const char *other = NULL;
+        if (e && e->pos < e->n) {
+            size_t f2, l2;
+            split(pa->v[e->idx[e->pos]], &f2, &l2, &other);
+            if (!strcmp(other, text)) { e->pos++; continue; }
+        }
+        fprintf(out, "  the first thread to act otherwise: machine/thread %.*s, after %zu of its events alike;\n",
+                (int)len, fb->v[j] + from, e ? e->pos : 0);
+        fprintf(out, "  then %s %" PRIu64 " ran:\n    %s\n", label_a, a,
+                other ? other : e ? "(no more events)" : "(no such thread)");
+        fprintf(out, "  and %s %" PRIu64 " ran:\n    %s\n", label_b, b, text);
+        size_t first = e && e->pos > (size_t)context ? e->pos - (size_t)context : 0;
+        if (e && e->pos > 0 && context > 0) fprintf(out, "  its last events both ran:\n");
+        for (size_t k = first; e && k < e->pos; k++) {
+            split(pa->v[e->idx[k]], &from, &len, &text);
+            fprintf(out, "    %s\n", text);
+        }
+        break;
+    }
+    for (size_t i = 0; i < t.cap; i++) { free(t.v[i].key); free(t.v[i].idx); }
+    free(t.v);
+}
+
+/* Traces longer than this are compared in global order only. */
+#define PER_THREAD_MAX_EVENTS 4000000
 
 int diverge_print(FILE *out, struct config *c, const struct run_opts *base, uint64_t a, const char *label_a,
                   uint64_t b, const char *label_b, int context)
@@ -50,6 +166,14 @@ int diverge_print(FILE *out, struct config *c, const struct run_opts *base, uint
         long first = agree > context ? agree - context : 0;
         if (agree > 0 && context > 0) fprintf(out, "  the last events both ran:\n");
         for (long i = first; i < agree && context > 0; i++) fprintf(out, "    %s", ring[i % context]);
+        /* With the schedule drawn from the seed, two runs part at the first
+         * choice of thread; what matters is where a thread's own course
+         * changed. */
+        struct lines la_all = { 0 }, lb_all = { 0 };
+        if (read_lines(fa, &la_all, PER_THREAD_MAX_EVENTS) == 0 && read_lines(fb, &lb_all, PER_THREAD_MAX_EVENTS) == 0)
+            per_thread(out, &la_all, &lb_all, a, label_a, b, label_b, context);
+        free_lines(&la_all);
+        free_lines(&lb_all);
     }
     for (int i = 0; i <= context; i++) free(ring[i]);
     free(ring);
