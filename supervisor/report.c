@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,70 @@ static void print_tail(FILE *f, const char *path, const char *title)
     for (int j = 0; j < TAIL_LINES; j++) free(lines[j]);
 }
 
+/* "TIME MACHINE TID TEXT" without its time. */
+static const char *untimed(const char *line)
+{
+    const char *sp = strchr(line, ' ');
+    return sp ? sp + 1 : line;
+}
+
+static bool clock_read(const char *line)
+{
+    const char *a = strchr(untimed(line), ' '), *text = a ? strchr(a + 1, ' ') : NULL;
+    if (!text) return false;
+    text++;
+    return !strncmp(text, "clock_gettime(", 14) || !strncmp(text, "gettimeofday(", 13) ||
+           !strncmp(text, "time(", 5) || !strncmp(text, "rdtsc", 5);
+}
+
+/* The last `recent` events the run kept, oldest first, read for a person:
+ * clock reads (a runtime's timer loop can fill the window) are counted
+ * rather than shown, and a cycle of up to 3 events that repeats (a sleep
+ * loop: blocks, = 0, blocks, ...) is shown once with its count. */
+#define CYCLE_MAX 3
+static void print_recent(FILE *f, const struct trace *t, size_t recent)
+{
+    size_t cap = recent * REPORT_RING_FACTOR, n = 0, clock_reads = 0;
+    const char **v = calloc(cap + 1, sizeof *v);        /* newest first */
+    for (size_t k = 0; n < cap && trace_recent(t, k); k++) {
+        const char *line = trace_recent(t, k);
+        if (clock_read(line)) clock_reads++;
+        else v[n++] = line;
+    }
+    struct item { size_t at, len, reps; } *items = calloc(n + 1, sizeof *items);
+    size_t ni = 0, shown = 0;
+    for (size_t i = 0; i < n && shown < recent;) {
+        struct item best = { i, 1, 1 };
+        for (size_t len = 1; len <= CYCLE_MAX; len++) {
+            size_t reps = 1;
+            for (;; reps++) {
+                size_t j = 0;
+                while (j < len && i + reps * len + j < n && !strcmp(untimed(v[i + j]), untimed(v[i + reps * len + j]))) j++;
+                if (j < len) break;
+            }
+            if (reps > 1 && reps * len > best.reps * best.len) best = (struct item){ i, len, reps };
+        }
+        items[ni++] = best;
+        shown += best.len;
+        i += best.len * best.reps;
+    }
+    if (ni) fprintf(f, "  last events%s:\n", clock_reads ? " (clock reads left out)" : "");
+    while (ni-- > 0) {
+        struct item it = items[ni];
+        size_t oldest = it.at + (it.reps - 1) * it.len;
+        for (size_t j = it.len; j-- > 0;) fprintf(f, "    %s\n", v[oldest + j]);
+        if (it.reps > 1) {
+            char until[32];
+            snprintf(until, sizeof until, "%.*s", (int)strcspn(v[it.at], " "), v[it.at]);
+            char what[48] = "repeated";
+            if (it.len > 1) snprintf(what, sizeof what, "these %zu repeated", it.len);
+            fprintf(f, "    (%s %zu more time%s, until %s)\n", what, it.reps - 1, it.reps == 2 ? "" : "s", until);
+        }
+    }
+    free(items);
+    free(v);
+}
+
 char *make_report(struct world *w, size_t recent)
 {
     char *buf = NULL;
@@ -194,10 +259,7 @@ char *make_report(struct world *w, size_t recent)
         for (size_t i = 0; i < w->nfired; i++) fprintf(f, "%s%s", i ? ", " : "", w->faults[w->fired[i]].name);
         fprintf(f, "\n  shrink them: dsim shrink %s %llu\n", w->conf->path, (unsigned long long)w->seed);
     }
-    size_t k = 0;
-    while (k < recent && trace_recent(w->trace, k)) k++;
-    if (k) fprintf(f, "  last %zu events:\n", k);
-    while (k-- > 0) fprintf(f, "    %s\n", trace_recent(w->trace, k));
+    print_recent(f, w->trace, recent);
     char path[512], title[128];
     for (size_t i = 0; i < w->nmachines && !w->exec_stdio; i++) {
         snprintf(path, sizeof path, "%s/%s.stderr", w->run_dir, w->machines[i].name);

@@ -5,6 +5,8 @@
 #include "supervisor/world.h"
 
 /* Fails the run as a deadlock, naming every blocked thread with its stack. */
+/* How many trace lines are kept per event a report shows. */
+#define REPORT_RING_FACTOR 8
 void report_deadlock(struct world *w);
 /* The time limit passed: what each unfinished machine was doing. */
 void report_timeout(struct world *w, uint64_t limit);

@@ -183,7 +183,9 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         }
     }
     prng_init(&w->sched, seed, "sched");
-    w->trace = trace_new(o->trace_out, o->recent ? o->recent : 20);
+    /* The report shows `recent` events after folding repeats and clock
+     * reads (report.c): keep more than that. */
+    w->trace = trace_new(o->trace_out, (o->recent ? o->recent : 20) * REPORT_RING_FACTOR);
     const char *tmp = getenv("TMPDIR");
     /* Under one fixed parent, which every machine sees empty (machine.c):
      * a machine listing /tmp finds the same entries in every run, and no

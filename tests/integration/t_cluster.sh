@@ -215,6 +215,9 @@ command = exec sleep 10
 [machine late]
 command = true
 start = 5s
+
+[machine beat]
+command = exec python3 -c 'import time; [time.sleep(0.1) for _ in iter(int, 1)]'
 EOF
 run_dsim run "$E/long.conf" --seeds 1
 expect_rc 1 "E (sleep 10 past a 2 s limit)"
@@ -225,6 +228,9 @@ grep -Eq '^  machine main thread 2 blocked since 0\.[0-9]+s in clock_nanosleep\(
     { show; fail "E: the report does not show main's blocked sleep"; }
 grep -q '^  machine late never started (it starts after the time limit)$' "$TMP/run.out" ||
     { show; fail "E: the report does not say machine late never started"; }
+# A sleep loop fills the last events: shown once, with its count.
+grep -Eq '^    \(these 2 repeated [0-9]+ more times, until [0-9.]+\)$' "$TMP/run.out" ||
+    { show; fail "E: the sleep loop's events are not folded"; }
 
 # --- G: a failure that depends on the seed; stop at the first one ---------
 # main reads a byte from /dev/urandom (seeded) and fails when it is odd.
