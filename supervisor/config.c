@@ -726,8 +726,10 @@ static int handler(void *user, const char *section, const char *name, const char
     case K_AT:
         return set_duration(p, &c->faults[c->nfaults - 1].at_ns, name, value, false);
     case K_FMACHINE:
+        c->faults[c->nfaults - 1].machine_line = p->lineno;
         return set_string(p, &c->faults[c->nfaults - 1].machine, value);
     case K_START:
+        cur_machine(p)->start_line = p->lineno;
         return set_duration(p, &cur_machine(p)->start_ns, name, value, false);
     case K_CPUS: {
         const char *s = value;
@@ -884,6 +886,13 @@ struct config *config_load(const char *path, char *err, size_t errlen)
                 goto fail;
             }
     }
+    for (size_t i = 0; i < c->nmachines; i++)
+        if (c->machines[i].start_line && c->machines[i].start_ns >= c->duration_ns) {
+            /* It would never run: the run would pass without it, or time out. */
+            fail(&p, c->machines[i].start_line, "machine \"%s\" starts at or after the end of the run "
+                 "([simulation] duration)", c->machines[i].name);
+            goto fail;
+        }
     for (size_t i = 0; c->chaos && i < c->chaos->nmachines; i++) {
         size_t m = 0;
         while (m < c->nmachines && strcmp(c->machines[m].name, c->chaos->machines[i])) m++;
@@ -897,7 +906,8 @@ struct config *config_load(const char *path, char *err, size_t errlen)
         if (FAULT_IS_NET(c->faults[i].kind)) continue;      /* netfaults_resolve */
         while (m < c->nmachines && strcmp(c->machines[m].name, c->faults[i].machine)) m++;
         if (m == c->nmachines) {
-            fail(&p, c->faults[i].line, "fault \"%s\" names no machine of this file: \"%s\"",
+            fail(&p, c->faults[i].machine_line ? c->faults[i].machine_line : c->faults[i].line,
+                 "fault \"%s\" names no machine of this file: \"%s\"",
                  c->faults[i].name, c->faults[i].machine);
             goto fail;
         }

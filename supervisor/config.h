@@ -14,6 +14,7 @@ struct machine_conf {
     char **env;             /* NAME=VALUE strings from `env =` lines, in order */
     size_t nenv;
     int line;               /* line of the [machine NAME] header */
+    int start_line;         /* of its `start` key, 0 if none */
     char **argv;            /* dsim exec: run this directly, not via sh (not owned) */
     char *command_after_restart;    /* run instead of command after a crash, or NULL */
     char address[32];       /* its IPv4 address (10.0.0.N by default) */
@@ -56,6 +57,7 @@ struct fault_conf {
     uint64_t duration_ns;   /* crash: down time before a restart; pause, network: how long */
     bool has_duration;
     int line;               /* of its section header */
+    int machine_line;       /* of its `machine` key */
     /* partition: sides machines[0..nleft) | machines[nleft..nmachines);
      * loss, duplicate: the links touching machines (every link if none). */
     char **machines;

@@ -23,9 +23,9 @@
 
 static const char usage_text[] =
     "usage: dsim run CONF --seeds SPEC [-j N] [--keep-going] [--results FILE.jsonl] [--junit FILE.xml]\n"
-    "                [--checkpoint FILE] [--shard I/N] [--output DIR]\n"
+    "                [--checkpoint FILE] [--shard I/N] [--output DIR] [--plan FILE]\n"
     "       dsim run CONF --seeds SEED --trace FILE\n"
-    "       dsim verify CONF --seed N [--runs K] [--trace FILE]\n"
+    "       dsim verify CONF --seed N [--runs K] [--trace FILE] [--plan FILE]\n"
     "       dsim replay CONF SEED [--trace FILE [--stacks MACHINE,...|all]] [--plan FILE] [--plan-out FILE]\n"
     "                   [--output DIR] [--crash-state C:D.D...]\n"
     "       dsim diff CONF SEED_A SEED_B\n"
@@ -350,6 +350,18 @@ static int shard_of(const char *opt, unsigned long *i, unsigned long *n, const c
         *i = strtoul(e, NULL, 10);
         *n = strtoul(getenv("DSIM_SHARDS"), NULL, 10);
     } else {
+        /* An index without its count would run the whole sweep on every
+         * runner: say so rather than run it N times. */
+        static const char *const lone[][2] = { { "CI_NODE_INDEX", "CI_NODE_TOTAL" },
+                                               { "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT" },
+                                               { "JOB_COMPLETION_INDEX", "DSIM_SHARDS" } };
+        for (size_t k = 0; k < sizeof lone / sizeof *lone; k++)
+            if (getenv(lone[k][0])) {
+                *source = lone[k][0];
+                fprintf(stderr, "dsim: %s is set but %s is not: cannot tell the shard (set both, or --shard I/N)\n",
+                        lone[k][0], lone[k][1]);
+                return -1;
+            }
         return 0;
     }
     return *n > 0 && *i < *n ? 1 : -1;

@@ -44,8 +44,9 @@ void report_timeout(struct world *w, uint64_t limit)
         struct machine *m = &w->machines[i];
         if (m->conf->daemon || m->exited) continue;
         if (!m->started) {
-            off += (size_t)snprintf(w->reason + off, sizeof w->reason - off, "\n  machine %s never started%s",
-                                    m->name, m->start_at >= limit ? " (it starts after the time limit)" : "");
+            off += (size_t)snprintf(w->reason + off, sizeof w->reason - off, "\n  machine %s %s", m->name,
+                                    m->incarnation || m->crashing ? "was down (crashed, not restarted yet)"
+                                                                  : "had not started");
             continue;
         }
         off += (size_t)snprintf(w->reason + off, sizeof w->reason - off, "\n  machine %s had not exited:", m->name);

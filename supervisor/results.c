@@ -134,12 +134,17 @@ void junit_write(FILE *f, const char *suite, const struct seed_result *r, size_t
         xml_escaped(f, r[i].reason);
         fprintf(f, "\" type=\"");
         xml_escaped(f, r[i].outcome);
-        fprintf(f, "\">seed %llu FAILED: ", (unsigned long long)r[i].seed);
-        xml_escaped(f, r[i].reason);
-        fprintf(f, "\nreplay: ");
-        xml_escaped(f, r[i].replay);
-        fputc('\n', f);
-        xml_escaped(f, r[i].report);
+        fprintf(f, "\">");
+        /* The report as the sweep printed it. */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (m) {
+            result_print_failure(m, &r[i]);
+            fclose(m);
+        }
+        xml_escaped(f, text);
+        free(text);
         fprintf(f, "</failure>\n  </testcase>\n");
     }
     fprintf(f, "  <testcase classname=\"dsim\" name=\"%zu seeds, %zu passed\" time=\"%.3f\"/>\n", n,

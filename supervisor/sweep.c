@@ -438,7 +438,11 @@ int sweep_run(const struct sweep *s)
                    DIVERGENCES_SHOWN);
     }
     int status = 0;
-    if (dsim_interrupted) status = 128 + dsim_interrupted;
+    if (dsim_interrupted) {
+        status = 128 + dsim_interrupted;
+        fprintf(stderr, "dsim: interrupted: %zu of %zu seeds done (%zu failed)%s\n", flushed, s->nseeds, failed,
+                s->checkpoint ? "; the same command resumes from the checkpoint" : "");
+    }
     else if (failed && !s->keep_going)
         printf("failed at seed %" PRIu64 " (%zu seeds passed first)\n", s->seeds[first_fail], passed);
     else if (failed)

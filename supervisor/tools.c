@@ -50,6 +50,14 @@ int cmd_merge(int argc, char **argv)
         fclose(f);
     }
     if (n) qsort(v, n, sizeof *v, by_seed);
+    /* A shard given twice (or two overlapping sweeps) would count its seeds
+     * twice. (A seed listed twice in one sweep's --seeds also comes twice:
+     * merge such sweeps' results by hand.) */
+    for (size_t i = 1; i < n; i++)
+        if (v[i].seed == v[i - 1].seed) {
+            fprintf(stderr, "dsim: seed %" PRIu64 " is in the results twice (a shard given twice?)\n", v[i].seed);
+            return EXIT_USAGE;
+        }
     size_t keep = n, failed = 0, passed = 0;
     for (size_t i = 0; i < n; i++) {
         if (!strcmp(v[i].outcome, "pass")) { passed++; continue; }

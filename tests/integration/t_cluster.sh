@@ -212,10 +212,6 @@ duration = 2s
 [machine main]
 command = exec sleep 10
 
-[machine late]
-command = true
-start = 5s
-
 [machine beat]
 command = exec python3 -c 'import time; [time.sleep(0.1) for _ in iter(int, 1)]'
 EOF
@@ -223,14 +219,18 @@ run_dsim run "$E/long.conf" --seeds 1
 expect_rc 1 "E (sleep 10 past a 2 s limit)"
 line=$(failed_line)
 echo "$line" | grep -Eqi 'time|limit|duration' || { show; fail "E: the report does not mention the time limit: $line"; }
-# It says what each unfinished machine was doing, and which never started.
+# It says what each unfinished machine was doing.
 grep -Eq '^  machine main thread 2 blocked since 0\.[0-9]+s in clock_nanosleep\(' "$TMP/run.out" ||
     { show; fail "E: the report does not show main's blocked sleep"; }
-grep -q '^  machine late never started (it starts after the time limit)$' "$TMP/run.out" ||
-    { show; fail "E: the report does not say machine late never started"; }
 # A sleep loop fills the last events: shown once, with its count.
 grep -Eq '^    \(these 2 repeated [0-9]+ more times, until [0-9.]+\)$' "$TMP/run.out" ||
     { show; fail "E: the sleep loop's events are not folded"; }
+# A machine that would start after the end of the run is a config error.
+printf '[simulation]\nduration = 2s\n[machine late]\ncommand = true\nstart = 5s\n' >"$E/late.conf"
+run_dsim run "$E/late.conf" --seeds 1
+expect_rc 2 "E (a machine starting after the end)"
+grep -q "late.conf:5: machine \"late\" starts at or after the end of the run" "$TMP/run.err" ||
+    { show; fail "E: no file:line error for a machine starting after the end"; }
 
 # --- G: a failure that depends on the seed; stop at the first one ---------
 # main reads a byte from /dev/urandom (seeded) and fails when it is odd.

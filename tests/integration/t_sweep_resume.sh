@@ -79,6 +79,13 @@ run --results "$TMP/stop.jsonl"
 for i in 0 1 2; do run --shard $i/3 --results "$TMP/s$i.jsonl"; done
 "$DSIM" merge --results "$TMP/smerged.jsonl" "$TMP"/s?.jsonl >/dev/null
 diff <(strip "$TMP/stop.jsonl") <(strip "$TMP/smerged.jsonl") >&2 || fail "merged shards differ from the unsharded sweep"
+# A shard given twice is refused, not counted twice.
+"$DSIM" merge "$TMP/k0.jsonl" "$TMP/k0.jsonl" "$TMP/k1.jsonl" >/dev/null 2>"$TMP/dup.err"
+[ $? = 2 ] && grep -q 'is in the results twice' "$TMP/dup.err" || fail "merge counted a shard given twice"
+# An index without its count names no shard: refused, not run whole.
+JOB_COMPLETION_INDEX=1 timeout -k 5 60 "$DSIM" run "$TMP/coin.conf" --seeds 1-6 >/dev/null 2>"$TMP/lone.err"
+[ $? = 2 ] && grep -q 'JOB_COMPLETION_INDEX is set but DSIM_SHARDS is not' "$TMP/lone.err" ||
+    fail "JOB_COMPLETION_INDEX without DSIM_SHARDS was not refused"
 # The shard can come from the CI's variables (GitLab counts from 1).
 CI_NODE_INDEX=2 CI_NODE_TOTAL=3 timeout -k 5 120 "$DSIM" run "$TMP/coin.conf" --seeds 1-60 --keep-going \
     --results "$TMP/ci.jsonl" >/dev/null 2>&1

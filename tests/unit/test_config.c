@@ -172,8 +172,10 @@ START_TEST(test_clocks_and_faults)
     EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = clock_jump\nat = 1s\nby = 1s\n",
                "3: fault \"j\" has no machine");
     EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = clock_jump\nat = 1s\nmachine = b\nby = 1s\n",
-               "3: fault \"j\" names no machine of this file: \"b\"");
+               "6: fault \"j\" names no machine of this file: \"b\"");
     EXPECT_ERR("[machine a]\ncommand = x\n[fault]\n", "3: fault section needs a name (use [fault NAME])");
+    EXPECT_ERR("[simulation]\nduration = 2s\n[machine a]\ncommand = x\nstart = 2s\n",
+               "5: machine \"a\" starts at or after the end of the run ([simulation] duration)");
     EXPECT_ERR("[machine a]\ncommand = x\n[fault j]\nkind = clock_jump\nat = 1s\nmachine = a\nby = 1s\n[fault j]\n",
                "8: duplicate fault \"j\"");
 }
