@@ -242,9 +242,26 @@ static void handle_stop(struct world *w, struct thread *t, int status)
     if (sig == SIGSEGV && emulate_tsc(w, t)) return;
     if (fatal_by_default(sig) && t->proc->sh && t->proc->sh->act[sig].handler == (uint64_t)SIG_DFL) {
         /* The thread still exists: its stack is the crash's best clue. */
-        int n = snprintf(w->crash, sizeof w->crash, "  machine %s thread %d took SIG%s here:\n", t->proc->m->name,
-                         t->vtid, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-        if (n > 0 && (size_t)n < sizeof w->crash) stack_format(t->tid, w->crash + n, sizeof w->crash - (size_t)n);
+        size_t n = (size_t)snprintf(w->crash, sizeof w->crash, "  machine %s thread %d took SIG%s here:\n",
+                                    t->proc->m->name, t->vtid, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+        if (n < sizeof w->crash) {
+            stack_format(t->tid, w->crash + n, sizeof w->crash - n);
+            n += strlen(w->crash + n);
+        }
+        /* Its process's other threads, each stopped at a call: in a race,
+         * the one that changed the data under the crashing thread. */
+        for (size_t i = 0; i < w->nthreads && n < sizeof w->crash - 256; i++) {
+            struct thread *o = w->threads[i];
+            if (o == t || o->proc != t->proc || (o->state != TS_READY && o->state != TS_BLOCKED)) continue;
+            char call[256];
+            format_call(w, o, call, sizeof call);
+            n += (size_t)snprintf(w->crash + n, sizeof w->crash - n, "  thread %d was %s %s:\n", o->vtid,
+                                  o->state == TS_BLOCKED ? "blocked in" : "about to call", call);
+            if (n < sizeof w->crash) {
+                stack_format(o->tid, w->crash + n, sizeof w->crash - n);
+                n += strlen(w->crash + n);
+            }
+        }
     }
     /* A signal about to be delivered: it is delivered now, at this step. */
     trace_event(w->trace, w->now, t->proc->m->name, t->vtid, "signal %s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");

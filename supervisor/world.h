@@ -222,7 +222,7 @@ struct world {
     int nexternal;
 
     /* The last fatal signal a thread took, with its stack, for the report. */
-    char crash[4096];
+    char crash[8192];
 
     enum outcome outcome;
     char reason[4096];

@@ -82,6 +82,10 @@ grep -q "machine main thread [0-9]* took SIGSEGV here:" "$TMP/run.out" ||
     { cat "$TMP/run.out" >&2; fail "the report has no crash stack"; }
 grep -Eq "#[0-9]+ 0x[0-9a-f]+ worker\+" "$TMP/run.out" ||
     { cat "$TMP/run.out" >&2; fail "the crash stack does not show the worker function"; }
+# And the crashing process's other threads: main, waiting in pthread_join.
+grep -Eq "^  thread 2 was (blocked in|about to call) futex\(" "$TMP/run.out" &&
+    grep -Eq "#[0-9]+ 0x[0-9a-f]+ main\+" "$TMP/run.out" ||
+    { cat "$TMP/run.out" >&2; fail "the report does not show the main thread's join"; }
 grep -qx 'failed at seed 1 (0 seeds passed first)' "$TMP/run.out" ||
     { cat "$TMP/run.out" >&2; fail "dsim run: did not stop at seed 1"; }
 H=$(sed -n 's/^  simulated time .*, trace hash \([0-9a-f]*\)$/\1/p' "$TMP/run.out")
