@@ -87,6 +87,7 @@ void world_compact_threads(struct world *w)
         }
         GROW(w->dead, w->ndead, w->capdead);
         w->dead[w->ndead++] = t;
+        t->proc->dead_steps += t->steps;      /* its process's CPU time keeps them */
     }
     w->nthreads = k;
     /* Processes their parents have reaped, likewise (kill_group still
@@ -102,6 +103,14 @@ void world_compact_threads(struct world *w)
         w->deadprocs[w->ndeadprocs++] = p;
     }
     w->nprocs = k;
+}
+
+uint64_t process_steps(const struct world *w, const struct process *p)
+{
+    uint64_t steps = p->dead_steps;
+    for (size_t i = 0; i < w->nthreads; i++)
+        if (w->threads[i]->proc == p) steps += w->threads[i]->steps;
+    return steps;
 }
 
 struct process *world_add_process(struct world *w, struct machine *m, pid_t pid, pid_t vpid)

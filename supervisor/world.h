@@ -108,6 +108,8 @@ struct process {
     uint64_t alarm_at;      /* ITIMER_REAL expiry (virtual ns), 0 = off */
     uint64_t alarm_interval;
     struct thread *vfork_parent; /* held until this child execs or exits */
+    uint64_t dead_steps;    /* steps of its threads compacted out of the world's list */
+    uint64_t children_steps; /* steps of the children it waited for, and of theirs */
 };
 
 struct machine {
@@ -259,6 +261,8 @@ struct thread *world_thread_by_vtid(struct world *w, struct machine *m, pid_t vt
 struct thread *world_add_thread(struct world *w, struct process *p, pid_t tid, pid_t vtid);
 void world_compact_threads(struct world *w);
 struct process *world_add_process(struct world *w, struct machine *m, pid_t pid, pid_t vpid);
+/* The steps all of p's threads took, dead ones included: its CPU time. */
+uint64_t process_steps(const struct world *w, const struct process *p);
 void world_fail(struct world *w, enum outcome o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* True (and forgotten) if pid's first stop came before its clone event. */

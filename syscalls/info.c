@@ -73,7 +73,8 @@ enum sys_action sys_times(struct world *w, struct thread *t)
 {
     bool ok;
     uint64_t cpu = clock_now(w, t, 2 /* CLOCK_PROCESS_CPUTIME_ID */, &ok);
-    struct tms tm = { (clock_t)(cpu / 10000000), 0, 0, 0 };
+    uint64_t children = t->proc->children_steps * w->conf->quantum_ns;
+    struct tms tm = { (clock_t)(cpu / 10000000), 0, (clock_t)(children / 10000000), 0 };
     if (ARG0(t) && mem_write(t->tid, ARG0(t), &tm, sizeof tm)) return emulate(t, -EFAULT);
     return emulate(t, (long)(machine_monotonic(w, t->proc->m) / 10000000));
 }
@@ -84,13 +85,13 @@ enum sys_action sys_getrusage(struct world *w, struct thread *t)
     if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN && who != RUSAGE_THREAD) return emulate(t, -EINVAL);
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
-    if (who != RUSAGE_CHILDREN) {
-        bool ok;
-        uint64_t cpu = clock_now(w, t, who == RUSAGE_THREAD ? 3 : 2, &ok);
-        ru.ru_utime.tv_sec = (time_t)(cpu / 1000000000ULL);
-        ru.ru_utime.tv_usec = (suseconds_t)(cpu % 1000000000ULL / 1000);
-        ru.ru_maxrss = 16384;
-    }
+    bool ok;
+    /* Children: those its threads waited for, as on Linux. */
+    uint64_t cpu = who == RUSAGE_CHILDREN ? t->proc->children_steps * w->conf->quantum_ns
+                                          : clock_now(w, t, who == RUSAGE_THREAD ? 3 : 2, &ok);
+    ru.ru_utime.tv_sec = (time_t)(cpu / 1000000000ULL);
+    ru.ru_utime.tv_usec = (suseconds_t)(cpu % 1000000000ULL / 1000);
+    if (who != RUSAGE_CHILDREN || cpu) ru.ru_maxrss = 16384;
     return emulate(t, mem_write(t->tid, ARG1(t), &ru, sizeof ru) ? -EFAULT : 0);
 }
 

@@ -203,22 +203,37 @@ static bool has_child(struct world *w, struct process *p, long which)
     return false;
 }
 
-static void mark_reaped(struct world *w, struct process *p, pid_t vpid)
+/* The parent collected child vpid: as on Linux, the child's CPU time (and
+ * that of the children it waited for) becomes the parent's children's.
+ * Returns those steps (0 if the child is not found). */
+static uint64_t mark_reaped(struct world *w, struct process *p, pid_t vpid, bool reap)
 {
-    for (size_t i = 0; i < w->nprocs; i++)
-        if (child_matches(w->procs[i], p, vpid) && w->procs[i]->exited) { w->procs[i]->reaped = true; return; }
+    for (size_t i = 0; i < w->nprocs; i++) {
+        struct process *c = w->procs[i];
+        if (!child_matches(c, p, vpid) || !c->exited) continue;
+        uint64_t steps = process_steps(w, c) + c->children_steps;
+        if (reap && !c->reaped) p->children_steps += steps;
+        if (reap) c->reaped = true;
+        return steps;
+    }
+    return 0;
 }
 
-static void zero_rusage(struct thread *t, uint64_t addr)
+/* The rusage a wait reports: the child's CPU time on virtual time (user
+ * time, as getrusage does), nothing of the host's. */
+static void put_rusage(struct world *w, struct thread *t, uint64_t addr, uint64_t steps)
 {
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
+    uint64_t ns = steps * w->conf->quantum_ns;
+    ru.ru_utime.tv_sec = (time_t)(ns / 1000000000);
+    ru.ru_utime.tv_usec = (suseconds_t)(ns % 1000000000 / 1000);
     if (addr) mem_write(t->tid, addr, &ru, sizeof ru);
 }
 
 static void wait4_done(struct world *w, struct thread *t, long result)
 {
-    if (result > 0) { mark_reaped(w, t->proc, (pid_t)result); zero_rusage(t, ARG3(t)); }
+    if (result > 0) put_rusage(w, t, ARG3(t), mark_reaped(w, t->proc, (pid_t)result, true));
 }
 
 static bool wait4_ready(struct world *w, struct thread *t)
@@ -246,10 +261,10 @@ static long waitid_which(struct thread *t)
 static void waitid_done(struct world *w, struct thread *t, long result)
 {
     int pid = 0;
-    if (result == 0 && ARG2(t) && mem_read(t->tid, ARG2(t) + 16, &pid, sizeof pid) == 0 && pid > 0 &&
-        !(ARG3(t) & WNOWAIT))
-        mark_reaped(w, t->proc, pid);
-    if (result == 0) zero_rusage(t, ARG4(t));
+    uint64_t steps = 0;
+    if (result == 0 && ARG2(t) && mem_read(t->tid, ARG2(t) + 16, &pid, sizeof pid) == 0 && pid > 0)
+        steps = mark_reaped(w, t->proc, pid, !(ARG3(t) & WNOWAIT));
+    if (result == 0) put_rusage(w, t, ARG4(t), steps);
 }
 
 static bool waitid_ready(struct world *w, struct thread *t)

@@ -41,12 +41,7 @@ static int write_timespec(struct thread *t, uint64_t addr, uint64_t ns)
 
 static uint64_t cpu_time(struct world *w, struct process *p, struct thread *only)
 {
-    uint64_t steps = 0;
-    for (size_t i = 0; i < w->nthreads; i++) {
-        struct thread *o = w->threads[i];
-        if (only ? o == only : o->proc == p) steps += o->steps;
-    }
-    return steps * w->conf->quantum_ns;
+    return (only ? only->steps : process_steps(w, p)) * w->conf->quantum_ns;
 }
 
 /* The value of clock clk as thread t sees it. */

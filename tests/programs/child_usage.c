@@ -1,0 +1,74 @@
+/* CPU time across processes and threads: what a child used is reported by
+ * wait4 and, once waited for, by getrusage(RUSAGE_CHILDREN) and times(),
+ * the same figure; the process's own CPU clock never goes backwards while
+ * hundreds of its threads come and go. Prints one line per check (the same
+ * natively and under dsim); with --positive it also requires the child's
+ * time to be non-zero (under dsim every step costs CPU time; natively a
+ * short child may round to 0). */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/times.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int bad;
+
+static void check(const char *what, int ok)
+{
+    printf("%s: %s\n", what, ok ? "ok" : "WRONG");
+    bad += !ok;
+}
+
+static long long us(struct timeval tv) { return tv.tv_sec * 1000000LL + tv.tv_usec; }
+
+static long long cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void *briefly(void *arg)
+{
+    for (int i = 0; i < 5; i++) getppid();
+    return arg;
+}
+
+int main(int argc, char **argv)
+{
+    int positive = argc > 1 && !strcmp(argv[1], "--positive");
+    struct rusage before, waited, after;
+    getrusage(RUSAGE_CHILDREN, &before);
+    check("no children's time before any child", us(before.ru_utime) + us(before.ru_stime) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        for (int i = 0; i < 20000; i++) getppid();
+        _exit(0);
+    }
+    int status;
+    if (wait4(pid, &status, 0, &waited) != pid) { perror("wait4"); return 2; }
+    getrusage(RUSAGE_CHILDREN, &after);
+    long long child = us(waited.ru_utime) + us(waited.ru_stime);
+    check("RUSAGE_CHILDREN = what wait4 reported", us(after.ru_utime) + us(after.ru_stime) == child);
+    struct tms tm;
+    times(&tm);
+    long hz = sysconf(_SC_CLK_TCK);
+    check("times() counts the child like getrusage",
+          (long long)(tm.tms_cutime + tm.tms_cstime) * 1000000 / hz <= child + 2 * 1000000 / hz);
+    if (positive) check("the child used some CPU time", child > 0);
+    long long last = cpu_ns();
+    int monotonic = 1;
+    for (int i = 0; i < 600; i++) {
+        pthread_t th;
+        pthread_create(&th, NULL, briefly, NULL);
+        pthread_join(th, NULL);
+        long long now = cpu_ns();
+        if (now < last) monotonic = 0;
+        last = now;
+    }
+    check("the CPU clock never went back as 600 threads came and went", monotonic);
+    return bad != 0;
+}
