@@ -77,11 +77,14 @@ bool disk_upper(const struct world *w, const struct machine *m, const char *mpat
 
 bool disk_exists(const struct world *w, const struct machine *m, const char *mpath)
 {
-    char upath[4096];
+    char upath[4096], seen[4200];
     struct stat st;
     if (!disk_upper(w, m, mpath, upath, sizeof upath)) return true;
-    if (lstat(upath, &st) == 0) return !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0));
-    return lstat(mpath, &st) == 0;      /* the lower layer is the host's file at the same path */
+    /* As the machine sees it, through its own root: the overlay has the
+     * last word (a whiteout, or an opaque directory made where the host
+     * has one of that name, hides the host's file). */
+    snprintf(seen, sizeof seen, "/proc/%d/root%s", (int)m->init_pid, mpath);
+    return lstat(seen, &st) == 0;
 }
 
 /* ---- files ---- */

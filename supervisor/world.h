@@ -135,6 +135,7 @@ struct machine {
     size_t ndirty, capdirty;
     bool stamped;               /* it changed a file on its disk (ctimes in stat results) */
     struct idmap ids;           /* the inode and device numbers it sees */
+    dev_t proc_dev;             /* its /proc's device, once looked up (0 = not yet) */
     int out_fd, err_fd;     /* where its stdout and stderr go */
     bool stacks;            /* note the stack at each of its syscalls */
     int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */

@@ -7,7 +7,8 @@
  * of its threads can look: a noted fd copy is held only that long, so no
  * flock, lease or close is seen late. The overlay is mounted noatime, so
  * reads leave no host time either; ctimes are rewritten in stat results
- * (stat.c). Left to the host: writes through shared mappings. */
+ * (stat.c), which also stamps files changed behind dsim's back (writes
+ * through shared mappings) when a stat first sees them. */
 #include "syscalls/sys.h"
 #include "supervisor/durable.h"
 #include "supervisor/tracer.h"
@@ -90,11 +91,11 @@ void ftimes_free(struct machine *m)
     m->ndirty = m->capdirty = 0;
 }
 
-/* ftruncate, fallocate and pwrite: changes through an fd. */
-enum sys_action ftimes_fd_change(struct world *w, struct thread *t)
+/* The regular file open as the tracee's fd changes now. */
+static enum sys_action fd_change(struct world *w, struct thread *t, int fd)
 {
     struct stat st;
-    int copy = fd_probe(w, t, (int)ARG0(t), &st);
+    int copy = fd_probe(w, t, fd, &st);
     if (copy < 0) return SYS_PASS;
     if (!S_ISREG(st.st_mode)) {
         close(copy);
@@ -102,6 +103,17 @@ enum sys_action ftimes_fd_change(struct world *w, struct thread *t)
     }
     ftimes_note_fd(w, t, copy, &st);
     return SYS_PASS;
+}
+
+/* ftruncate, fallocate, futimens: changes through an fd. */
+enum sys_action ftimes_fd_change(struct world *w, struct thread *t) { return fd_change(w, t, (int)ARG0(t)); }
+
+/* Copies the kernel makes between fds (coreutils cat and cp use
+ * copy_file_range; shutil, sendfile): the file written is the output fd. */
+enum sys_action sys_fd_copy(struct world *w, struct thread *t)
+{
+    long nr = SYSNR(t);
+    return fd_change(w, t, (int)(nr == SYS_sendfile ? ARG0(t) : ARG2(t)));
 }
 
 /* A path's file changes now (noted before the call: the stamp waits for

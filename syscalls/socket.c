@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 /* The simulated socket behind fd, or NULL (also for a bad fd). With a copy
@@ -166,11 +167,35 @@ enum sys_action sys_socket(struct world *w, struct thread *t)
 
 /* ---- bind, listen, connect ---- */
 
+/* A unix socket bound to a path makes a file there: its times, and its
+ * directory's, are the machine's (ftimes.c), as for any other create. */
+static void note_unix_path(struct world *w, struct thread *t)
+{
+    struct sockaddr_un un;
+    size_t len = ARG2(t) < sizeof un ? (size_t)ARG2(t) : sizeof un;
+    if (len <= offsetof(struct sockaddr_un, sun_path) || mem_read(t->tid, ARG1(t), &un, len) != 0 ||
+        un.sun_family != AF_UNIX || !un.sun_path[0])
+        return;                                     /* unnamed, abstract, or unreadable */
+    char mpath[4096];
+    if (!disk_entry_mpath(t, AT_FDCWD, ARG1(t) + offsetof(struct sockaddr_un, sun_path), mpath, sizeof mpath)) return;
+    ftimes_note_path(w, t->proc->m, mpath);
+    char *slash = strrchr(mpath, '/');
+    if (slash && slash != mpath) {
+        *slash = 0;
+        ftimes_note_path(w, t->proc->m, mpath);
+    } else if (slash) {
+        ftimes_note_path(w, t->proc->m, "/");
+    }
+}
+
 enum sys_action sys_bind(struct world *w, struct thread *t)
 {
     int copy;
     struct simsock *s = sock_of(w, t, (int)ARG0(t), &copy);
-    if (!s) return SYS_PASS;
+    if (!s) {
+        note_unix_path(w, t);
+        return SYS_PASS;
+    }
     struct saddr a;
     int r = get_saddr(t, s->family, ARG1(t), ARG2(t), &a);
     if (r == 1 && s->family == AF_INET) r = 0, a = (struct saddr){ ADDR_ANY, 0, 0 };  /* Linux's old-style compat */

@@ -11,11 +11,18 @@
  *   noatime);
  * - statx's birth time is the host's clock: reported as unavailable, as
  *   filesystems without one do;
+ * - pipes, sockets and /proc entries carry the host's time of their making
+ *   (and of a pipe's last write): they show the machine's boot time;
+ * - a file changed by a path dsim does not follow (writes through a shared
+ *   mapping) carries the host's time in both mtime and ctime (dsim's own
+ *   stamps leave ctime apart): it shows, and is stamped with, the
+ *   machine's time of the stat that first sees it;
  * - statfs's sizes and free space are the host disk's, which every write
  *   on the host moves: a disk of fixed size (tmpfs: half the machine's
  *   memory), half free, and no fsid. */
 #include "syscalls/sys.h"
 #include "supervisor/tracer.h"
+#include <fcntl.h>
 #include <stddef.h>
 #include <sys/statfs.h>
 #include <sys/stat.h>
@@ -29,6 +36,50 @@ static bool in_run(const struct world *w, int64_t sec, int64_t nsec)
     return sec > w->host_start.tv_sec || (sec == w->host_start.tv_sec && nsec >= w->host_start.tv_nsec);
 }
 
+/* Files whose times the kernel keeps on the host's clock, untouched by
+ * dsim: pipes, sockets, and everything in the machine's /proc. */
+static bool host_timed(struct world *w, struct machine *m, mode_t mode, dev_t dev)
+{
+    if (S_ISFIFO(mode) || S_ISSOCK(mode)) return true;
+    if (!m->proc_dev) {
+        char path[64];
+        struct stat st;
+        snprintf(path, sizeof path, "/proc/%d/root/proc", (int)m->init_pid);
+        if (stat(path, &st) == 0) m->proc_dev = st.st_dev;
+    }
+    (void)w;
+    return m->proc_dev && dev == m->proc_dev;
+}
+
+#define BOOT_TIME_S ((int64_t)(DSIM_EPOCH_S - DSIM_BOOT_NS / 1000000000))
+
+/* A regular file the kernel stamped on the host's clock after the run
+ * began, both times at once: changed behind dsim's back. */
+static bool unfollowed(const struct world *w, mode_t mode, int64_t ms, int64_t mns, int64_t cs, int64_t cns)
+{
+    return S_ISREG(mode) && in_run(w, ms, mns) && ms == cs && mns == cns;
+}
+
+/* Stamps the file the stat call looked at with the machine's time now
+ * (ftimes.c, at its next step), so later stats agree with this one. */
+static struct timespec restamp(struct world *w, struct thread *t)
+{
+    long nr = SYSNR(t);
+    int dirfd = nr == SYS_stat || nr == SYS_lstat ? AT_FDCWD : (int)ARG0(t);
+    uint64_t path = nr == SYS_stat || nr == SYS_lstat ? ARG0(t) : nr == SYS_fstat ? 0 : ARG1(t);
+    char first = 0, mpath[4096];
+    if (path && mem_read(t->tid, path, &first, 1) != 0) first = 1;
+    if (!path || !first) {                  /* fstat, or AT_EMPTY_PATH */
+        struct stat st;
+        int copy = fd_probe(w, t, dirfd, &st);
+        if (copy >= 0) ftimes_note_fd(w, t, copy, &st);
+    } else if (disk_entry_mpath(t, dirfd, path, mpath, sizeof mpath)) {
+        ftimes_note_path(w, t->proc->m, mpath);
+    }
+    uint64_t now = machine_realtime(w, t->proc->m);
+    return (struct timespec){ (time_t)(now / 1000000000), (long)(now % 1000000000) };
+}
+
 static void statx_done(struct world *w, struct thread *t, uint64_t at)
 {
     struct statx sx;
@@ -38,7 +89,15 @@ static void statx_done(struct world *w, struct thread *t, uint64_t at)
     if (sx.stx_mask & STATX_INO) sx.stx_ino = idmap_ino(ids, dev, sx.stx_ino);
     sx.stx_dev_major = major(vdev);
     sx.stx_dev_minor = minor(vdev);
-    if ((sx.stx_mask & STATX_CTIME) && in_run(w, sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec)) sx.stx_ctime = sx.stx_mtime;
+    if (in_run(w, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec) && host_timed(w, t->proc->m, sx.stx_mode, dev)) {
+        sx.stx_atime = sx.stx_mtime = sx.stx_ctime = (struct statx_timestamp){ .tv_sec = BOOT_TIME_S };
+    } else if (unfollowed(w, sx.stx_mode, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec, sx.stx_ctime.tv_sec,
+                          sx.stx_ctime.tv_nsec)) {
+        struct timespec now = restamp(w, t);
+        sx.stx_atime = sx.stx_mtime = sx.stx_ctime = (struct statx_timestamp){ .tv_sec = now.tv_sec,
+                                                                               .tv_nsec = (uint32_t)now.tv_nsec };
+    }
+    else if ((sx.stx_mask & STATX_CTIME) && in_run(w, sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec)) sx.stx_ctime = sx.stx_mtime;
     else if (sx.stx_mask & STATX_ATIME) sx.stx_atime = sx.stx_mtime;
     sx.stx_mask &= ~(unsigned)STATX_BTIME;
     sx.stx_btime = (struct statx_timestamp){ 0 };
@@ -57,9 +116,13 @@ static void stat_done(struct world *w, struct thread *t, long result)
     struct stat st;
     if (mem_read(t->tid, at, &st, sizeof st) != 0) return;
     struct idmap *ids = &t->proc->m->ids;
+    bool host = in_run(w, st.st_mtim.tv_sec, st.st_mtim.tv_nsec) && host_timed(w, t->proc->m, st.st_mode, st.st_dev);
     st.st_ino = idmap_ino(ids, st.st_dev, st.st_ino);
     st.st_dev = idmap_dev(ids, st.st_dev);
-    if (in_run(w, st.st_ctim.tv_sec, st.st_ctim.tv_nsec)) st.st_ctim = st.st_mtim;
+    if (host) st.st_atim = st.st_mtim = st.st_ctim = (struct timespec){ .tv_sec = BOOT_TIME_S };
+    else if (unfollowed(w, st.st_mode, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec))
+        st.st_atim = st.st_mtim = st.st_ctim = restamp(w, t);
+    else if (in_run(w, st.st_ctim.tv_sec, st.st_ctim.tv_nsec)) st.st_ctim = st.st_mtim;
     else st.st_atim = st.st_mtim;
     mem_write(t->tid, at, &st, sizeof st);
 }

@@ -19,7 +19,7 @@
     X(sys_getrandom) X(sys_uname) X(sys_sysinfo) X(sys_sched_getaffinity) X(sys_sched_setaffinity) \
     X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality) X(sys_flock) X(sys_fence) X(sys_open) X(sys_fsync) X(sys_sync) \
     X(sys_mkdir) X(sys_mknod) X(sys_unlink) X(sys_rename) X(sys_link) X(sys_creat) X(sys_pwrite) \
-    X(sys_stat) X(sys_statfs) X(sys_truncate) X(sys_utimes) X(sys_sendmmsg) X(sys_recvmmsg) \
+    X(sys_stat) X(sys_statfs) X(sys_fd_copy) X(sys_truncate) X(sys_utimes) X(sys_sendmmsg) X(sys_recvmmsg) \
     X(sys_socket) X(sys_bind) X(sys_listen) X(sys_connect) X(sys_getsockname) X(sys_getpeername) \
     X(sys_setsockopt) X(sys_getsockopt) \
     X(sys_timer_create) X(sys_timer_settime) X(sys_timer_gettime) X(sys_timer_getoverrun) X(sys_timer_delete)
@@ -58,8 +58,8 @@ const struct sys_entry sys_table[] = {
     PASS(epoll_create1, "x") PASS(epoll_ctl, "dxfp") /* Readiness of a signalfd depends on the reader's signals: not yet. */
     E(signalfd, sys_fence, "fpd", I) E(signalfd4, sys_fence, "fpdx", I)
     PASS(memfd_create, "sx") PASS(inotify_init1, "x") PASS(inotify_add_watch, "fsx")
-    PASS(inotify_rm_watch, "fd") PASS(sendfile, "ffpd") PASS(copy_file_range, "fpfpdx")
-    PASS(splice, "fpfpdx") PASS(tee, "ffdx") E(pwrite64, sys_pwrite, "fpdl", I) E(pwritev, sys_pwrite, "fpdd", I)
+    PASS(inotify_rm_watch, "fd") E(sendfile, sys_fd_copy, "ffpd", I) E(copy_file_range, sys_fd_copy, "fpfpdx", I)
+    E(splice, sys_fd_copy, "fpfpdx", I) PASS(tee, "ffdx") E(pwrite64, sys_pwrite, "fpdl", I) E(pwritev, sys_pwrite, "fpdd", I)
     E(pwritev2, sys_pwrite, "fpddx", I) E(flock, sys_flock, "fx", R) PASS(chroot, "s")
     E(read, sys_read, "fpd", R) E(readv, sys_readv, "fpd", R) E(pread64, sys_pread64, "fpdl", R)
     E(preadv, sys_preadv, "fpdl", R) E(preadv2, sys_preadv, "fpddx", R)
