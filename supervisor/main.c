@@ -263,7 +263,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         case 'm': {
             char *end;
             long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 100000) return usage_error("bad number %s", optarg);
+            if (*end || *optarg < '0' || *optarg > '9' || v < 1 || v > 100000) return usage_error("bad number %s", optarg);
             if (c == 'c') o->crash = (int)v;
             else o->max_states = (int)v;
             break;
@@ -272,8 +272,9 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         case 'r': {
             char *end;
             long v = strtol(optarg, &end, 10);
-            if (c == 'j' && (*end || !*optarg || v < 1 || v > 256)) return usage_error("bad -j %s (use 1 to 256)", optarg);
-            if (c == 'r' && (*end || !*optarg || v < 1 || v > 1000000)) return usage_error("bad --runs %s", optarg);
+            bool digits = *optarg >= '0' && *optarg <= '9';      /* no sign, no blank */
+            if (c == 'j' && (*end || !digits || v < 1 || v > 256)) return usage_error("bad -j %s (use 1 to 256)", optarg);
+            if (c == 'r' && (*end || !digits || v < 1 || v > 1000000)) return usage_error("bad --runs %s", optarg);
             if (c == 'j') o->jobs = (int)v;
             else o->runs = (int)v;
             break;
@@ -447,7 +448,8 @@ static int cmd_verify(int argc, char **argv)
     if (parse_opts(argc - 1, argv + 1, &o, "ntrP")) return EXIT_USAGE;
     if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
     uint64_t seed;
-    if (!o.seed || parse_seed_arg(o.seed, &seed)) return usage_error("%s: --seed N is required", "verify");
+    if (!o.seed) return usage_error("%s: --seed N is required", "verify");
+    if (parse_seed_arg(o.seed, &seed)) return usage_error("bad --seed %s", o.seed);
     struct config *c = load_with_plan(confpath, &o);
     if (!c) return EXIT_USAGE;
     char first[33] = "";

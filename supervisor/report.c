@@ -178,8 +178,15 @@ static void print_tail(FILE *f, const char *path, const char *title)
     fclose(in);
     if (nl) fprintf(f, "  %s (last lines):\n", title);
     for (size_t j = nl > TAIL_LINES ? nl - TAIL_LINES : 0; j < nl; j++) {
-        fprintf(f, "    %s", lines[j % TAIL_LINES]);
-        if (!strchr(lines[j % TAIL_LINES], '\n')) fputc('\n', f);
+        fputs("    ", f);
+        /* Control bytes shown, not sent: an escape sequence in a machine's
+         * output must not drive the reader's terminal. */
+        for (const unsigned char *c = (const unsigned char *)lines[j % TAIL_LINES]; *c && *c != '\n'; c++) {
+            if (*c < 0x20 && *c != '\t') fprintf(f, "\\x%02x", *c);
+            else if (*c == 0x7f) fputs("\\x7f", f);
+            else fputc(*c, f);
+        }
+        fputc('\n', f);
     }
     for (int j = 0; j < TAIL_LINES; j++) free(lines[j]);
 }

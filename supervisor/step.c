@@ -60,6 +60,10 @@ void format_call(struct world *w, struct thread *t, char *buf, size_t len)
             break;
         case 'p': off += (size_t)snprintf(buf + off, len - off, "%s%s", sep, v[i] ? "p" : "NULL"); break;
         case 'F': off += format_futex_op(buf + off, len - off, sep, (int)v[i]); break;
+        case 'I':   /* an int or a pointer, by request (ioctl, fcntl): no address printed */
+            if (v[i] >= 0x10000) off += (size_t)snprintf(buf + off, len - off, "%sp", sep);
+            else off += (size_t)snprintf(buf + off, len - off, "%s%#llx", sep, v[i]);
+            break;
         default: off += (size_t)snprintf(buf + off, len - off, "%s%#llx", sep, v[i]); break;
         }
     }

@@ -29,6 +29,8 @@ struct record {
 };
 
 
+#define WORKER_DIED "the dsim worker running this seed died"
+
 struct worker { pid_t pid; int to, from; bool busy; int cpu; size_t index; };
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -149,7 +151,7 @@ static void worker_died(const struct sweep *s, struct worker *w, int n, int k, s
     close(w[k].to);
     close(w[k].from);
     while (waitpid(w[k].pid, &status, 0) < 0 && errno == EINTR) {}
-    snprintf(why, whylen, "the dsim worker running this seed died (%s %d); dsim replay runs it alone",
+    snprintf(why, whylen, WORKER_DIED " (%s %d); dsim replay runs it alone",
              WIFSIGNALED(status) ? "signal" : "exit status", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     *rec = (struct record){ w[k].index, OUT_INTERNAL, 0, 0, 0, "", strlen(why), 0, 0 };
     w[k].pid = -1;
@@ -159,6 +161,14 @@ static void worker_died(const struct sweep *s, struct worker *w, int n, int k, s
 /* ---- the parent ---- */
 
 struct slot { struct seed_result r; bool done, fresh; char *check_output; };
+
+/* A seed whose worker died (killed from outside, or dsim's own fault) says
+ * nothing of the seed: a resumed sweep runs it again. */
+static bool worker_death(const struct seed_result *r)
+{
+    return !strcmp(r->outcome, outcome_name(OUT_INTERNAL)) && r->reason &&
+           !strncmp(r->reason, WORKER_DIED, strlen(WORKER_DIED));
+}
 
 /* A checkpoint is a header naming the sweep, then one JSON line per
  * finished seed, each written and flushed as soon as it is known: after a
@@ -184,7 +194,7 @@ static FILE *checkpoint_open(const struct sweep *s, struct slot *slots, char *er
             if (line[len - 1] != '\n') break;          /* torn by a kill: redo that seed */
             struct seed_result r;
             if (result_from_json(line, &r) || r.index < 0 || (size_t)r.index >= s->nseeds ||
-                r.seed != s->seeds[r.index]) { result_free(&r); continue; }
+                r.seed != s->seeds[r.index] || worker_death(&r)) { result_free(&r); continue; }
             result_free(&slots[r.index].r);
             slots[r.index] = (struct slot){ r, true, false, NULL };
         }
@@ -444,7 +454,7 @@ int sweep_run(const struct sweep *s)
                 s->checkpoint ? "; the same command resumes from the checkpoint" : "");
     }
     else if (failed && !s->keep_going)
-        printf("failed at seed %" PRIu64 " (%zu seeds passed first)\n", s->seeds[first_fail], passed);
+        printf("failed at seed %" PRIu64 " (%zu seed%s passed first)\n", s->seeds[first_fail], passed, passed == 1 ? "" : "s");
     else if (failed)
         printf("dsim: %zu of %zu seeds failed\n", failed, s->nseeds);
     else

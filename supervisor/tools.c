@@ -71,7 +71,7 @@ int cmd_merge(int argc, char **argv)
         if (strcmp(v[i].outcome, "pass")) result_print_failure(stdout, &v[i]);
     }
     if (junit) junit_write(junit, "dsim merge", v, keep, 0);
-    if (failed && !o.keep_going) printf("failed at seed %" PRIu64 " (%zu seeds passed first)\n", v[keep - 1].seed, passed);
+    if (failed && !o.keep_going) printf("failed at seed %" PRIu64 " (%zu seed%s passed first)\n", v[keep - 1].seed, passed, passed == 1 ? "" : "s");
     else if (failed) printf("dsim: %zu of %zu seeds failed\n", failed, n);
     else printf("dsim: all %zu seeds passed\n", n);
     if (results) fclose(results);
@@ -102,7 +102,8 @@ int cmd_trace(int argc, char **argv)
         case 't': {
             char *end;
             long v = strtol(optarg, &end, 10);
-            if (*end || !*optarg || v < 0 || v > INT32_MAX) return usage_error("bad --thread %s", optarg);
+            if (*end || *optarg < '0' || *optarg > '9' || v < 0 || v > INT32_MAX)
+                return usage_error("bad --thread %s", optarg);
             thread = (int)v;
             break;
         }

@@ -20,7 +20,8 @@ enum sys_restart { RS_EINTR, RS_RESTART_SA /* restarts under SA_RESTART */ };
 struct sys_entry {
     const char *name;
     sys_handler handler;     /* NULL: unknown, a fence */
-    const char *args;        /* per argument: d int, l long, x hex, f fd, s path, p pointer, F futex op */
+    const char *args;        /* per argument: d int, l long, x hex, f fd, s path, p pointer, F futex op,
+                              * I int or pointer by request (ioctl, fcntl: an address prints as p) */
     enum sys_restart restart;
 };
 

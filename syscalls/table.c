@@ -64,7 +64,7 @@ const struct sys_entry sys_table[] = {
     E(read, sys_read, "fpd", R) E(readv, sys_readv, "fpd", R) E(pread64, sys_pread64, "fpdl", R)
     E(preadv, sys_preadv, "fpdl", R) E(preadv2, sys_preadv, "fpddx", R)
     E(write, sys_write, "fpd", R) E(writev, sys_writev, "fpd", R)
-    E(ioctl, sys_ioctl, "fxx", R) E(fcntl, sys_fcntl, "fdx", R)
+    E(ioctl, sys_ioctl, "fxI", R) E(fcntl, sys_fcntl, "fdI", R)
     /* Sockets: AF_UNIX ones are the kernel's; TCP and UDP are simulated (socket.c). */
     E(socket, sys_socket, "ddd", I) PASS(socketpair, "ddxp") E(bind, sys_bind, "fpd", I) E(listen, sys_listen, "fd", I)
     E(connect, sys_connect, "fpd", I) PASS(shutdown, "fd") E(getsockname, sys_getsockname, "fpp", I)

@@ -48,7 +48,8 @@ note "killed after $done_before of 300 seeds; resumed to the same results"
 # --- a worker killed mid-sweep --------------------------------------------
 # Its seed fails (the sweep must not look green without it), a new worker
 # takes its place, and --keep-going still runs every seed.
-"$DSIM" run "$TMP/ok.conf" --seeds 1-400 -j 2 --keep-going --results "$TMP/wk.jsonl" >"$TMP/wk.out" 2>&1 &
+"$DSIM" run "$TMP/ok.conf" --seeds 1-400 -j 2 --keep-going --results "$TMP/wk.jsonl" --checkpoint "$TMP/wk.ckpt" \
+    >"$TMP/wk.out" 2>&1 &
 pid=$!
 for ((t = 0; t < 100; t++)); do [ -f "$TMP/wk.jsonl" ] && [ "$(wc -l <"$TMP/wk.jsonl")" -gt 20 ] && break; sleep 0.05; done
 worker=$(pgrep -P "$pid" | head -n 1)
@@ -58,6 +59,11 @@ wait "$pid"; rc=$?
 [ "$(wc -l <"$TMP/wk.jsonl")" = 400 ] || fail "a killed worker lost seeds: $(wc -l <"$TMP/wk.jsonl") results of 400"
 [ "$(grep -c '"outcome":"internal"' "$TMP/wk.jsonl")" = 1 ] || fail "the killed worker's seed is not the one failure"
 grep -q 'FAILED: the dsim worker running this seed died (signal 9)' "$TMP/wk.out" || fail "no report of the dead worker"
+# Resumed from its checkpoint, the sweep runs that seed again (the death
+# said nothing of the seed): every seed passes.
+timeout -k 5 120 "$DSIM" run "$TMP/ok.conf" --seeds 1-400 -j 2 --keep-going --results "$TMP/wk2.jsonl" \
+    --checkpoint "$TMP/wk.ckpt" >"$TMP/wk2.out" 2>&1 || { cat "$TMP/wk2.out"; fail "the resumed sweep did not pass"; }
+[ "$(grep -c '"outcome":"pass"' "$TMP/wk2.jsonl")" = 400 ] || fail "the dead worker's seed was not run again on resume"
 
 # --- shards and merge ---------------------------------------------------
 write_conf "$TMP/coin.conf" <<'CONF'
