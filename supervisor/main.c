@@ -307,6 +307,7 @@ static int one_seed(const char *confpath, struct config *c, uint64_t seed, const
         ro.pick = &pick;
     }
     ro.trace_out = open_trace(o->trace);
+    ro.trace_results = true;
     if (o->trace && !ro.trace_out) return EXIT_USAGE;
     if (keep && o->output) {
         mkdir(o->output, 0755);
@@ -511,6 +512,7 @@ static int cmd_exec(int argc, char **argv)
     c->machines[0].nenv = o.nenv;
     struct run_opts ro = { .exec_stdio = true };
     ro.trace_out = open_trace(o.trace);
+    ro.trace_results = true;
     if (o.trace && !ro.trace_out) return EXIT_USAGE;
     struct run_result r;
     run_seed(c, seed, &ro, &r);

@@ -100,6 +100,25 @@ void record_call(struct world *w, struct thread *t, const char *call, const char
 
 /* ---- resuming and settling ---- */
 
+/* ---- results of passed calls, for --trace ---- */
+
+static void result_noted(struct world *w, struct thread *t, long result) { (void)w, (void)t, (void)result; }
+
+static void note_result(struct world *w, long result)
+{
+    char text[64];
+    if (result < 0 && result > -4096) snprintf(text, sizeof text, "= -1 %s", errname(-result));
+    else snprintf(text, sizeof text, "= %ld", result);
+    trace_note(w->trace, text);
+}
+
+/* Calls that come back to the caller (not exit, exec or sigreturn). */
+static bool returns(long nr)
+{
+    return nr != SYS_exit && nr != SYS_exit_group && nr != SYS_execve && nr != SYS_execveat &&
+           nr != SYS_rt_sigreturn;
+}
+
 static void resume(struct thread *t, int sig)
 {
     t->state = TS_RUNNING;
@@ -217,8 +236,13 @@ static void handle_stop(struct world *w, struct thread *t, int status)
         exit_fn fn = t->on_exit;
         t->on_exit = NULL;
         long result = (long)regs.rax;
-        if (fn) fn(w, t, result);
-        record_call(w, t, t->pending_text, "", (long)t->regs.rax, true);
+        if (t->note_result) {
+            t->note_result = false;
+            note_result(w, result);
+        } else {
+            if (fn) fn(w, t, result);
+            record_call(w, t, t->pending_text, "", (long)t->regs.rax, true);
+        }
         if (t->regs_dirty) { tracer_setregs(t->tid, &t->regs); t->regs_dirty = false; }
         /* kill(SIGKILL) and the like: the caller must not return to user
          * mode before the deaths (and the SIGCHLDs they send) are in. */
@@ -434,6 +458,12 @@ void step(struct world *w, struct thread *t)
     case SYS_PASS_EXIT:
         if (a == SYS_PASS) record_call(w, t, call, "", 0, false);
         else snprintf(t->pending_text, sizeof t->pending_text, "%s", call);
+        /* --trace: the kernel's result as a note (not hashed: the event
+         * line stays what it is without --trace). */
+        if (a == SYS_PASS && w->trace_results && returns(SYSNR(t))) {
+            t->note_result = true;
+            t->on_exit = result_noted;
+        }
         if (t->regs_dirty) { tracer_setregs(t->tid, &t->regs); t->regs_dirty = false; }
         finish_syscall(t);
         resume(t, 0);

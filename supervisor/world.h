@@ -68,6 +68,7 @@ struct thread {
 
     exit_fn on_exit;        /* called at the syscall-exit stop */
     char pending_text[512]; /* canonical call text, completed at exit */
+    bool note_result;       /* its passed call's result goes in a note at exit */
 
     uint64_t ctid_addr;     /* CLONE_CHILD_CLEARTID / set_tid_address */
     uint64_t steps;
@@ -219,6 +220,7 @@ struct world {
     struct crash_pick *pick;    /* NULL but in `dsim crash-states` */
     int ncrashes;
     int exec_stdio;             /* dsim exec: machine output goes to ours */
+    bool trace_results;         /* note the results of calls passed to the kernel */
     /* Files outside the simulation (dsim's own stdout/stderr): writes to
      * them pass through, since nothing simulated waits on them. */
     struct { dev_t dev; ino_t ino; } external[2];
