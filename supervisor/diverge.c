@@ -54,11 +54,13 @@ static void free_lines(struct lines *l)
 }
 
 /* Events that tell only of timing, not of a thread's course: reads of the
- * clock (their values follow the schedule) and the note that a call waits
- * (it completes later with the same text). */
+ * clock (their values follow the schedule), futex calls (whether a lock or
+ * a runtime's scheduler lock is contended follows the schedule; CPython's
+ * GIL makes one every few calls), and the note that a call waits (it
+ * completes later with the same text). */
 static bool timing_only(const char *text)
 {
-    static const char *const clock_reads[] = { "rdtsc", "clock_gettime(", "gettimeofday(", "time(" };
+    static const char *const clock_reads[] = { "rdtsc", "clock_gettime(", "gettimeofday(", "time(", "futex(" };
     for (size_t i = 0; i < sizeof clock_reads / sizeof *clock_reads; i++)
         if (!strncmp(text, clock_reads[i], strlen(clock_reads[i]))) return true;
     size_t n = strlen(text);
