@@ -47,6 +47,7 @@ char *result_to_json(const struct seed_result *r, int with_index)
                           "hash", r->hash, "wall_ms", (json_int_t)r->wall_ms);
     if (o && replay) json_object_set_new(o, "replay", json_string(replay));
     if (o && report) json_object_set_new(o, "report", json_string(report));
+    if (o && r->shard[0]) json_object_set_new(o, "shard", json_string(r->shard));
     free(reason);
     free(replay);
     free(report);
@@ -79,6 +80,8 @@ int result_from_json(const char *line, struct seed_result *r)
     r->reason = dup_field(o, "reason");
     r->report = dup_field(o, "report");
     r->replay = dup_field(o, "replay");
+    const char *shard = json_string_value(json_object_get(o, "shard"));
+    if (shard) snprintf(r->shard, sizeof r->shard, "%s", shard);
     r->sim_time_ns = (uint64_t)json_integer_value(json_object_get(o, "sim_time_ns"));
     r->steps = (uint64_t)json_integer_value(json_object_get(o, "steps"));
     r->wall_ms = (uint64_t)json_integer_value(json_object_get(o, "wall_ms"));

@@ -15,6 +15,7 @@ struct seed_result {
     char *replay;           /* malloc'd replay command, NULL when passing */
     uint64_t sim_time_ns, steps, wall_ms;
     char hash[33];
+    char shard[48];         /* "I/N" when the sweep was a shard, else empty */
 };
 
 /* One JSON object (no newline), malloc'd. with_index adds "index". */

@@ -380,6 +380,7 @@ int sweep_run(const struct sweep *s)
         /* Report in seed order as results become contiguous. */
         while (flushed < s->nseeds && slots[flushed].done && (s->keep_going || flushed <= first_fail)) {
             struct seed_result *r = &slots[flushed].r;
+            snprintf(r->shard, sizeof r->shard, "%s", s->shard ? s->shard : "");
             if (s->results) {
                 char *j = result_to_json(r, 0);
                 fprintf(s->results, "%s\n", j);

@@ -21,6 +21,37 @@ static int by_seed(const void *a, const void *b)
     return x->seed < y->seed ? -1 : x->seed > y->seed;
 }
 
+/* Results of shards name theirs ("I/N"): every one of the N must be there,
+ * or the merged sweep would pass over the seeds of the missing ones. */
+static bool missing_shards(struct seed_result *v, size_t n)
+{
+    unsigned long total = 0;
+    bool *seen = NULL;
+    for (size_t i = 0; i < n; i++) {
+        unsigned long si, sn;
+        if (!v[i].shard[0] || sscanf(v[i].shard, "%lu/%lu", &si, &sn) != 2 || !sn || si >= sn) continue;
+        if (!total) {
+            total = sn;
+            seen = calloc(sn, sizeof *seen);
+        }
+        if (sn != total) {
+            fprintf(stderr, "dsim: results of shards of %lu and of %lu: not one sweep\n", total, sn);
+            free(seen);
+            return true;
+        }
+        seen[si] = true;
+        v[i].shard[0] = 0;          /* the merged sweep is not a shard */
+    }
+    bool missing = false;
+    for (unsigned long i = 0; i < total; i++)
+        if (!seen[i]) {
+            fprintf(stderr, "dsim: no results of shard %lu/%lu\n", i, total);
+            missing = true;
+        }
+    free(seen);
+    return missing;
+}
+
 /* Combines shards' --results files into one sweep: seeds in order, cut at
  * the first failure unless --keep-going (each shard ran every one of its
  * seeds below its own first failure, so nothing below the cut is missing). */
@@ -58,6 +89,7 @@ int cmd_merge(int argc, char **argv)
             fprintf(stderr, "dsim: seed %" PRIu64 " is in the results twice (a shard given twice?)\n", v[i].seed);
             return EXIT_USAGE;
         }
+    if (missing_shards(v, n)) return EXIT_USAGE;
     size_t keep = n, failed = 0, passed = 0;
     for (size_t i = 0; i < n; i++) {
         if (!strcmp(v[i].outcome, "pass")) { passed++; continue; }

@@ -88,6 +88,9 @@ diff <(strip "$TMP/stop.jsonl") <(strip "$TMP/smerged.jsonl") >&2 || fail "merge
 # A shard given twice is refused, not counted twice.
 "$DSIM" merge "$TMP/k0.jsonl" "$TMP/k0.jsonl" "$TMP/k1.jsonl" >/dev/null 2>"$TMP/dup.err"
 [ $? = 2 ] && grep -q 'is in the results twice' "$TMP/dup.err" || fail "merge counted a shard given twice"
+# A missing shard is refused too: its seeds would pass unseen.
+"$DSIM" merge "$TMP/k0.jsonl" "$TMP/k1.jsonl" >/dev/null 2>"$TMP/miss.err"
+[ $? = 2 ] && grep -q 'no results of shard 2/3' "$TMP/miss.err" || fail "merge did not notice shard 2/3 missing"
 # An index without its count names no shard: refused, not run whole.
 JOB_COMPLETION_INDEX=1 timeout -k 5 60 "$DSIM" run "$TMP/coin.conf" --seeds 1-6 >/dev/null 2>"$TMP/lone.err"
 [ $? = 2 ] && grep -q 'JOB_COMPLETION_INDEX is set but DSIM_SHARDS is not' "$TMP/lone.err" ||
