@@ -22,33 +22,37 @@ static int by_seed(const void *a, const void *b)
 }
 
 /* Results of shards name theirs ("I/N"): every one of the N must be there,
- * or the merged sweep would pass over the seeds of the missing ones. */
+ * or the merged sweep would pass over the seeds of the missing ones. Seeds
+ * go to shards in turn, so only trailing shards of a sweep of fewer than
+ * 2N seeds can have had none (and written nothing): a shard with 2 seeds or
+ * more means all had some. */
 static bool missing_shards(struct seed_result *v, size_t n)
 {
-    unsigned long total = 0;
-    bool *seen = NULL;
+    unsigned long total = 0, *count = NULL;
     for (size_t i = 0; i < n; i++) {
         unsigned long si, sn;
         if (!v[i].shard[0] || sscanf(v[i].shard, "%lu/%lu", &si, &sn) != 2 || !sn || si >= sn) continue;
-        if (!total) {
-            total = sn;
-            seen = calloc(sn, sizeof *seen);
-        }
+        if (!total) count = calloc(total = sn, sizeof *count);
         if (sn != total) {
             fprintf(stderr, "dsim: results of shards of %lu and of %lu: not one sweep\n", total, sn);
-            free(seen);
+            free(count);
             return true;
         }
-        seen[si] = true;
+        count[si]++;
         v[i].shard[0] = 0;          /* the merged sweep is not a shard */
     }
-    bool missing = false;
+    unsigned long last = 0;
+    bool all_had_seeds = false, missing = false;
+    for (unsigned long i = 0; i < total; i++) {
+        if (count[i]) last = i;
+        if (count[i] >= 2) all_had_seeds = true;
+    }
     for (unsigned long i = 0; i < total; i++)
-        if (!seen[i]) {
+        if (!count[i] && (all_had_seeds || i < last)) {
             fprintf(stderr, "dsim: no results of shard %lu/%lu\n", i, total);
             missing = true;
         }
-    free(seen);
+    free(count);
     return missing;
 }
 
