@@ -56,7 +56,7 @@ cmp -s "$TMP/u1" "$TMP/u2" && fail "two seeds read the same UUIDs"
 dsim_exec 1 /bin/sh -c 'uname -r; cat /proc/sys/kernel/osrelease; cut -d" " -f3 /proc/version' >"$TMP/kern.out" 2>/dev/null
 [ "$(sort -u "$TMP/kern.out")" = 6.1.0-dsim ] || fail "kernel releases disagree: $(cat "$TMP/kern.out")"
 dsim_exec 1 /bin/sh -c 'ulimit -a; nice' >"$TMP/lim1.out" 2>/dev/null
-(ulimit -S -d 100000; ulimit -S -l 64; ulimit -S -f 100000; renice -n 3 $$ >/dev/null
+(ulimit -S -q 1000; ulimit -S -l 64; ulimit -S -f 10000000; renice -n 3 $$ >/dev/null
  dsim_exec 1 /bin/sh -c 'ulimit -a; nice') >"$TMP/lim2.out" 2>/dev/null
 diff "$TMP/lim1.out" "$TMP/lim2.out" >&2 || fail "the caller's limits or nice value reached the machine"
 # Disk sizes and free space are fixed (the host's change with every write).
