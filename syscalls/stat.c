@@ -24,11 +24,13 @@
 #include "supervisor/tracer.h"
 #include <fcntl.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/statfs.h>
 #include <sys/stat.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 /* Did the kernel stamp this time after the run began? */
 static bool in_run(const struct world *w, int64_t sec, int64_t nsec)
@@ -166,5 +168,68 @@ enum sys_action sys_statfs(struct world *w, struct thread *t)
 {
     (void)w;
     t->on_exit = statfs_done;
+    return SYS_PASS_EXIT;
+}
+
+/* ---- readlink of /proc/PID/fd/N: "pipe:[INODE]", "socket:[INODE]" ---- */
+
+/* The devices of the kernel's pipe and socket file systems (the same for
+ * every process on the host): what an fstat of a pipe or socket gives. */
+static dev_t kernel_fs_dev(bool sockets)
+{
+    static dev_t dev[2];
+    static bool known[2];
+    if (!known[sockets]) {
+        struct stat st;
+        int fds[2];
+        if (sockets ? socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0 : pipe2(fds, O_CLOEXEC) == 0) {
+            if (fstat(fds[0], &st) == 0) dev[sockets] = st.st_dev;
+            close(fds[0]);
+            close(fds[1]);
+        }
+        known[sockets] = true;
+    }
+    return dev[sockets];
+}
+
+static void readlink_done(struct world *w, struct thread *t, long result)
+{
+    (void)w;
+    bool at = SYSNR(t) == SYS_readlinkat;
+    uint64_t buf = at ? ARG2(t) : ARG1(t), size = at ? ARG3(t) : ARG2(t);
+    char link[128];
+    if (result <= 0 || (size_t)result >= sizeof link || mem_read(t->tid, buf, link, (size_t)result) != 0) return;
+    link[result] = 0;
+    unsigned long long ino;
+    char kind[8], close_bracket;
+    if (sscanf(link, "%7[a-z]:[%llu%c", kind, &ino, &close_bracket) != 3 || close_bracket != ']') return;
+    bool sockets = !strcmp(kind, "socket");
+    if (!sockets && strcmp(kind, "pipe")) return;
+    /* The machine's number for that inode, as its fstat gives (stat_done). */
+    char text[64];
+    int n = snprintf(text, sizeof text, "%s:[%llu]", kind,
+                     (unsigned long long)idmap_ino(&t->proc->m->ids, kernel_fs_dev(sockets), ino));
+    if (n <= 0) return;
+    size_t len = (size_t)n < size ? (size_t)n : (size_t)size;    /* readlink truncates silently */
+    /* The kernel's longer text must not show past the end of ours. */
+    char padded[128] = { 0 };
+    memcpy(padded, text, len);
+    if (mem_write(t->tid, buf, padded, len > (size_t)result ? len : (size_t)result) == 0) {
+        t->regs.rax = (unsigned long long)len;
+        t->regs_dirty = true;
+    }
+}
+
+/* readlink, readlinkat: a /proc fd link names a pipe or socket by the
+ * host's inode number; the machine's is shown instead. */
+enum sys_action sys_readlink(struct world *w, struct thread *t)
+{
+    (void)w;
+    bool at = SYSNR(t) == SYS_readlinkat;
+    char path[32];
+    if (mem_read_str(t->tid, at ? ARG1(t) : ARG0(t), path, sizeof path) < 0 || strncmp(path, "/proc/", 6) ||
+        !strstr(path, "/fd/"))
+        return SYS_PASS;
+    t->on_exit = readlink_done;
     return SYS_PASS_EXIT;
 }

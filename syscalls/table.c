@@ -19,7 +19,7 @@
     X(sys_getrandom) X(sys_uname) X(sys_sysinfo) X(sys_sched_getaffinity) X(sys_sched_setaffinity) \
     X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality) X(sys_flock) X(sys_fence) X(sys_open) X(sys_fsync) X(sys_sync) \
     X(sys_mkdir) X(sys_mknod) X(sys_unlink) X(sys_rename) X(sys_link) X(sys_creat) X(sys_pwrite) \
-    X(sys_stat) X(sys_statfs) X(sys_fd_copy) X(sys_truncate) X(sys_utimes) X(sys_sendmmsg) X(sys_recvmmsg) \
+    X(sys_stat) X(sys_statfs) X(sys_fd_copy) X(sys_readlink) X(sys_truncate) X(sys_utimes) X(sys_sendmmsg) X(sys_recvmmsg) \
     X(sys_socket) X(sys_bind) X(sys_listen) X(sys_connect) X(sys_getsockname) X(sys_getpeername) \
     X(sys_setsockopt) X(sys_getsockopt) \
     X(sys_timer_create) X(sys_timer_settime) X(sys_timer_gettime) X(sys_timer_getoverrun) X(sys_timer_delete)
@@ -38,7 +38,7 @@ const struct sys_entry sys_table[] = {
     E(stat, sys_stat, "sp", I) E(fstat, sys_stat, "fp", I) E(lstat, sys_stat, "sp", I)
     E(newfstatat, sys_stat, "dspx", I) E(statx, sys_stat, "dsxxp", I)
     PASS(access, "sx") PASS(faccessat, "dsx") PASS(faccessat2, "dsxx") PASS(lseek, "fld")
-    PASS(getdents, "fpd") E(getdents64, sys_getdents64, "fpd", I) PASS(readlink, "spd") PASS(readlinkat, "dspd")
+    PASS(getdents, "fpd") E(getdents64, sys_getdents64, "fpd", I) E(readlink, sys_readlink, "spd", I) E(readlinkat, sys_readlink, "dspd", I)
     E(mkdir, sys_mkdir, "sx", I) E(mkdirat, sys_mkdir, "dsx", I) E(rmdir, sys_unlink, "s", I)
     E(unlink, sys_unlink, "s", I) E(unlinkat, sys_unlink, "dsx", I)
     E(rename, sys_rename, "ss", I) E(renameat, sys_rename, "dsds", I) E(renameat2, sys_rename, "dsdsx", I)

@@ -1,6 +1,7 @@
 /* File identities: inode and device numbers agree between stat, fstat,
  * lstat, fstatat, statx and readdir; a hard link shares its file's
- * number, other files do not; st_dev/stx_dev agree. Prints the checks
+ * number, other files do not; st_dev/stx_dev agree; a pipe's
+ * /proc/self/fd link names the inode its fstat gives. Prints the checks
  * (the same natively and under dsim); with --numbers also the numbers
  * themselves, which under dsim must be the same in every run. */
 #define _GNU_SOURCE
@@ -65,6 +66,14 @@ int main(int argc, char **argv)
     check("one device for the directory's files", sa.st_dev == sc.st_dev && sa.st_dev == sd.st_dev);
     check("readdir's d_ino = st_ino", listed_ino(dir, "a") == sa.st_ino && listed_ino(dir, "c") == sc.st_ino);
     check("inode numbers are not 0", sa.st_ino && sc.st_ino && sd.st_ino);
+    int p[2];
+    struct stat sp;
+    char link[64] = "", want[64], fdpath[64];
+    if (pipe(p) != 0 || fstat(p[0], &sp) != 0) { perror("pipe"); return 1; }
+    snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", p[0]);
+    if (readlink(fdpath, link, sizeof link - 1) < 0) perror("readlink");
+    snprintf(want, sizeof want, "pipe:[%lu]", (unsigned long)sp.st_ino);
+    check("a pipe's /proc fd link names its fstat inode", !strcmp(link, want));
     if (numbers)
         printf("numbers: a %lu c %lu dir %lu root %lu dev %u:%u\n", (unsigned long)sa.st_ino,
                (unsigned long)sc.st_ino, (unsigned long)sd.st_ino, (unsigned long)sroot.st_ino,
