@@ -160,6 +160,22 @@ static void disk_setup(struct world *w, struct machine *m, char *root, size_t ro
     }
 }
 
+/* A file of the machine's own, vfs/NAME.MACHINE holding text, bound over
+ * target (if the host has one there). */
+static void bind_own_file(struct world *w, struct machine *m, const char *root, const char *name,
+                          const char *target, const char *text)
+{
+    char src[512], dst[1200];
+    snprintf(src, sizeof src, "%s/vfs/%s.%s", w->run_dir, name, m->name);
+    int fd = open(src, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0444);
+    if (fd >= 0) {
+        if (write(fd, text, strlen(text)) < 0) {}
+        close(fd);
+    }
+    snprintf(dst, sizeof dst, "%s%s", root, target);
+    mount(src, dst, NULL, MS_BIND, NULL);
+}
+
 /* Runs in the new namespaces as pid 1, before the command exists. */
 static void init_setup(struct world *w, struct machine *m)
 {
@@ -202,14 +218,19 @@ static void init_setup(struct world *w, struct machine *m)
     close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
     snprintf(dst, sizeof dst, "%s/proc/sys/kernel/random/uuid", root);
     mount(src, dst, NULL, MS_BIND, NULL);
-    snprintf(src, sizeof src, "%s/vfs/hostname.%s", w->run_dir, m->name);
-    int fd = open(src, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0444);
-    if (fd >= 0) {
-        if (write(fd, m->name, strlen(m->name)) < 0 || write(fd, "\n", 1) < 0) {}
-        close(fd);
+    char text[80];
+    snprintf(text, sizeof text, "%s\n", m->name);
+    bind_own_file(w, m, root, "hostname", "/etc/hostname", text);
+    /* The host's machine id would tell hosts apart: one from the machine's
+     * name, the same on every host and in every run. */
+    uint64_t h1 = 1469598103934665603ull, h2 = 0x6473696d6d616368ull;
+    for (const char *c = m->name; *c; c++) {
+        h1 = (h1 ^ (unsigned char)*c) * 1099511628211ull;
+        h2 = (h2 ^ (unsigned char)*c) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
     }
-    snprintf(dst, sizeof dst, "%s/etc/hostname", root);
-    mount(src, dst, NULL, MS_BIND, NULL);
+    snprintf(text, sizeof text, "%016llx%016llx\n", (unsigned long long)h1, (unsigned long long)h2);
+    bind_own_file(w, m, root, "machine-id", "/etc/machine-id", text);
+    bind_own_file(w, m, root, "machine-id", "/var/lib/dbus/machine-id", text);
     /* pivot_root, not chroot: the disk becomes the namespace's root, so
      * /proc/PID/maps names files by the machine's own paths, which dsim
      * (the lower layer) can open to symbolize stacks. */

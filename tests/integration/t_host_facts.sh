@@ -59,8 +59,12 @@ dsim_exec 1 /bin/sh -c 'ulimit -a; nice' >"$TMP/lim1.out" 2>/dev/null
 (ulimit -S -q 1000; ulimit -S -l 64; ulimit -S -f 10000000; renice -n 3 $$ >/dev/null
  dsim_exec 1 /bin/sh -c 'ulimit -a; nice') >"$TMP/lim2.out" 2>/dev/null
 diff "$TMP/lim1.out" "$TMP/lim2.out" >&2 || fail "the caller's limits or nice value reached the machine"
+# /etc/machine-id is the machine's (from its name), not the host's.
+mid1=$(dsim_exec 1 cat /etc/machine-id 2>/dev/null); mid2=$(dsim_exec 2 cat /etc/machine-id 2>/dev/null)
+[[ "$mid1" =~ ^[0-9a-f]{32}$ ]] && [ "$mid1" = "$mid2" ] || fail "machine-id: '$mid1' then '$mid2'"
+[ ! -f /etc/machine-id ] || [ "$mid1" != "$(cat /etc/machine-id)" ] || fail "a machine sees the host's machine-id"
 # Disk sizes and free space are fixed (the host's change with every write).
 dsim_exec 1 stat -f -c '%b %f %a %c %d %i' / /dev/shm >"$TMP/df.out" 2>/dev/null
 printf '26214400 13107200 13107200 6553600 3276800 0\n524288 262144 262144 6553600 3276800 0\n' |
     diff - "$TMP/df.out" >&2 || fail "statfs shows the host's disk"
-note "/proc/stat, loadavg, cpuinfo, meminfo, boot_id, version, resolv.conf, statfs, mounts, limits and nice fixed; /etc/hosts read-only; uuid from the seed"
+note "/proc/stat, loadavg, cpuinfo, meminfo, boot_id, version, machine-id, resolv.conf, statfs, mounts, limits and nice fixed; /etc/hosts read-only; uuid from the seed"
