@@ -104,8 +104,9 @@ static long wake_op(struct world *w, struct thread *t, bool private, uint64_t a1
                     int n2, uint32_t encoded)
 {
     unsigned op = (encoded >> 28) & 7, cmp = (encoded >> 24) & 15;
-    int oparg = (int)((encoded << 8) >> 20), cmparg = (int)((encoded << 20) >> 20);
-    if (encoded & (FUTEX_OP_OPARG_SHIFT << 28)) {
+    /* 12-bit signed fields, sign-extended as the kernel does. */
+    int oparg = (int32_t)(encoded << 8) >> 20, cmparg = (int32_t)(encoded << 20) >> 20;
+    if (encoded & ((uint32_t)FUTEX_OP_OPARG_SHIFT << 28)) {
         if (oparg < 0 || oparg > 31) return -EINVAL;
         oparg = (int)(1u << oparg);
     }
