@@ -67,6 +67,13 @@ static bool timing_only(const char *text)
     return n > 7 && !strcmp(text + n - 7, " blocks");
 }
 
+/* A whole trace line that is a clock read (or another timing-only event). */
+static bool clock_line(const char *line)
+{
+    const char *a = strchr(line, ' '), *b = a ? strchr(a + 1, ' ') : NULL, *c = b ? strchr(b + 1, ' ') : NULL;
+    return c && timing_only(c + 1);
+}
+
 /* "TIME MACHINE TID TEXT": the key is "MACHINE TID", the text the rest.
  * False for lines not compared per thread. */
 static bool split(const char *line, size_t *key_from, size_t *key_len, const char **text)
@@ -149,14 +156,16 @@ int diverge_print(FILE *out, struct config *c, const struct run_opts *base, uint
     char **ring = calloc((size_t)context + 1, sizeof *ring);
     char *la = NULL, *lb = NULL;
     size_t ca = 0, cb = 0;
-    long agree = 0;
+    long agree = 0, kept = 0;
     ssize_t na, nb;
     for (;;) {
         na = getline(&la, &ca, fa);
         nb = getline(&lb, &cb, fb);
         if (na <= 0 || nb <= 0 || strcmp(la, lb) != 0) break;
-        if (context > 0) { free(ring[agree % context]); ring[agree % context] = strdup(la); }
         agree++;
+        if (context <= 0 || clock_line(la)) continue;      /* shown for context: not clock reads */
+        free(ring[kept % context]);
+        ring[kept++ % context] = strdup(la);
     }
     int differ = !(na <= 0 && nb <= 0);
     if (!differ) {
@@ -165,9 +174,9 @@ int diverge_print(FILE *out, struct config *c, const struct run_opts *base, uint
         fprintf(out, "  runs agree for %ld events; then %s %" PRIu64 " ran:\n    %s", agree, label_a, a,
                 na > 0 ? la : "(the end of its trace)\n");
         fprintf(out, "  and %s %" PRIu64 " ran:\n    %s", label_b, b, nb > 0 ? lb : "(the end of its trace)\n");
-        long first = agree > context ? agree - context : 0;
-        if (agree > 0 && context > 0) fprintf(out, "  the last events both ran:\n");
-        for (long i = first; i < agree && context > 0; i++) fprintf(out, "    %s", ring[i % context]);
+        long first = kept > context ? kept - context : 0;
+        if (kept > 0 && context > 0) fprintf(out, "  the last events both ran:\n");
+        for (long i = first; i < kept && context > 0; i++) fprintf(out, "    %s", ring[i % context]);
         /* With the schedule drawn from the seed, two runs part at the first
          * choice of thread; what matters is where a thread's own course
          * changed. */
