@@ -19,7 +19,9 @@
  *   machine's time of the stat that first sees it;
  * - statfs's sizes and free space are the host disk's, which every write
  *   on the host moves: a disk of fixed size (tmpfs: half the machine's
- *   memory), half free, and no fsid. */
+ *   memory), half free, and no fsid;
+ * - a /proc fd link to a pipe or socket names its host inode number
+ *   (readlink): the machine's is shown, as its fstat gives. */
 #include "syscalls/sys.h"
 #include "supervisor/tracer.h"
 #include <fcntl.h>
