@@ -63,6 +63,7 @@ static struct config *config_new(void)
     c->spin_limit_ns = 30ULL * 1000000000ULL;
     c->cpus = DEFAULT_CPUS;
     c->memory_bytes = DEFAULT_MEMORY_BYTES;
+    c->epoch_s = DEFAULT_EPOCH_S;
     net_conf_init(&c->net);
     return c;
 }
@@ -172,6 +173,7 @@ enum key {
     K_SWARM = 1 << 24,
     K_ADDRESS = 1 << 25,
     K_STRICT_NAMES = 1 << 26,
+    K_EPOCH = 1 << 27,
 };
 
 static const struct {
@@ -185,6 +187,7 @@ static const struct {
     { SEC_SIMULATION, "memory", K_MEMORY },
     { SEC_SIMULATION, "spin_limit", K_SPIN_LIMIT },
     { SEC_SIMULATION, "strict_names", K_STRICT_NAMES },
+    { SEC_SIMULATION, "epoch", K_EPOCH },
     { SEC_MACHINE, "command", K_COMMAND },
     { SEC_MACHINE, "start", K_START },
     { SEC_MACHINE, "daemon", K_DAEMON },
@@ -748,6 +751,11 @@ static int handler(void *user, const char *section, const char *name, const char
     case K_STRICT_NAMES:
         if (parse_bool(value, &c->strict_names) < 0)
             return fail(p, line, "bad boolean \"%s\" (use true or false)", value);
+        return 1;
+    case K_EPOCH:
+        if (parse_epoch(value, &c->epoch_s) < 0)
+            return fail(p, line, "bad epoch \"%s\" (use a UTC date from 1970 to 2200, YYYY-MM-DD or "
+                        "YYYY-MM-DDTHH:MM:SSZ)", value);
         return 1;
     case K_DAEMON:
         if (parse_bool(value, &cur_machine(p)->daemon) < 0)

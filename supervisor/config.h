@@ -73,6 +73,9 @@ void fault_free_fields(struct fault_conf *f);
 /* A deep copy. 0, or -1 when out of memory (dst then owns nothing). */
 int fault_copy(struct fault_conf *dst, const struct fault_conf *src);
 
+/* The world's wall clock at the start of a run, unless [simulation] epoch. */
+#define DEFAULT_EPOCH_S 1735689600LL     /* 2025-01-01T00:00:00Z */
+
 struct config {
     char *path;             /* as given on the command line */
     char *dir;              /* absolute directory holding the file */
@@ -80,6 +83,7 @@ struct config {
     uint64_t quantum_ns;    /* virtual time one step costs (default 10us) */
     uint64_t spin_limit_ns; /* real time a thread may run without a syscall (30s) */
     bool strict_names;      /* only a directory fsync makes a name durable (POSIX) */
+    int64_t epoch_s;        /* the world's wall clock when a run begins (Unix seconds) */
     unsigned cpus;          /* CPU count machines see (default 2) */
     uint64_t memory_bytes;  /* memory size machines see (default 4 GiB) */
     struct machine_conf *machines;

@@ -92,7 +92,7 @@ int machine_write_vfs(struct world *w)
     for (unsigned i = 0; i < n && off < sizeof buf - 512; i++)
         off += (size_t)snprintf(buf + off, sizeof buf - off, "cpu%u 0 0 0 0 0 0 0 0 0 0\n", i);
     snprintf(buf + off, sizeof buf - off, "intr 0\nctxt 0\nbtime %llu\nprocesses 1\nprocs_running 1\n"
-             "procs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n", (unsigned long long)(DSIM_EPOCH_S - DSIM_BOOT_NS / 1000000000));
+             "procs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n", (unsigned long long)(w->conf->epoch_s - (int64_t)(DSIM_BOOT_NS / 1000000000)));
     if (write_file(dir, "stat", buf)) return -1;
     if (write_file(dir, "loadavg", "0.00 0.00 0.00 1/1 1\n")) return -1;
     /* Not the host's resolver, which may even sit at a cluster address
@@ -154,7 +154,7 @@ static void disk_setup(struct world *w, struct machine *m, char *root, size_t ro
     size_t rl = strlen(runs), nl = strlen(RUNS_DIR);
     if (rl >= nl && !strcmp(runs + rl - nl, RUNS_DIR) &&
         mount("tmpfs", hide, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=4k") == 0) {
-        struct timespec epoch[2] = { { (time_t)DSIM_EPOCH_S, 0 }, { (time_t)DSIM_EPOCH_S, 0 } };
+        struct timespec epoch[2] = { { (time_t)w->conf->epoch_s, 0 }, { (time_t)w->conf->epoch_s, 0 } };
         utimensat(AT_FDCWD, hide, epoch, 0);
         mount(NULL, hide, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
     }

@@ -174,3 +174,45 @@ const char *percent_str(uint32_t ppm, char *buf, size_t size)
     else snprintf(buf, size, "%u%%", ppm / 10000);
     return buf;
 }
+
+/* Fixed-width decimal field of n digits at s: its value, or -1. */
+static int digits(const char *s, int n)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+int parse_epoch(const char *s, int64_t *out)
+{
+    size_t len = strlen(s);
+    if (len != 10 && len != 20) return -1;
+    if (s[4] != '-' || s[7] != '-') return -1;
+    int y = digits(s, 4), m = digits(s + 5, 2), d = digits(s + 8, 2), hh = 0, mm = 0, ss = 0;
+    if (len == 20) {
+        if (s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != 'Z') return -1;
+        hh = digits(s + 11, 2), mm = digits(s + 14, 2), ss = digits(s + 17, 2);
+    }
+    static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    if (y < 1970 || y > 2200 || m < 1 || m > 12 || d < 1 || hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 ||
+        ss > 59)
+        return -1;
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (d > mdays[m - 1] + (m == 2 && leap)) return -1;
+    *out = days_from_civil(y, m, d) * 86400 + hh * 3600 + mm * 60 + ss;
+    return 0;
+}

@@ -17,6 +17,9 @@ bool is_blank(char c);
 int parse_uint(const char **p, uint64_t *out);
 /* true/false/yes/no/1/0, any case: 0, or -1. */
 int parse_bool(const char *s, bool *out);
+/* A UTC date, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, years 1970 to 2200, as
+ * Unix seconds: 0, or -1. */
+int parse_epoch(const char *s, int64_t *out);
 /* [A-Za-z0-9][A-Za-z0-9_.-]*, at most 63 characters. */
 bool valid_machine_name(const char *s);
 /* Length of the identifier ([A-Za-z_][A-Za-z0-9_]*) starting s. */

@@ -234,7 +234,8 @@ struct world {
 };
 
 /* Virtual clocks. */
-#define DSIM_EPOCH_S   1735689600ULL        /* 2025-01-01T00:00:00Z */
+/* The world's wall clock at the start of a run: [simulation] epoch, by
+ * default 2025-01-01T00:00:00Z (config.h). */
 /* The kernel machines are told they run. */
 #define DSIM_KERNEL_RELEASE "6.1.0-dsim"
 #define DSIM_KERNEL_VERSION "#1 SMP PREEMPT_DYNAMIC dsim"
@@ -254,7 +255,7 @@ static inline uint64_t machine_monotonic(const struct world *w, const struct mac
 }
 static inline uint64_t machine_realtime(const struct world *w, const struct machine *m)
 {
-    return (uint64_t)((int64_t)(DSIM_EPOCH_S * 1000000000ULL) + m->clock_offset_ns + machine_elapsed(w, m));
+    return (uint64_t)(w->conf->epoch_s * 1000000000LL + m->clock_offset_ns + machine_elapsed(w, m));
 }
 
 /* run.c */

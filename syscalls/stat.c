@@ -55,7 +55,8 @@ static bool host_timed(struct world *w, struct machine *m, mode_t mode, dev_t de
     return m->proc_dev && dev == m->proc_dev;
 }
 
-#define BOOT_TIME_S ((int64_t)(DSIM_EPOCH_S - DSIM_BOOT_NS / 1000000000))
+/* When the machines booted, on the world's wall clock. */
+static int64_t boot_time_s(const struct world *w) { return w->conf->epoch_s - (int64_t)(DSIM_BOOT_NS / 1000000000); }
 
 /* A regular file the kernel stamped on the host's clock after the run
  * began, both times at once: changed behind dsim's back. */
@@ -94,7 +95,7 @@ static void statx_done(struct world *w, struct thread *t, uint64_t at)
     sx.stx_dev_major = major(vdev);
     sx.stx_dev_minor = minor(vdev);
     if (in_run(w, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec) && host_timed(w, t->proc->m, sx.stx_mode, dev)) {
-        sx.stx_atime = sx.stx_mtime = sx.stx_ctime = (struct statx_timestamp){ .tv_sec = BOOT_TIME_S };
+        sx.stx_atime = sx.stx_mtime = sx.stx_ctime = (struct statx_timestamp){ .tv_sec = boot_time_s(w) };
     } else if (unfollowed(w, sx.stx_mode, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec, sx.stx_ctime.tv_sec,
                           sx.stx_ctime.tv_nsec)) {
         struct timespec now = restamp(w, t);
@@ -123,7 +124,7 @@ static void stat_done(struct world *w, struct thread *t, long result)
     bool host = in_run(w, st.st_mtim.tv_sec, st.st_mtim.tv_nsec) && host_timed(w, t->proc->m, st.st_mode, st.st_dev);
     st.st_ino = idmap_ino(ids, st.st_dev, st.st_ino);
     st.st_dev = idmap_dev(ids, st.st_dev);
-    if (host) st.st_atim = st.st_mtim = st.st_ctim = (struct timespec){ .tv_sec = BOOT_TIME_S };
+    if (host) st.st_atim = st.st_mtim = st.st_ctim = (struct timespec){ .tv_sec = (time_t)boot_time_s(w) };
     else if (unfollowed(w, st.st_mode, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec))
         st.st_atim = st.st_mtim = st.st_ctim = restamp(w, t);
     else if (in_run(w, st.st_ctim.tv_sec, st.st_ctim.tv_nsec)) st.st_ctim = st.st_mtim;

@@ -1,8 +1,8 @@
 #!/bin/bash
 # make inside a machine. A machine's clock starts at 2025-01-01, so host
 # files written since look like files from its future (make warns of clock
-# skew and rebuilds every time); dsim(1) says to move the machine's clock past
-# them with clock_offset, which this test does: then make builds once, finds
+# skew and rebuilds every time); dsim(1) says to start the world's clock past
+# them with [simulation] epoch, which this test does: then make builds once, finds
 # the target up to date, and rebuilds after a touch, with no warning, as it
 # does natively. The target is copied with cat (copy_file_range) and cp
 # (whose FICLONE is refused, as on ext4). One seed gives one hash.
@@ -14,12 +14,13 @@ echo 'int x;' >"$TMP/w/in.c"
 printf '#!/bin/sh\ncd "$1" && rm -f out out2 && make 2>&1 && make 2>&1 && touch in.c && make 2>&1\n' >"$TMP/mk.sh"
 # Natively as in a machine: without the make check that runs this test.
 env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS sh "$TMP/mk.sh" "$TMP/w" >"$TMP/native.out" || fail "make failed natively"
-# The machine's clock a day past the host's now.
-hours=$(( ($(date +%s) - 1735689600) / 3600 + 24 ))
+# The world's clock starting a day past the host's now ([simulation] epoch).
+epoch=$(date -u -d tomorrow +%Y-%m-%d)
 write_conf "$TMP/mk.conf" <<CONF
+[simulation]
+epoch = $epoch
 [machine m]
 command = sh $TMP/mk.sh $TMP/w
-clock_offset = ${hours}h
 [check]
 command = cat m.stdout
 CONF
@@ -30,4 +31,8 @@ done
 diff "$TMP/native.out" "$TMP/dsim1.out" >&2 || fail "make under dsim did not do what it does natively"
 grep -q "is up to date" "$TMP/dsim1.out" || fail "the second make rebuilt"
 h=$(timeout -k 5 60 "$DSIM" verify "$TMP/mk.conf" --seed 1 --runs 2 | tail -n 1) || fail "two runs of seed 1 differ"
-note "make with the clock past the host's files: build, up to date, rebuild after touch, as native; hash $h"
+# The machine's wall clock starts at the epoch.
+printf '[simulation]\nepoch = 2030-06-01T12:00:00Z\n[machine m]\ncommand = date -u +%%FT%%T\n[check]\ncommand = cat m.stdout\n' >"$TMP/d.conf"
+timeout -k 5 60 "$DSIM" run "$TMP/d.conf" --seeds 1 2>/dev/null | grep -qx '2030-06-01T12:00:00' ||
+    fail "epoch = 2030-06-01T12:00:00Z: the machine's date is $(timeout -k 5 60 "$DSIM" run "$TMP/d.conf" --seeds 1 2>&1)"
+note "make with the epoch ($epoch) past the host's files: build, up to date, rebuild after touch, as native; hash $h"

@@ -334,6 +334,15 @@ START_TEST(test_defaults)
 
     c = LOAD_OK("[simulation]\nstrict_names = true\n[machine a]\ncommand = ./a\n");
     ck_assert(c->strict_names);
+    ck_assert_int_eq(c->epoch_s, 1735689600);      /* 2025-01-01T00:00:00Z by default */
+    config_free(c);
+
+    /* The world's wall clock can start at another date. */
+    c = LOAD_OK("[simulation]\nepoch = 2030-06-01\n[machine a]\ncommand = ./a\n");
+    ck_assert_int_eq(c->epoch_s, 1906502400);
+    config_free(c);
+    c = LOAD_OK("[simulation]\nepoch = 2024-02-29T12:30:15Z\n[machine a]\ncommand = ./a\n");
+    ck_assert_int_eq(c->epoch_s, 1709209815);
     config_free(c);
 
     /* An empty [simulation] and an empty [check] change nothing. */
@@ -523,6 +532,16 @@ START_TEST(test_err_bad_values)
                "3: bad boolean \"maybe\" (use true or false)");
     EXPECT_ERR("[simulation]\nstrict_names = posix\n",
                "2: bad boolean \"posix\" (use true or false)");
+    static const char *const bad_epochs[] = { "2030-13-01", "2030-02-29", "1969-12-31", "2201-01-01",
+                                              "2030-06-01T24:00:00Z", "2030-06-01T10:00:00", "tomorrow",
+                                              "2030-6-1", "2030-06-01 10:00:00Z" };
+    for (size_t i = 0; i < sizeof bad_epochs / sizeof *bad_epochs; i++) {
+        char conf[128], want[200];
+        snprintf(conf, sizeof conf, "[simulation]\nepoch = %s\n", bad_epochs[i]);
+        snprintf(want, sizeof want, "2: bad epoch \"%s\" (use a UTC date from 1970 to 2200, YYYY-MM-DD or "
+                 "YYYY-MM-DDTHH:MM:SSZ)", bad_epochs[i]);
+        EXPECT_ERR(conf, want);
+    }
     EXPECT_ERR("[machine a]\ncommand =\n", "2: key \"command\" has no value");
     EXPECT_ERR("[machine a]\ncommand = x\nstart =   # nothing\n", "3: key \"start\" has no value");
     EXPECT_ERR("[machine a]\ncommand = x\n[check]\ncommand = # nothing\n",
