@@ -162,6 +162,27 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
     return remove(path);
 }
 
+/* The moment the run began, as file systems stamp it: a file's time at
+ * or after it means a change made in the run (syscalls/stat.c). Neither
+ * clock will do: the kernel stamps coarse times, or, since multigrain
+ * timestamps (6.13), fine ones for files whose times were just looked at.
+ * So a file of the run directory is stamped and its ctime read: the stat
+ * between makes the kernel hand out a fine time, and raise the floor of
+ * every later stamp to it. */
+static void run_start_stamp(struct world *w)
+{
+    char path[sizeof w->run_dir + 16];
+    snprintf(path, sizeof path, "%s/start", w->run_dir);
+    int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && futimens(fd, NULL) == 0 && fstat(fd, &st) == 0) {
+        w->host_start = st.st_ctim;
+    } else {
+        clock_gettime(CLOCK_REALTIME_COARSE, &w->host_start);
+    }
+    if (fd >= 0) close(fd);
+}
+
 int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct run_result *r)
 {
     static struct filter_prog fp;
@@ -202,9 +223,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         return -1;
     }
     disk_layers_init(w);
-    /* Coarse: the clock file systems stamp changes with (a change just after
-     * this may carry a fine-grained time just before it). */
-    clock_gettime(CLOCK_REALTIME_COARSE, &w->host_start);
+    run_start_stamp(w);
     struct stat hs;
     if (stat(w->run_dir, &hs) == 0) w->host_devs[0] = hs.st_dev;
     for (int fd = 1; fd <= 2; fd++)

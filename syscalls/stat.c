@@ -195,44 +195,77 @@ static dev_t kernel_fs_dev(bool sockets)
     return dev[sockets];
 }
 
+/* Links to pipes and sockets are at most this long ("socket:[" and 20
+ * digits and "]"): a smaller buffer gets the kernel's text in scratch space
+ * on the tracee's stack first, so a truncated link shows the machine's
+ * number too. */
+#define LINK_MAX_TEXT 64
+#define REDIRECTED 1
+
 static void readlink_done(struct world *w, struct thread *t, long result)
 {
     (void)w;
     bool at = SYSNR(t) == SYS_readlinkat;
-    uint64_t buf = at ? ARG2(t) : ARG1(t), size = at ? ARG3(t) : ARG2(t);
-    char link[128];
-    if (result <= 0 || (size_t)result >= sizeof link || mem_read(t->tid, buf, link, (size_t)result) != 0) return;
-    link[result] = 0;
+    unsigned long long *bufreg = at ? &t->regs.rdx : &t->regs.rsi, *sizereg = at ? &t->regs.r10 : &t->regs.rdx;
+    bool redirected = t->scratch[0] == REDIRECTED;
+    uint64_t buf = redirected ? (uint64_t)t->scratch[1] : *bufreg, size = redirected ? (uint64_t)t->scratch[2] : *sizereg;
+    char link[LINK_MAX_TEXT + 1];
+    size_t len = result > 0 && (size_t)result <= LINK_MAX_TEXT ? (size_t)result : 0;
+    if (len && mem_read(t->tid, *bufreg, link, len) != 0) len = 0;
+    link[len] = 0;
     unsigned long long ino;
     char kind[8], close_bracket;
-    if (sscanf(link, "%7[a-z]:[%llu%c", kind, &ino, &close_bracket) != 3 || close_bracket != ']') return;
-    bool sockets = !strcmp(kind, "socket");
-    if (!sockets && strcmp(kind, "pipe")) return;
-    /* The machine's number for that inode, as its fstat gives (stat_done). */
-    char text[64];
-    int n = snprintf(text, sizeof text, "%s:[%llu]", kind,
-                     (unsigned long long)idmap_ino(&t->proc->m->ids, kernel_fs_dev(sockets), ino));
-    if (n <= 0) return;
-    size_t len = (size_t)n < size ? (size_t)n : (size_t)size;    /* readlink truncates silently */
+    if (len && sscanf(link, "%7[a-z]:[%llu%c", kind, &ino, &close_bracket) == 3 && close_bracket == ']' &&
+        (!strcmp(kind, "socket") || !strcmp(kind, "pipe"))) {
+        /* The machine's number for that inode, as its fstat gives (stat_done). */
+        int n = snprintf(link, sizeof link, "%s:[%llu]", kind,
+                         (unsigned long long)idmap_ino(&t->proc->m->ids, kernel_fs_dev(!strcmp(kind, "socket")), ino));
+        len = n > 0 ? (size_t)n : 0;
+    } else if (!redirected) {
+        return;                             /* not a link to rewrite, and in place */
+    }
+    if (redirected) {                       /* back to the caller's registers and buffer */
+        *bufreg = buf;
+        *sizereg = size;
+        t->regs_dirty = true;
+        if (result < 0) return;
+    }
+    size_t out = len < size ? len : (size_t)size;      /* readlink truncates silently */
     /* The kernel's longer text must not show past the end of ours. */
-    char padded[128] = { 0 };
-    memcpy(padded, text, len);
-    if (mem_write(t->tid, buf, padded, len > (size_t)result ? len : (size_t)result) == 0) {
-        t->regs.rax = (unsigned long long)len;
+    char padded[LINK_MAX_TEXT + 1] = { 0 };
+    memcpy(padded, link, out);
+    size_t write = redirected || (size_t)result < out ? out : (size_t)result;
+    if (mem_write(t->tid, buf, padded, write) == 0) {
+        t->regs.rax = (unsigned long long)out;
         t->regs_dirty = true;
     }
 }
 
-/* readlink, readlinkat: a /proc fd link names a pipe or socket by the
- * host's inode number; the machine's is shown instead. */
+/* readlink, readlinkat: a /proc fd link (also through /dev/fd, or relative
+ * to a /proc directory) names a pipe or socket by the host's inode number;
+ * the machine's is shown instead. */
 enum sys_action sys_readlink(struct world *w, struct thread *t)
 {
     (void)w;
     bool at = SYSNR(t) == SYS_readlinkat;
-    char path[32];
-    if (mem_read_str(t->tid, at ? ARG1(t) : ARG0(t), path, sizeof path) < 0 || strncmp(path, "/proc/", 6) ||
-        !strstr(path, "/fd/"))
+    char path[64];
+    if (mem_read_str(t->tid, at ? ARG1(t) : ARG0(t), path, sizeof path) < 0 || !strstr(path, "fd/"))
         return SYS_PASS;
+    unsigned long long *bufreg = at ? &t->regs.rdx : &t->regs.rsi, *sizereg = at ? &t->regs.r10 : &t->regs.rdx;
+    t->scratch[0] = 0;
+    if ((long long)*sizereg <= 0) return SYS_PASS;          /* EINVAL, from the kernel */
+    if (*sizereg < LINK_MAX_TEXT) {
+        uint64_t scratch = (t->regs.rsp - 128 - 2 * LINK_MAX_TEXT) & ~15ULL;     /* below the red zone */
+        char probe;
+        if (mem_read(t->tid, scratch, &probe, 1) == 0) {
+            t->scratch[0] = REDIRECTED;
+            t->scratch[1] = (long)*bufreg;
+            t->scratch[2] = (long)*sizereg;
+            *bufreg = scratch;
+            *sizereg = LINK_MAX_TEXT;
+            t->regs_dirty = true;
+        }
+    }
     t->on_exit = readlink_done;
     return SYS_PASS_EXIT;
 }

@@ -74,6 +74,14 @@ int main(int argc, char **argv)
     if (readlink(fdpath, link, sizeof link - 1) < 0) perror("readlink");
     snprintf(want, sizeof want, "pipe:[%lu]", (unsigned long)sp.st_ino);
     check("a pipe's /proc fd link names its fstat inode", !strcmp(link, want));
+    char dev[64] = "", small[16] = "", devpath[64];
+    snprintf(devpath, sizeof devpath, "/dev/fd/%d", p[0]);
+    if (readlink(devpath, dev, sizeof dev - 1) < 0) perror("readlink /dev/fd");
+    check("and so does its /dev/fd link", !strcmp(dev, want));
+    ssize_t n = readlink(fdpath, small, 9);
+    size_t full = strlen(want);
+    check("a link cut by a small buffer is the start of the whole one",
+          n == (ssize_t)(full < 9 ? full : 9) && !strncmp(small, want, (size_t)n));
     if (numbers)
         printf("numbers: a %lu c %lu dir %lu root %lu dev %u:%u\n", (unsigned long)sa.st_ino,
                (unsigned long)sc.st_ino, (unsigned long)sd.st_ino, (unsigned long)sroot.st_ino,
