@@ -35,11 +35,32 @@ void report_deadlock(struct world *w)
 /* Threads listed per machine in a time-limit report. */
 #define TIMEOUT_THREADS 12
 
+static void describe_exit(char *buf, size_t len, const char *name, int status)
+{
+    if (WIFSIGNALED(status))
+        snprintf(buf, len, "machine %s was killed by signal %d (SIG%s)", name, WTERMSIG(status),
+                 sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
+    else
+        snprintf(buf, len, "machine %s exited with status %d", name, WEXITSTATUS(status));
+}
+
 void report_timeout(struct world *w, uint64_t limit)
 {
     size_t off = (size_t)snprintf(w->reason, sizeof w->reason, "simulated time limit of %.3fs passed",
                                   (double)limit / 1e9);
     w->outcome = OUT_TIMEOUT;
+    /* A machine that failed before is the news: the time limit came only
+     * because another one went on. */
+    for (size_t i = 0; i < w->nmachines; i++) {
+        struct machine *m = &w->machines[i];
+        if (m->conf->daemon || !m->exited || (WIFEXITED(m->wstatus) && WEXITSTATUS(m->wstatus) == 0)) continue;
+        describe_exit(w->reason, sizeof w->reason, m->name, m->wstatus);
+        off = strlen(w->reason);
+        off += (size_t)snprintf(w->reason + off, sizeof w->reason - off,
+                                "; then the simulated time limit of %.3fs passed", (double)limit / 1e9);
+        w->outcome = OUT_EXIT;
+        break;
+    }
     for (size_t i = 0; i < w->nmachines && off < sizeof w->reason - 300; i++) {
         struct machine *m = &w->machines[i];
         if (m->conf->daemon || m->exited) continue;
@@ -137,15 +158,6 @@ char *check_output(struct world *w)
     if (n <= 0) { free(text); return NULL; }
     text[n] = 0;
     return text;
-}
-
-static void describe_exit(char *buf, size_t len, const char *name, int status)
-{
-    if (WIFSIGNALED(status))
-        snprintf(buf, len, "machine %s was killed by signal %d (SIG%s)", name, WTERMSIG(status),
-                 sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
-    else
-        snprintf(buf, len, "machine %s exited with status %d", name, WEXITSTATUS(status));
 }
 
 void judge(struct world *w)

@@ -225,6 +225,13 @@ grep -Eq '^  machine main thread 2 blocked since 0\.[0-9]+s in clock_nanosleep\(
 # A sleep loop fills the last events: shown once, with its count.
 grep -Eq '^    \(these 2 repeated [0-9]+ more times, until [0-9.]+\)$' "$TMP/run.out" ||
     { show; fail "E: the sleep loop's events are not folded"; }
+# A machine that failed before the time limit is the reason given, not the
+# limit another machine ran into.
+printf '[simulation]\nduration = 2s\n[machine bad]\ncommand = exit 3\n[machine slow]\ncommand = exec sleep 10\n' >"$E/both.conf"
+run_dsim run "$E/both.conf" --seeds 1
+expect_rc 1 "E (a failure, then the time limit)"
+[ "$(failed_line)" = "seed 1 FAILED: machine bad exited with status 3; then the simulated time limit of 2.000s passed" ] ||
+    { show; fail "E: the earlier failure is not the reason: $(failed_line)"; }
 # A machine that would start after the end of the run is a config error.
 printf '[simulation]\nduration = 2s\n[machine late]\ncommand = true\nstart = 5s\n' >"$E/late.conf"
 run_dsim run "$E/late.conf" --seeds 1
