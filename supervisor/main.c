@@ -391,6 +391,7 @@ static int cmd_run(int argc, char **argv)
     int sharded = shard_of(o.shard, &si, &sn, &source);
     if (sharded < 0) return usage_error("bad shard from %s (use I/N with 0 <= I < N)", source);
     char shard[64] = "";
+    size_t sweep_seeds = s.n;                   /* before sharding */
     if (sharded) {
         size_t k = 0;
         for (size_t j = si; j < s.n; j += sn) s.v[k++] = s.v[j];
@@ -424,7 +425,7 @@ static int cmd_run(int argc, char **argv)
                             .jobs = o.jobs ? o.jobs : (int)(cpus > 0 ? cpus : 1),
                             .keep_going = o.keep_going, .progress = isatty(2) && s.n > 1,
                             .results = results, .junit = junit, .checkpoint = o.checkpoint,
-                            .spec = o.seeds, .shard = shard, .output = o.output,
+                            .spec = o.seeds, .shard = shard, .sweep_seeds = sweep_seeds, .output = o.output,
                             .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL };
         status = sweep_run(&sw);
     }

@@ -47,7 +47,10 @@ char *result_to_json(const struct seed_result *r, int with_index)
                           "hash", r->hash, "wall_ms", (json_int_t)r->wall_ms);
     if (o && replay) json_object_set_new(o, "replay", json_string(replay));
     if (o && report) json_object_set_new(o, "report", json_string(report));
-    if (o && r->shard[0]) json_object_set_new(o, "shard", json_string(r->shard));
+    if (o && r->shard[0]) {
+        json_object_set_new(o, "shard", json_string(r->shard));
+        json_object_set_new(o, "sweep_seeds", json_integer((json_int_t)r->sweep_seeds));
+    }
     free(reason);
     free(replay);
     free(report);
@@ -82,6 +85,7 @@ int result_from_json(const char *line, struct seed_result *r)
     r->replay = dup_field(o, "replay");
     const char *shard = json_string_value(json_object_get(o, "shard"));
     if (shard) snprintf(r->shard, sizeof r->shard, "%s", shard);
+    r->sweep_seeds = (uint64_t)json_integer_value(json_object_get(o, "sweep_seeds"));
     r->sim_time_ns = (uint64_t)json_integer_value(json_object_get(o, "sim_time_ns"));
     r->steps = (uint64_t)json_integer_value(json_object_get(o, "steps"));
     r->wall_ms = (uint64_t)json_integer_value(json_object_get(o, "wall_ms"));

@@ -16,6 +16,7 @@ struct seed_result {
     uint64_t sim_time_ns, steps, wall_ms;
     char hash[33];
     char shard[48];         /* "I/N" when the sweep was a shard, else empty */
+    uint64_t sweep_seeds;   /* with a shard: the seeds of the whole sweep */
 };
 
 /* One JSON object (no newline), malloc'd. with_index adds "index". */

@@ -381,6 +381,7 @@ int sweep_run(const struct sweep *s)
         while (flushed < s->nseeds && slots[flushed].done && (s->keep_going || flushed <= first_fail)) {
             struct seed_result *r = &slots[flushed].r;
             snprintf(r->shard, sizeof r->shard, "%s", s->shard ? s->shard : "");
+            r->sweep_seeds = s->sweep_seeds;
             if (s->results) {
                 char *j = result_to_json(r, 0);
                 fprintf(s->results, "%s\n", j);

@@ -19,6 +19,7 @@ struct sweep {
     const char *checkpoint; /* resumable record of finished seeds, or NULL */
     const char *spec;       /* the --seeds text and the shard, which name the */
     const char *shard;      /*   sweep a checkpoint belongs to */
+    size_t sweep_seeds;     /* seeds of the whole sweep, before sharding */
     const char *output;     /* keep machine outputs in DIR/seed-N, or NULL */
     const struct fault_conf *plan;  /* --plan: replaces the config's faults */
     size_t nplan;

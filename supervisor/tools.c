@@ -21,34 +21,31 @@ static int by_seed(const void *a, const void *b)
     return x->seed < y->seed ? -1 : x->seed > y->seed;
 }
 
-/* Results of shards name theirs ("I/N"): every one of the N must be there,
- * or the merged sweep would pass over the seeds of the missing ones. Seeds
- * go to shards in turn, so only trailing shards of a sweep of fewer than
- * 2N seeds can have had none (and written nothing): a shard with 2 seeds or
- * more means all had some. */
+/* Results of shards name theirs ("I/N") and the whole sweep's number of
+ * seeds, T: seeds go to shards in turn, so shard I had seeds if I < T, and
+ * each of those must be there, or the merged sweep would pass over the
+ * missing ones' seeds. */
 static bool missing_shards(struct seed_result *v, size_t n)
 {
     unsigned long total = 0, *count = NULL;
+    uint64_t seeds = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned long si, sn;
         if (!v[i].shard[0] || sscanf(v[i].shard, "%lu/%lu", &si, &sn) != 2 || !sn || si >= sn) continue;
         if (!total) count = calloc(total = sn, sizeof *count);
-        if (sn != total) {
-            fprintf(stderr, "dsim: results of shards of %lu and of %lu: not one sweep\n", total, sn);
+        if (sn != total || (seeds && v[i].sweep_seeds && v[i].sweep_seeds != seeds)) {
+            fprintf(stderr, "dsim: results of different sweeps (shards of %lu and of %lu, or other seeds)\n",
+                    total, sn);
             free(count);
             return true;
         }
+        if (v[i].sweep_seeds) seeds = v[i].sweep_seeds;
         count[si]++;
         v[i].shard[0] = 0;          /* the merged sweep is not a shard */
     }
-    unsigned long last = 0;
-    bool all_had_seeds = false, missing = false;
-    for (unsigned long i = 0; i < total; i++) {
-        if (count[i]) last = i;
-        if (count[i] >= 2) all_had_seeds = true;
-    }
+    bool missing = false;
     for (unsigned long i = 0; i < total; i++)
-        if (!count[i] && (all_had_seeds || i < last)) {
+        if (!count[i] && i < seeds) {
             fprintf(stderr, "dsim: no results of shard %lu/%lu\n", i, total);
             missing = true;
         }

@@ -91,6 +91,15 @@ diff <(strip "$TMP/stop.jsonl") <(strip "$TMP/smerged.jsonl") >&2 || fail "merge
 # A missing shard is refused too: its seeds would pass unseen.
 "$DSIM" merge "$TMP/k0.jsonl" "$TMP/k1.jsonl" >/dev/null 2>"$TMP/miss.err"
 [ $? = 2 ] && grep -q 'no results of shard 2/3' "$TMP/miss.err" || fail "merge did not notice shard 2/3 missing"
+# Shards of a sweep smaller than the shard count: the ones that had seeds
+# must be there (2 of 5 for seeds 1-3 is one short), the empty ones need not.
+for i in 0 1 2 3 4; do
+    timeout -k 5 60 "$DSIM" run "$TMP/coin.conf" --seeds 1-3 --shard $i/5 --keep-going --results "$TMP/t$i.jsonl" >/dev/null 2>&1
+done
+"$DSIM" merge --keep-going "$TMP/t0.jsonl" "$TMP/t1.jsonl" >/dev/null 2>"$TMP/t.err"
+[ $? = 2 ] && grep -q 'no results of shard 2/5' "$TMP/t.err" || fail "merge missed shard 2/5 of a 3-seed sweep"
+"$DSIM" merge --keep-going "$TMP"/t[012].jsonl >/dev/null 2>&1
+[ $? != 2 ] || fail "merge wanted the empty shards 3/5 and 4/5"
 # An index without its count names no shard: refused, not run whole.
 JOB_COMPLETION_INDEX=1 timeout -k 5 60 "$DSIM" run "$TMP/coin.conf" --seeds 1-6 >/dev/null 2>"$TMP/lone.err"
 [ $? = 2 ] && grep -q 'JOB_COMPLETION_INDEX is set but DSIM_SHARDS is not' "$TMP/lone.err" ||
