@@ -1,6 +1,7 @@
 #include "supervisor/diverge.h"
 #include "supervisor/run.h"
 #include "supervisor/xalloc.h"
+#include "trace/trace.h"
 #include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -60,29 +61,27 @@ static void free_lines(struct lines *l)
  * completes later with the same text). */
 static bool timing_only(const char *text)
 {
-    static const char *const clock_reads[] = { "rdtsc", "clock_gettime(", "gettimeofday(", "time(", "futex(" };
-    for (size_t i = 0; i < sizeof clock_reads / sizeof *clock_reads; i++)
-        if (!strncmp(text, clock_reads[i], strlen(clock_reads[i]))) return true;
+    if (trace_is_clock_read(text) || !strncmp(text, "futex(", 6)) return true;
     size_t n = strlen(text);
     return n > 7 && !strcmp(text + n - 7, " blocks");
 }
 
-/* A whole trace line that is a clock read (or another timing-only event). */
+/* A whole trace line that is a timing-only event. */
 static bool clock_line(const char *line)
 {
-    const char *a = strchr(line, ' '), *b = a ? strchr(a + 1, ' ') : NULL, *c = b ? strchr(b + 1, ' ') : NULL;
-    return c && timing_only(c + 1);
+    const char *text = trace_line_text(line, NULL);
+    return text && timing_only(text);
 }
 
 /* "TIME MACHINE TID TEXT": the key is "MACHINE TID", the text the rest.
  * False for lines not compared per thread. */
 static bool split(const char *line, size_t *key_from, size_t *key_len, const char **text)
 {
-    const char *a = strchr(line, ' '), *b = a ? strchr(a + 1, ' ') : NULL, *c = b ? strchr(b + 1, ' ') : NULL;
-    if (!c || (b - a == 2 && a[1] == '-')) return false;     /* malformed, or the run's own "end" line */
-    *key_from = (size_t)(a + 1 - line);
-    *key_len = (size_t)(c - a - 1);
-    *text = c + 1;
+    const char *machine;
+    *text = trace_line_text(line, &machine);
+    if (!*text || !strncmp(machine, "- ", 2)) return false;   /* malformed, or the run's own "end" line */
+    *key_from = (size_t)(machine - line);
+    *key_len = (size_t)(*text - 1 - machine);
     return !timing_only(*text);
 }
 

@@ -206,18 +206,12 @@ static void print_tail(FILE *f, const char *path, const char *title)
 /* "TIME MACHINE TID TEXT" without its time. */
 static const char *untimed(const char *line)
 {
-    const char *sp = strchr(line, ' ');
-    return sp ? sp + 1 : line;
+    const char *machine;
+    trace_line_text(line, &machine);
+    return machine ? machine : line;
 }
 
-static bool clock_read(const char *line)
-{
-    const char *a = strchr(untimed(line), ' '), *text = a ? strchr(a + 1, ' ') : NULL;
-    if (!text) return false;
-    text++;
-    return !strncmp(text, "clock_gettime(", 14) || !strncmp(text, "gettimeofday(", 13) ||
-           !strncmp(text, "time(", 5) || !strncmp(text, "rdtsc", 5);
-}
+static bool clock_read(const char *line) { return trace_is_clock_read(trace_line_text(line, NULL)); }
 
 /* The last `recent` events the run kept, oldest first, read for a person:
  * clock reads (a runtime's timer loop can fill the window) are counted

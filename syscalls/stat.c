@@ -42,7 +42,7 @@ static bool in_run(const struct world *w, int64_t sec, int64_t nsec)
 
 /* Files whose times the kernel keeps on the host's clock, untouched by
  * dsim: pipes, sockets, and everything in the machine's /proc. */
-static bool host_timed(struct world *w, struct machine *m, mode_t mode, dev_t dev)
+static bool host_timed(struct machine *m, mode_t mode, dev_t dev)
 {
     if (S_ISFIFO(mode) || S_ISSOCK(mode)) return true;
     if (!m->proc_dev) {
@@ -51,7 +51,6 @@ static bool host_timed(struct world *w, struct machine *m, mode_t mode, dev_t de
         snprintf(path, sizeof path, "/proc/%d/root/proc", (int)m->init_pid);
         if (stat(path, &st) == 0) m->proc_dev = st.st_dev;
     }
-    (void)w;
     return m->proc_dev && dev == m->proc_dev;
 }
 
@@ -94,7 +93,7 @@ static void statx_done(struct world *w, struct thread *t, uint64_t at)
     if (sx.stx_mask & STATX_INO) sx.stx_ino = idmap_ino(ids, dev, sx.stx_ino);
     sx.stx_dev_major = major(vdev);
     sx.stx_dev_minor = minor(vdev);
-    if (in_run(w, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec) && host_timed(w, t->proc->m, sx.stx_mode, dev)) {
+    if (in_run(w, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec) && host_timed(t->proc->m, sx.stx_mode, dev)) {
         sx.stx_atime = sx.stx_mtime = sx.stx_ctime = (struct statx_timestamp){ .tv_sec = boot_time_s(w) };
     } else if (unfollowed(w, sx.stx_mode, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec, sx.stx_ctime.tv_sec,
                           sx.stx_ctime.tv_nsec)) {
@@ -121,7 +120,7 @@ static void stat_done(struct world *w, struct thread *t, long result)
     struct stat st;
     if (mem_read(t->tid, at, &st, sizeof st) != 0) return;
     struct idmap *ids = &t->proc->m->ids;
-    bool host = in_run(w, st.st_mtim.tv_sec, st.st_mtim.tv_nsec) && host_timed(w, t->proc->m, st.st_mode, st.st_dev);
+    bool host = in_run(w, st.st_mtim.tv_sec, st.st_mtim.tv_nsec) && host_timed(t->proc->m, st.st_mode, st.st_dev);
     st.st_ino = idmap_ino(ids, st.st_dev, st.st_ino);
     st.st_dev = idmap_dev(ids, st.st_dev);
     if (host) st.st_atim = st.st_mtim = st.st_ctim = (struct timespec){ .tv_sec = (time_t)boot_time_s(w) };

@@ -211,3 +211,18 @@ void trace_note(struct trace *t, const char *text)
 {
     if (t->out) fprintf(t->out, "  | %s\n", text);
 }
+
+const char *trace_line_text(const char *line, const char **machine)
+{
+    const char *a = strchr(line, ' '), *b = a ? strchr(a + 1, ' ') : NULL, *c = b ? strchr(b + 1, ' ') : NULL;
+    if (machine) *machine = a ? a + 1 : NULL;
+    return c ? c + 1 : NULL;
+}
+
+bool trace_is_clock_read(const char *text)
+{
+    static const char *const reads[] = { "rdtsc", "clock_gettime(", "gettimeofday(", "time(" };
+    for (size_t i = 0; text && i < sizeof reads / sizeof *reads; i++)
+        if (!strncmp(text, reads[i], strlen(reads[i]))) return true;
+    return false;
+}

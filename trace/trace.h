@@ -3,6 +3,7 @@
  * the last few kept in memory for failure reports. Knows nothing of ptrace. */
 #ifndef DSIM_TRACE_H
 #define DSIM_TRACE_H
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -37,4 +38,10 @@ struct trace_line {
 };
 /* Parses and splits line (modified). 0, or -1 if it is not a trace line. */
 int trace_parse_line(char *line, struct trace_line *out);
+/* Without modifying it: where a line's "MACHINE TID" starts, and its event
+ * text (after the third field); NULL if it has fewer than four fields. */
+const char *trace_line_text(const char *line, const char **machine);
+/* Whether an event is a read of the clock (clock_gettime, gettimeofday,
+ * time, rdtsc), whose value follows the schedule. */
+bool trace_is_clock_read(const char *text);
 #endif

@@ -351,6 +351,21 @@ START_TEST(test_parse_line)
 }
 END_TEST
 
+/* Fields found without touching the line; clock reads told apart. */
+START_TEST(test_line_text)
+{
+	const char *line = "0.000020000 counter 3 rdtsc = 100000020000", *machine;
+	ck_assert_str_eq(trace_line_text(line, &machine), "rdtsc = 100000020000");
+	ck_assert_str_eq(machine, "counter 3 rdtsc = 100000020000");
+	ck_assert_ptr_null(trace_line_text("1.5 m 2", NULL));
+	ck_assert(trace_is_clock_read("clock_gettime(1, p) = 0"));
+	ck_assert(trace_is_clock_read("rdtsc = 5"));
+	ck_assert(!trace_is_clock_read("timer_create(0, p, p) = 0"));
+	ck_assert(!trace_is_clock_read("getppid()"));
+	ck_assert(!trace_is_clock_read(NULL));
+}
+END_TEST
+
 static Suite *trace_suite(void)
 {
 	Suite *s = suite_create("trace");
@@ -366,6 +381,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_ring);
 	tcase_add_test(tc, test_long_event);
 	tcase_add_test(tc, test_parse_line);
+	tcase_add_test(tc, test_line_text);
 	suite_add_tcase(s, tc);
 	return s;
 }
