@@ -16,6 +16,7 @@ struct opts {
     size_t nfaults;
     const char *crash_state;        /* replay --crash-state C:a.b.c */
     const char *at, *machine;       /* crash-states --at T --machine M */
+    const char *tsc;                /* --tsc auto|trap|rewrite: overrides [simulation] tsc */
     int runs, jobs, crash, max_states;
     bool keep_going;
     char **env;
@@ -30,7 +31,11 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed);
 int parse_seed_arg(const char *s, uint64_t *out);
 /* The config, or NULL after printing its FILE:LINE error. */
 struct config *load(const char *path);
-/* The config and the --plan that replaces its faults, if one was given. */
+/* Applies --tsc to c and checks that this host can honour its tsc
+ * setting: 0, or 2 after saying why. */
+int apply_tsc(struct config *c, const struct opts *o);
+/* The config and the --plan that replaces its faults, if one was given
+ * (and --tsc); NULL after saying why. */
 struct config *load_with_plan(const char *path, struct opts *o);
 /* A file to write, or NULL after saying why. */
 FILE *open_output(const char *path);
@@ -42,4 +47,6 @@ int cmd_merge(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_shrink(int argc, char **argv);
+/* What this host can do and what dsim does about it (doctor.c). */
+int cmd_doctor(int argc, char **argv);
 #endif

@@ -174,7 +174,17 @@ enum key {
     K_ADDRESS = 1 << 25,
     K_STRICT_NAMES = 1 << 26,
     K_EPOCH = 1 << 27,
+    K_TSC = 1 << 28,
 };
+
+const char *const tsc_mode_names[3] = { "auto", "trap", "rewrite" };
+
+int tsc_mode_parse(const char *s, enum tsc_mode *out)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(s, tsc_mode_names[i])) { *out = (enum tsc_mode)i; return 0; }
+    return -1;
+}
 
 static const struct {
     enum section section;
@@ -188,6 +198,7 @@ static const struct {
     { SEC_SIMULATION, "spin_limit", K_SPIN_LIMIT },
     { SEC_SIMULATION, "strict_names", K_STRICT_NAMES },
     { SEC_SIMULATION, "epoch", K_EPOCH },
+    { SEC_SIMULATION, "tsc", K_TSC },
     { SEC_MACHINE, "command", K_COMMAND },
     { SEC_MACHINE, "start", K_START },
     { SEC_MACHINE, "daemon", K_DAEMON },
@@ -756,6 +767,10 @@ static int handler(void *user, const char *section, const char *name, const char
         if (parse_epoch(value, &c->epoch_s) < 0)
             return fail(p, line, "bad epoch \"%s\" (use a UTC date from 1970 to 2200, YYYY-MM-DD or "
                         "YYYY-MM-DDTHH:MM:SSZ)", value);
+        return 1;
+    case K_TSC:
+        if (tsc_mode_parse(value, &c->tsc) < 0)
+            return fail(p, line, "bad tsc \"%s\" (use auto, trap or rewrite)", value);
         return 1;
     case K_DAEMON:
         if (parse_bool(value, &cur_machine(p)->daemon) < 0)

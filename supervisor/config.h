@@ -73,6 +73,13 @@ void fault_free_fields(struct fault_conf *f);
 /* A deep copy. 0, or -1 when out of memory (dst then owns nothing). */
 int fault_copy(struct fault_conf *dst, const struct fault_conf *src);
 
+/* How machines' rdtsc and rdtscp read virtual time ([simulation] tsc):
+ * where the host makes them fault (PR_SET_TSC), or rewritten in their code. */
+enum tsc_mode { TSC_AUTO, TSC_TRAP, TSC_REWRITE };
+/* "auto", "trap", "rewrite": 0, or -1 for anything else. */
+int tsc_mode_parse(const char *s, enum tsc_mode *out);
+extern const char *const tsc_mode_names[3];
+
 /* The world's wall clock at the start of a run, unless [simulation] epoch. */
 #define DEFAULT_EPOCH_S 1735689600LL     /* 2025-01-01T00:00:00Z */
 
@@ -84,6 +91,7 @@ struct config {
     uint64_t spin_limit_ns; /* real time a thread may run without a syscall (30s) */
     bool strict_names;      /* only a directory fsync makes a name durable (POSIX) */
     int64_t epoch_s;        /* the world's wall clock when a run begins (Unix seconds) */
+    enum tsc_mode tsc;
     unsigned cpus;          /* CPU count machines see (default 2) */
     uint64_t memory_bytes;  /* memory size machines see (default 4 GiB) */
     struct machine_conf *machines;

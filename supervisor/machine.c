@@ -278,7 +278,7 @@ static void exec_in_path(char *const argv[], char *const envp[])
     }
 }
 
-static void command_exec(struct machine *m, const struct filter_prog *fp, const char *dir,
+static void command_exec(struct machine *m, const struct filter_prog *fp, const char *dir, bool tsc_fault,
                          char *const argv[], char *const envp[])
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -330,7 +330,9 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
     }
     setpriority(PRIO_PROCESS, 0, 0);     /* not the caller's nice value */
     personality(ADDR_NO_RANDOMIZE);
-    prctl(PR_SET_TSC, PR_TSC_SIGSEGV);
+    /* rdtsc faults and is answered from virtual time; where it is
+     * rewritten instead, a site the rewrite missed must show, not hide. */
+    if (tsc_fault) prctl(PR_SET_TSC, PR_TSC_SIGSEGV);
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     struct sock_fprog prog = { (unsigned short)fp->len, fp->insns };
     if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) _exit(126);
@@ -387,7 +389,7 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         if (read(sync[0], &c, 1) != 1) _exit(1);
         init_setup(w, m);
         pid_t cmd = fork();
-        if (cmd == 0) command_exec(m, fp, w->conf->dir, argv, envp);
+        if (cmd == 0) command_exec(m, fp, w->conf->dir, !w->tsc_rewrite, argv, envp);
         syscall(SYS_close_range, 0, ~0U, 0);
         for (;;)
             if (wait(NULL) < 0 && errno == ECHILD) _exit(0);

@@ -2,6 +2,7 @@
 #include "supervisor/cli.h"
 #include "supervisor/crashstates.h"
 #include "supervisor/config.h"
+#include "supervisor/hostcaps.h"
 #include "supervisor/plan.h"
 #include "supervisor/run.h"
 #include "supervisor/sweep.h"
@@ -23,18 +24,19 @@
 
 static const char usage_text[] =
     "usage: dsim run CONF --seeds SPEC [-j N] [--keep-going] [--results FILE.jsonl] [--junit FILE.xml]\n"
-    "                [--checkpoint FILE] [--shard I/N] [--output DIR] [--plan FILE]\n"
+    "                [--checkpoint FILE] [--shard I/N] [--output DIR] [--plan FILE] [--tsc MODE]\n"
     "       dsim run CONF --seeds SEED --trace FILE\n"
-    "       dsim verify CONF --seed N [--runs K] [--trace FILE] [--plan FILE]\n"
+    "       dsim verify CONF --seed N [--runs K] [--trace FILE] [--plan FILE] [--tsc MODE]\n"
     "       dsim replay CONF SEED [--trace FILE [--stacks MACHINE,...|all]] [--plan FILE] [--plan-out FILE]\n"
-    "                   [--output DIR] [--crash-state C:D.D...]\n"
+    "                   [--output DIR] [--crash-state C:D.D...] [--tsc MODE]\n"
     "       dsim diff CONF SEED_A SEED_B\n"
     "       dsim shrink CONF SEED [--plan FILE] [--plan-out FILE]\n"
     "       dsim crash-states CONF SEED [--crash N | --at TIME --machine NAME [--plan-out FILE]] [--max RUNS]\n"
     "                         [--plan FILE]\n"
     "       dsim trace FILE [--machine M] [--thread T] [--syscall NAME] [--from TIME] [--to TIME]\n"
     "       dsim merge [--keep-going] [--results FILE.jsonl] [--junit FILE.xml] RESULTS.jsonl...\n"
-    "       dsim exec [--seed N] [--duration D] [--env NAME=VALUE]... [--trace FILE] -- PROGRAM [ARG]...\n"
+    "       dsim exec [--seed N] [--duration D] [--env NAME=VALUE]... [--trace FILE] [--tsc MODE] -- PROGRAM [ARG]...\n"
+    "       dsim doctor\n"
     "       dsim --help | --version\n"
     "\n"
     "SPEC is a seed (7), a range (1-100), random:N (N fresh random seeds), or a\n"
@@ -213,12 +215,28 @@ struct config *load_with_plan(const char *path, struct opts *o)
 {
     struct config *c = load(path);
     char err[2048];
+    if (c && apply_tsc(c, o) != 0) {
+        config_free(c);
+        return NULL;
+    }
     if (c && o->plan && plan_load(o->plan, c, &o->faults, &o->nfaults, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         config_free(c);
         return NULL;
     }
     return c;
+}
+
+int apply_tsc(struct config *c, const struct opts *o)
+{
+    char err[512];
+    bool rewrite;
+    if (o->tsc && tsc_mode_parse(o->tsc, &c->tsc) < 0) return usage_error("bad --tsc %s (use auto, trap or rewrite)", o->tsc);
+    if (tsc_resolve(c->tsc, &rewrite, err, sizeof err) < 0) {
+        fprintf(stderr, "dsim: %s: %s\n", c->path ? c->path : "exec", err);
+        return EXIT_USAGE;
+    }
+    return 0;
 }
 
 int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
@@ -235,6 +253,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         { "plan-out", required_argument, 0, 'O' }, { "crash", required_argument, 0, 'c' },
         { "max", required_argument, 0, 'm' }, { "crash-state", required_argument, 0, 'X' },
         { "at", required_argument, 0, 'a' }, { "machine", required_argument, 0, 'M' },
+        { "tsc", required_argument, 0, 'T' },
         { 0, 0, 0, 0 },
     };
     optind = 1;
@@ -259,6 +278,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         case 'X': o->crash_state = optarg; break;
         case 'a': o->at = optarg; break;
         case 'M': o->machine = optarg; break;
+        case 'T': o->tsc = optarg; break;
         case 'c':
         case 'm': {
             char *end;
@@ -381,7 +401,7 @@ static int cmd_run(int argc, char **argv)
     struct opts o = { 0 };
     if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "run");
     const char *confpath = argv[1];
-    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCSP")) return EXIT_USAGE;
+    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCSPT")) return EXIT_USAGE;
     if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
     struct seeds s = { 0 };
     if (!o.seeds) return usage_error("%s: --seeds is required", "run");
@@ -447,7 +467,7 @@ static int cmd_verify(int argc, char **argv)
     struct opts o = { .runs = 2 };
     if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "verify");
     const char *confpath = argv[1];
-    if (parse_opts(argc - 1, argv + 1, &o, "ntrP")) return EXIT_USAGE;
+    if (parse_opts(argc - 1, argv + 1, &o, "ntrPT")) return EXIT_USAGE;
     if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
     uint64_t seed;
     if (!o.seed) return usage_error("%s: --seed N is required", "verify");
@@ -478,7 +498,7 @@ static int cmd_replay(int argc, char **argv)
     const char *confpath = argv[1];
     uint64_t seed;
     if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
-    if (parse_opts(argc - 2, argv + 2, &o, "toKPOX")) return EXIT_USAGE;
+    if (parse_opts(argc - 2, argv + 2, &o, "toKPOXT")) return EXIT_USAGE;
     if (o.stacks && !o.trace) return usage_error("%s: --stacks needs --trace FILE", "replay");
     if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
     struct config *c = load_with_plan(confpath, &o);
@@ -499,7 +519,7 @@ static int cmd_replay(int argc, char **argv)
 static int cmd_exec(int argc, char **argv)
 {
     struct opts o = { 0 };
-    if (parse_opts(argc, argv, &o, "ntde")) return EXIT_USAGE;
+    if (parse_opts(argc, argv, &o, "ntdeT")) return EXIT_USAGE;
     if (optind >= argc) return usage_error("%s: missing PROGRAM", "exec");
     uint64_t seed = 1;
     if (o.seed && parse_seed_arg(o.seed, &seed)) return usage_error("bad --seed %s", o.seed);
@@ -508,6 +528,7 @@ static int cmd_exec(int argc, char **argv)
     if (!c) { fprintf(stderr, "dsim: %s\n", err); return EXIT_USAGE; }
     if (o.duration && parse_duration(o.duration, &c->duration_ns))
         return usage_error("bad --duration %s", o.duration);
+    if (apply_tsc(c, &o) != 0) return EXIT_USAGE;
     c->machines[0].argv = argv + optind;
     c->machines[0].env = o.env;
     c->machines[0].nenv = o.nenv;
@@ -560,7 +581,7 @@ int main(int argc, char **argv)
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
         { "run", cmd_run }, { "verify", cmd_verify }, { "replay", cmd_replay }, { "exec", cmd_exec },
         { "merge", cmd_merge }, { "diff", cmd_diff }, { "trace", cmd_trace }, { "shrink", cmd_shrink },
-        { "crash-states", cmd_crash_states },
+        { "crash-states", cmd_crash_states }, { "doctor", cmd_doctor },
     };
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
         if (!strcmp(cmd, cmds[i].name)) {

@@ -3,9 +3,11 @@
 #include "supervisor/netsim.h"
 #include "supervisor/faults.h"
 #include "supervisor/filter.h"
+#include "supervisor/hostcaps.h"
 #include "supervisor/plan.h"
 #include "supervisor/machine.h"
 #include "supervisor/report.h"
+#include "supervisor/rewrite.h"
 #include "supervisor/step.h"
 #include "supervisor/tracer.h"
 #include "syscalls/sys.h"
@@ -192,8 +194,14 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         r->outcome = OUT_INTERNAL;
         return -1;
     }
+    bool tsc_rewrite;
+    if (tsc_resolve(c->tsc, &tsc_rewrite, r->reason, sizeof r->reason) < 0) {
+        r->outcome = OUT_INTERNAL;
+        return -1;
+    }
     struct world *w = calloc(1, sizeof *w);
     w->conf = c;
+    w->tsc_rewrite = tsc_rewrite;
     w->seed = seed;
     w->exec_stdio = o->exec_stdio;
     w->trace_results = o->trace_results && o->trace_out;
@@ -325,11 +333,13 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     free(w->dead);
     for (size_t i = 0; i < w->ndeadprocs; i++) {
         if (w->deadprocs[i]->sh) sighand_put(w->deadprocs[i]->sh);
+        code_sites_put(w->deadprocs[i]->code);
         free(w->deadprocs[i]);
     }
     free(w->deadprocs);
     for (size_t i = 0; i < w->nprocs; i++) {
         if (w->procs[i]->sh) sighand_put(w->procs[i]->sh);
+        code_sites_put(w->procs[i]->code);
         free(w->procs[i]);
     }
     free(w->threads);

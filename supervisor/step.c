@@ -3,6 +3,7 @@
  * off (deaths, first stops) has been seen. */
 #include "supervisor/step.h"
 #include "supervisor/machine.h"
+#include "supervisor/rewrite.h"
 #include "supervisor/run.h"
 #include "supervisor/stack.h"
 #include "supervisor/tracer.h"
@@ -195,41 +196,18 @@ static bool fatal_by_default(int sig)
            sig == SIGSYS || sig == SIGTRAP;
 }
 
-/* PR_SET_TSC makes rdtsc and rdtscp fault; answer them from virtual time
- * (a 1 GHz TSC counting monotonic nanoseconds). Each read costs a quantum
- * so that a loop waiting on the TSC sees time move. */
-static bool emulate_tsc(struct world *w, struct thread *t)
-{
-    siginfo_t si;
-    struct user_regs_struct r;
-    unsigned char insn[3];
-    if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) != 0 || si.si_code != SI_KERNEL) return false;
-    if (tracer_getregs(t->tid, &r) || mem_read(t->tid, r.rip, insn, sizeof insn)) return false;
-    bool rdtscp = insn[0] == 0x0f && insn[1] == 0x01 && insn[2] == 0xf9;
-    if (!(insn[0] == 0x0f && insn[1] == 0x31) && !rdtscp) return false;
-    w->now += w->conf->quantum_ns;
-    uint64_t tsc = machine_monotonic(w, t->proc->m);
-    r.rax = tsc & 0xffffffffu;
-    r.rdx = tsc >> 32;
-    if (rdtscp) r.rcx = 0;      /* TSC_AUX: cpu 0 */
-    r.rip += rdtscp ? 3 : 2;
-    tracer_setregs(t->tid, &r);
-    trace_event(w->trace, w->now, t->proc->m->name, t->vtid, "%s = %llu", rdtscp ? "rdtscp" : "rdtsc",
-                (unsigned long long)tsc);
-    tracer_cont(t->tid, 0);   /* the signal is dropped */
-    return true;
-}
-
 static void handle_stop(struct world *w, struct thread *t, int status)
 {
     int sig = WSTOPSIG(status), ev = status >> 16;
     if (sig == SIGTRAP && ev == PTRACE_EVENT_SECCOMP) {
         tracer_getregs(t->tid, &t->regs);
+        if (rewrite_map_entry(w, t)) return;      /* within this step */
         t->state = TS_READY;
         t->steps++;
         return;
     }
     if (sig == (SIGTRAP | 0x80)) {
+        if (rewrite_map_exit(w, t)) return;
         struct user_regs_struct regs;
         tracer_getregs(t->tid, &regs);
         t->regs = regs;
@@ -267,7 +245,7 @@ static void handle_stop(struct world *w, struct thread *t, int status)
         if (t->state == TS_RUNNING) resume(t, 0);
         return;
     }
-    if (sig == SIGSEGV && emulate_tsc(w, t)) return;
+    if (rewrite_trap(w, t, sig)) return;
     if (fatal_by_default(sig) && t->proc->sh && t->proc->sh->act[sig].handler == (uint64_t)SIG_DFL) {
         /* The thread still exists: its stack is the crash's best clue. */
         size_t n = (size_t)snprintf(w->crash, sizeof w->crash, "  machine %s thread %d took SIG%s here:\n",

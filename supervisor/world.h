@@ -73,6 +73,10 @@ struct thread {
     uint64_t ctid_addr;     /* CLONE_CHILD_CLEARTID / set_tid_address */
     uint64_t steps;
     bool exit_expected;     /* its own exit(): no group death follows */
+    /* An mmap/mprotect making code executable, between its entry and exit
+     * stops (supervisor/rewrite.h): 0 or the syscall, and its arguments. */
+    long code_map_nr;
+    uint64_t code_map_args[6];
 };
 
 struct sigaction_lite { uint64_t handler; uint64_t flags; };
@@ -111,6 +115,7 @@ struct process {
     struct thread *vfork_parent; /* held until this child execs or exits */
     uint64_t dead_steps;    /* steps of its threads compacted out of the world's list */
     uint64_t children_steps; /* steps of the children it waited for, and of theirs */
+    struct code_sites *code; /* its address space's rewritten instructions (rewrite.h) */
 };
 
 struct machine {
@@ -221,6 +226,7 @@ struct world {
     int ncrashes;
     int exec_stdio;             /* dsim exec: machine output goes to ours */
     bool trace_results;         /* note the results of calls passed to the kernel */
+    bool tsc_rewrite;           /* rdtsc/rdtscp rewritten in machine code, not faulting (rewrite.h) */
     /* Files outside the simulation (dsim's own stdout/stderr): writes to
      * them pass through, since nothing simulated waits on them. */
     struct { dev_t dev; ino_t ino; } external[2];

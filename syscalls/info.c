@@ -95,11 +95,16 @@ enum sys_action sys_getrusage(struct world *w, struct thread *t)
     return emulate(t, mem_write(t->tid, ARG1(t), &ru, sizeof ru) ? -EFAULT : 0);
 }
 
-/* The simulation's pins must hold: rdtsc keeps faulting (so it reads
- * virtual time) and no exec gets address randomization back. */
+/* The simulation's pins must hold: rdtsc keeps reading virtual time
+ * (through its fault or its rewrite, and a program sees the same either
+ * way: the TSC enabled) and no exec gets address randomization back. */
 enum sys_action sys_prctl(struct world *w, struct thread *t)
 {
     if (ARG0(t) == PR_SET_TSC) return emulate(t, ARG1(t) == PR_TSC_ENABLE || ARG1(t) == PR_TSC_SIGSEGV ? 0 : -EINVAL);
+    if (ARG0(t) == PR_GET_TSC) {
+        int enabled = PR_TSC_ENABLE;
+        return emulate(t, mem_write(t->tid, ARG1(t), &enabled, sizeof enabled) ? -EFAULT : 0);
+    }
     return SYS_PASS;
 }
 

@@ -2,6 +2,7 @@
  * does the real work; the supervisor keeps the family tree it needs to know
  * when a wait can return, and never lets one sleep in the kernel. */
 #include "syscalls/sys.h"
+#include "supervisor/rewrite.h"
 #include "supervisor/tracer.h"
 #include <elf.h>
 #include <sys/ptrace.h>
@@ -74,6 +75,7 @@ void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid
         if (flags & CLONE_VM) cp->mm = pp->mm;
         if (flags & CLONE_SIGHAND) { cp->sh = pp->sh; pp->sh->refs++; }
         else cp->sh = sighand_copy(w, pp->sh);
+        cp->code = flags & CLONE_VM ? code_sites_get(pp->code) : code_sites_copy(pp->code);
     }
     struct thread *c = world_add_thread(w, cp, child_tid, vtid);
     c->awaiting_first_stop = !run_take_early_stop(w, child_tid);
@@ -137,6 +139,7 @@ void proc_on_exec(struct world *w, struct thread *t)
     sighand_exec_reset(p->sh);
     ptimers_exec(w, p);
     patch_auxv(w, t);
+    rewrite_exec(w, t);
     release_vfork_parent(p);
 }
 

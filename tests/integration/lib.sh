@@ -29,10 +29,14 @@ build() {
 # dsim_exec SEED PROG ARGS... : run one program under dsim; its stdout goes to
 # stdout, dsim's stderr (including the final "dsim: trace hash HEX" line) to
 # $TMP/exec.err. Returns the program's exit status.
+# EXEC_OPTS (unset by default) adds options, such as --tsc rewrite.
 dsim_exec() {
     local seed=$1; shift
-    "$DSIM" exec --seed "$seed" -- "$@" 2>"$TMP/exec.err"
+    "$DSIM" exec --seed "$seed" ${EXEC_OPTS:-} -- "$@" 2>"$TMP/exec.err"
 }
+
+# host_traps_rdtsc: true if rdtsc faults under PR_SET_TSC here (dsim doctor).
+host_traps_rdtsc() { "$DSIM" doctor | grep -q '^  rdtsc faults under PR_SET_TSC *yes'; }
 
 # exec_hash: the trace hash of the last dsim_exec.
 exec_hash() { sed -n 's/^dsim: trace hash \([0-9a-f]*\)$/\1/p' "$TMP/exec.err" | tail -n 1; }

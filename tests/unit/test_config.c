@@ -330,6 +330,14 @@ START_TEST(test_defaults)
     ck_assert_int_eq(c->machines[0].line, 1);
     ck_assert_ptr_null(c->check_command);
     ck_assert(!c->strict_names);
+    ck_assert_int_eq(c->tsc, TSC_AUTO);
+    config_free(c);
+
+    c = LOAD_OK("[simulation]\ntsc = rewrite\n[machine a]\ncommand = ./a\n");
+    ck_assert_int_eq(c->tsc, TSC_REWRITE);
+    config_free(c);
+    c = LOAD_OK("[simulation]\ntsc = trap\n[machine a]\ncommand = ./a\n");
+    ck_assert_int_eq(c->tsc, TSC_TRAP);
     config_free(c);
 
     c = LOAD_OK("[simulation]\nstrict_names = true\n[machine a]\ncommand = ./a\n");
@@ -532,6 +540,8 @@ START_TEST(test_err_bad_values)
                "3: bad boolean \"maybe\" (use true or false)");
     EXPECT_ERR("[simulation]\nstrict_names = posix\n",
                "2: bad boolean \"posix\" (use true or false)");
+    EXPECT_ERR("[simulation]\ntsc = sometimes\n",
+               "2: bad tsc \"sometimes\" (use auto, trap or rewrite)");
     static const char *const bad_epochs[] = { "2030-13-01", "2030-02-29", "1969-12-31", "2201-01-01",
                                               "2030-06-01T24:00:00Z", "2030-06-01T10:00:00", "tomorrow",
                                               "2030-6-1", "2030-06-01 10:00:00Z" };

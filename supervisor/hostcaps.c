@@ -1,0 +1,142 @@
+#include "supervisor/hostcaps.h"
+#include <cpuid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <asm/prctl.h>
+
+enum probe { P_RDTSC, P_RDTSCP, P_CPUID_FAULT, P_USERNS };
+
+/* Runs one probe in a child, which may die of it: its wait status. */
+static int probe_child(enum probe what)
+{
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        unsigned lo, hi, aux;
+        switch (what) {
+        case P_RDTSC:
+            prctl(PR_SET_TSC, PR_TSC_SIGSEGV);
+            __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+            break;
+        case P_RDTSCP:
+            prctl(PR_SET_TSC, PR_TSC_SIGSEGV);
+            __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+            break;
+        case P_CPUID_FAULT:
+            _exit(syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) == 0 ? 0 : 1);
+        case P_USERNS:
+            _exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+        }
+        _exit(0);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    return status;
+}
+
+static bool killed_by(int status, int sig) { return status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == sig; }
+static bool succeeded(int status) { return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+
+static bool has_pmu(void)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_HARDWARE;
+    a.config = PERF_COUNT_HW_INSTRUCTIONS;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    a.disabled = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+    if (fd < 0) return false;
+    close(fd);
+    return true;
+}
+
+static bool file_has(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "re");
+    char line[512];
+    bool found = false;
+    while (f && !found && fgets(line, sizeof line, f)) found = strstr(line, needle) != NULL;
+    if (f) fclose(f);
+    return found;
+}
+
+static void cpu_facts(struct host_caps *h)
+{
+    unsigned a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d)) h->has_rdrand = c & (1u << 30);
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) h->has_rdseed = b & (1u << 18);
+    unsigned brand[12] = { 0 };
+    if (__get_cpuid(0x80000002, &brand[0], &brand[1], &brand[2], &brand[3]) &&
+        __get_cpuid(0x80000003, &brand[4], &brand[5], &brand[6], &brand[7]) &&
+        __get_cpuid(0x80000004, &brand[8], &brand[9], &brand[10], &brand[11])) {
+        char text[49] = { 0 };
+        memcpy(text, brand, 48);
+        const char *s = text;
+        while (*s == ' ') s++;
+        snprintf(h->cpu, sizeof h->cpu, "%s", s);
+        for (size_t n = strlen(h->cpu); n > 0 && h->cpu[n - 1] == ' '; n--) h->cpu[n - 1] = 0;
+    }
+}
+
+const struct host_caps *host_caps(void)
+{
+    static struct host_caps h;
+    static bool probed;
+    if (probed) return &h;
+    probed = true;
+    struct utsname u;
+    if (uname(&u) == 0) snprintf(h.kernel, sizeof h.kernel, "%s %s", u.sysname, u.release);
+    cpu_facts(&h);
+    h.rdtsc_faults = killed_by(probe_child(P_RDTSC), SIGSEGV);
+    /* Hypervisors may hide rdtscp from CPUID and still run it: try it. */
+    int rdtscp = probe_child(P_RDTSCP);
+    h.has_rdtscp = !killed_by(rdtscp, SIGILL);
+    h.rdtscp_faults = killed_by(rdtscp, SIGSEGV);
+    h.cpuid_faulting = succeeded(probe_child(P_CPUID_FAULT));
+    h.user_namespaces = succeeded(probe_child(P_USERNS));
+    h.pmu = has_pmu();
+    h.overlayfs = file_has("/proc/filesystems", "overlay");
+    h.vsyscall = file_has("/proc/self/maps", "[vsyscall]");
+    int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    if (pidfd >= 0) {
+        int copy = (int)syscall(SYS_pidfd_getfd, pidfd, 0, 0);
+        h.pidfd_getfd = copy >= 0;
+        if (copy >= 0) close(copy);
+        close(pidfd);
+    }
+    return &h;
+}
+
+int tsc_resolve(enum tsc_mode mode, bool *rewrite, char *err, size_t errlen)
+{
+    const struct host_caps *h = host_caps();
+    /* Both instructions must fault for the fault path to cover them. */
+    bool faults = h->rdtsc_faults && (h->rdtscp_faults || !h->has_rdtscp);
+    switch (mode) {
+    case TSC_REWRITE: *rewrite = true; return 0;
+    case TSC_AUTO: *rewrite = !faults; return 0;
+    case TSC_TRAP:
+        if (!faults) {
+            snprintf(err, errlen, "tsc = trap, but this host's rdtsc does not fault under PR_SET_TSC "
+                     "(see dsim doctor); use tsc = auto or rewrite, or --tsc rewrite");
+            return -1;
+        }
+        *rewrite = false;
+        return 0;
+    }
+    return -1;
+}

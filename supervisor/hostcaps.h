@@ -1,0 +1,29 @@
+/* What this host can do, probed once per dsim process: the facts that
+ * decide how dsim keeps a run deterministic here (`dsim doctor`). */
+#ifndef DSIM_HOSTCAPS_H
+#define DSIM_HOSTCAPS_H
+#include <stdbool.h>
+#include "supervisor/config.h"
+
+struct host_caps {
+    bool rdtsc_faults;      /* PR_SET_TSC makes rdtsc raise SIGSEGV */
+    bool rdtscp_faults;     /* and rdtscp */
+    bool has_rdtscp;
+    bool cpuid_faulting;    /* ARCH_SET_CPUID can make cpuid fault */
+    bool has_rdrand, has_rdseed;
+    bool pmu;               /* a hardware instruction counter (perf_event_open) */
+    bool user_namespaces;   /* an unprivileged user namespace can be made */
+    bool overlayfs;
+    bool pidfd_getfd;
+    bool vsyscall;          /* the legacy vsyscall page is mapped */
+    char kernel[160];
+    char cpu[128];
+};
+
+const struct host_caps *host_caps(void);
+
+/* How rdtsc is kept on virtual time in a run with this setting here:
+ * true = rewritten, false = the host's fault. -1 (and why, in err) if the
+ * setting cannot be honoured on this host. */
+int tsc_resolve(enum tsc_mode mode, bool *rewrite, char *err, size_t errlen);
+#endif
