@@ -4,8 +4,10 @@
  * durable state, or torn at a 512-byte sector, as the machine's disk
  * stream decides (or as `dsim crash-states` prescribes). */
 #include "supervisor/durable.h"
+#include "supervisor/confined.h"
 #include "supervisor/xalloc.h"
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -57,11 +59,11 @@ static void undo(struct world *w, struct machine *m, const struct name_op *op)
     switch (op->kind) {
     case NOP_RENAME:
         disk_remove_tree(u0);       /* nothing, or the whiteout the rename left */
-        rename(u1, u0);
+        cf_rename(u1, u0, 0);
         disk_restore_prior(w, m, op, 1, u1);
         break;
     case NOP_EXCHANGE:
-        renameat2(AT_FDCWD, u0, AT_FDCWD, u1, RENAME_EXCHANGE);
+        cf_rename(u0, u1, RENAME_EXCHANGE);
         break;
     default:
         disk_remove_tree(u0);
@@ -118,9 +120,19 @@ static void collect_all(struct world *w, struct machine *m)
     if (nentries) qsort(entries, nentries, sizeof *entries, by_mpath);
 }
 
+/* A machine's file (confined), or a host file by its own name (read only). */
+static FILE *open_read(const char *path)
+{
+    int fd = cf_open(path, O_RDONLY, 0);
+    if (fd < 0 && errno == EXDEV) fd = open(path, O_RDONLY | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f && fd >= 0) close(fd);
+    return f;
+}
+
 static bool same_content(const char *a, const char *b)
 {
-    FILE *fa = fopen(a, "re"), *fb = fopen(b, "re");
+    FILE *fa = open_read(a), *fb = open_read(b);
     bool same = fa && fb;
     static char ba[65536], bb[65536];
     while (same) {
@@ -140,17 +152,18 @@ static void tear(const char *upath, const char *durable, off_t cut)
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.dsim-torn", upath);
     disk_copy_file(upath, tmp);
-    if (truncate(tmp, cut) != 0) {}
-    int in = open(durable, O_RDONLY | O_CLOEXEC), out = open(tmp, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (cf_truncate(tmp, cut) != 0) {}
+    FILE *in = open_read(durable);
+    int out = cf_open(tmp, O_WRONLY | O_APPEND, 0);
     char buf[65536];
-    ssize_t n;
-    if (in >= 0 && out >= 0 && lseek(in, cut, SEEK_SET) == cut)
-        while ((n = read(in, buf, sizeof buf)) > 0)
-            if (write(out, buf, (size_t)n) != n) break;
-    if (in >= 0) close(in);
+    size_t n;
+    if (in && out >= 0 && fseeko(in, cut, SEEK_SET) == 0)
+        while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+            if (write(out, buf, n) != (ssize_t)n) break;
+    if (in) fclose(in);
     if (out >= 0) close(out);
     disk_copy_file(tmp, upath);
-    unlink(tmp);
+    cf_unlink(tmp);
 }
 
 /* The file's durable content: its record, else (never synced since the
@@ -159,7 +172,7 @@ static const char *durable_source(struct world *w, struct machine *m, const stru
 {
     struct stat st;
     disk_content_path(w, m, e->upath, rec, len);
-    if (stat(rec, &st) == 0) return rec;
+    if (cf_lstat(rec, &st) == 0) return rec;
     if (stat(e->mpath, &st) == 0 && S_ISREG(st.st_mode)) return e->mpath;
     return "/dev/null";
 }
@@ -170,7 +183,7 @@ static void crash_file(struct world *w, struct machine *m, const struct entry *e
     const char *durable = durable_source(w, m, e, rec, sizeof rec);
     if (same_content(e->upath, durable)) return;
     struct stat dst;
-    off_t dsize = stat(durable, &dst) == 0 ? dst.st_size : 0;
+    off_t dsize = (cf_lstat(durable, &dst) == 0 || (errno == EXDEV && stat(durable, &dst) == 0)) ? dst.st_size : 0;
     switch (choose(w, m, 3)) {
     case 0:
         note(w, m, "%s kept (not durable)", e->mpath);
@@ -190,7 +203,7 @@ static void crash_file(struct world *w, struct machine *m, const struct entry *e
     }
     disk_copy_file(e->upath, rec);      /* what survived is durable now */
     struct timespec times[2] = { e->st.st_atim, e->st.st_mtim };
-    utimensat(AT_FDCWD, e->upath, times, 0);   /* the crash's own writes leave no host time */
+    cf_utimens(e->upath, times);   /* the crash's own writes leave no host time */
 }
 
 static bool is_whiteout(const struct stat *st) { return S_ISCHR(st->st_mode) && st->st_rdev == makedev(0, 0); }
@@ -200,7 +213,7 @@ static void prune_records(struct world *w, struct machine *m)
 {
     char dir[1024], path[2048];
     disk_dir(w, m, "content", dir, sizeof dir);
-    DIR *d = opendir(dir);
+    DIR *d = cf_opendir(dir);
     struct dirent *e;
     while (d && (e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
@@ -209,7 +222,7 @@ static void prune_records(struct world *w, struct machine *m)
         for (size_t i = 0; i < nentries && !live; i++) live = S_ISREG(entries[i].st.st_mode) && entries[i].st.st_ino == ino;
         if (live) continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
+        cf_unlink(path);
     }
     if (d) closedir(d);
 }
@@ -227,8 +240,8 @@ static void hash_disk(struct world *w, struct machine *m)
         XXH3_128bits_update(s, &kind, 1);
         char buf[65536];
         ssize_t n;
-        if (S_ISLNK(e->st.st_mode) && (n = readlink(e->upath, buf, sizeof buf)) > 0) XXH3_128bits_update(s, buf, (size_t)n);
-        int fd = S_ISREG(e->st.st_mode) ? open(e->upath, O_RDONLY | O_CLOEXEC) : -1;
+        if (S_ISLNK(e->st.st_mode) && (n = cf_readlink(e->upath, buf, sizeof buf)) > 0) XXH3_128bits_update(s, buf, (size_t)n);
+        int fd = S_ISREG(e->st.st_mode) ? cf_open(e->upath, O_RDONLY, 0) : -1;
         while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0) XXH3_128bits_update(s, buf, (size_t)n);
         if (fd >= 0) close(fd);
     }

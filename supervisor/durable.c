@@ -1,7 +1,9 @@
 #include "supervisor/xalloc.h"
 #include "supervisor/durable.h"
+#include "supervisor/confined.h"
 #include "syscalls/sys.h"
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,8 @@ static bool kernel_fs(const char *path)
 void disk_layers_init(struct world *w)
 {
     char line[4096];
+    snprintf(line, sizeof line, "%s/disk", w->run_dir);
+    cf_set_root(line);      /* every path below holds the machines' own names */
     w->layers = calloc(1, sizeof *w->layers);
     w->layers[w->nlayers++] = strdup("/");
     FILE *f = fopen("/proc/self/mounts", "re");
@@ -77,19 +81,21 @@ bool disk_upper(const struct world *w, const struct machine *m, const char *mpat
 
 bool disk_exists(const struct world *w, const struct machine *m, const char *mpath)
 {
-    char upath[4096], seen[4200];
-    struct stat st;
+    char upath[4096];
     if (!disk_upper(w, m, mpath, upath, sizeof upath)) return true;
-    /* As the machine sees it, through its own root: the overlay has the
+    /* As the machine sees it, inside its own root: the overlay has the
      * last word (a whiteout, or an opaque directory made where the host
      * has one of that name, hides the host's file). */
-    snprintf(seen, sizeof seen, "/proc/%d/root%s", (int)m->init_pid, mpath);
-    return lstat(seen, &st) == 0;
+    int fd = machine_path_open((int)m->init_pid, mpath, true, O_PATH);
+    if (fd >= 0) close(fd);
+    return fd >= 0;
 }
 
 /* ---- files ---- */
 
-static void mkdirs_for(const char *path)
+/* The parents of a path outside the disks (a --output directory, whose
+ * names below it come from the machine: they never follow a symlink). */
+static void mkdirs_outside(const char *path)
 {
     char p[4096];
     snprintf(p, sizeof p, "%s", path);
@@ -100,13 +106,23 @@ static void mkdirs_for(const char *path)
     }
 }
 
+/* Opens a file of a machine's disk (confined), or for reading a host file
+ * (a lower layer's: the host's own names), or a --output copy. */
+static int open_any(const char *path, int flags, mode_t mode)
+{
+    int fd = cf_open(path, flags, mode);
+    if (fd >= 0 || errno != EXDEV) return fd;
+    if (flags & O_CREAT) mkdirs_outside(path);
+    return open(path, flags | O_CLOEXEC | ((flags & O_ACCMODE) == O_RDONLY ? 0 : O_NOFOLLOW), mode);
+}
+
 /* Copies src over dst in place (dst keeps its inode if it exists). */
 int disk_copy_file(const char *src, const char *dst)
 {
-    int in = open(src, O_RDONLY | O_CLOEXEC);
+    int in = open_any(src, O_RDONLY, 0);
     if (in < 0) return -1;
-    mkdirs_for(dst);
-    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    cf_mkdirs_for(dst);
+    int out = open_any(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     char buf[65536];
     ssize_t n = 0;
     while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
@@ -121,7 +137,7 @@ void disk_content_path(const struct world *w, const struct machine *m, const cha
     char dir[1024];
     struct statx sx = { 0 };
     disk_dir(w, m, "content", dir, sizeof dir);
-    statx(AT_FDCWD, upath, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_BTIME, &sx);
+    cf_statx(upath, STATX_INO | STATX_BTIME, &sx);
     snprintf(out, len, "%s/%llu-%lld.%u", dir, (unsigned long long)sx.stx_ino,
              (sx.stx_mask & STATX_BTIME) ? (long long)sx.stx_btime.tv_sec : 0LL,
              (sx.stx_mask & STATX_BTIME) ? sx.stx_btime.tv_nsec : 0u);
@@ -134,26 +150,11 @@ static void grave_path(const struct world *w, const struct machine *m, unsigned 
     snprintf(out, len, "%s/%lu", dir, n);
 }
 
-void disk_remove_tree(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0) return;
-    if (!S_ISDIR(st.st_mode)) { unlink(path); return; }
-    DIR *d = opendir(path);
-    struct dirent *e;
-    char sub[4096];
-    while (d && (e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        disk_remove_tree(sub);
-    }
-    if (d) closedir(d);
-    rmdir(path);
-}
+void disk_remove_tree(const char *path) { cf_remove_tree(path); }
 
 void disk_walk(const char *upath, const char *mpath, disk_visit visit, void *arg)
 {
-    DIR *d = opendir(upath);
+    DIR *d = cf_opendir(upath);
     struct dirent *e;
     while (d && (e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
@@ -161,7 +162,7 @@ void disk_walk(const char *upath, const char *mpath, disk_visit visit, void *arg
         struct stat st;
         snprintf(usub, sizeof usub, "%s/%s", upath, e->d_name);
         snprintf(msub, sizeof msub, "%s/%s", strcmp(mpath, "/") ? mpath : "", e->d_name);
-        if (lstat(usub, &st) != 0) continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
         visit(usub, msub, &st, arg);
         if (S_ISDIR(st.st_mode)) disk_walk(usub, msub, visit, arg);
     }
@@ -185,7 +186,7 @@ static void save_prior(struct world *w, struct machine *m, struct name_op *op, i
 {
     struct stat st;
     op->prior[i] = PRIOR_NONE;
-    if (lstat(upath, &st) != 0) return;
+    if (cf_lstat(upath, &st) != 0) return;
     if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0)) {
         op->prior[i] = PRIOR_WHITEOUT;
     } else if (S_ISDIR(st.st_mode)) {
@@ -195,8 +196,8 @@ static void save_prior(struct world *w, struct machine *m, struct name_op *op, i
         char grave[4096];
         op->grave[i] = ++m->grave_seq;
         grave_path(w, m, op->grave[i], grave, sizeof grave);
-        mkdirs_for(grave);
-        if (link(upath, grave) == 0) op->prior[i] = PRIOR_SAVED;
+        cf_mkdirs_for(grave);
+        if (cf_link(upath, grave) == 0) op->prior[i] = PRIOR_SAVED;
     }
 }
 
@@ -208,20 +209,20 @@ void disk_restore_prior(const struct world *w, const struct machine *m, const st
     case PRIOR_NONE:
         break;
     case PRIOR_WHITEOUT:
-        mkdirs_for(upath);
-        mknod(upath, S_IFCHR, makedev(0, 0));
+        cf_mkdirs_for(upath);
+        cf_mknod(upath, S_IFCHR, makedev(0, 0));
         break;
     case PRIOR_DIR:
-        mkdirs_for(upath);
-        mkdir(upath, op->mode[i]);
+        cf_mkdirs_for(upath);
+        cf_mkdir(upath, op->mode[i]);
         /* Whatever the lower layer has there stays hidden, as the removed
          * directory's whiteouts hid it. */
-        setxattr(upath, "trusted.overlay.opaque", "y", 1, 0);
+        cf_set_opaque(upath);
         break;
     case PRIOR_SAVED:
         grave_path(w, m, op->grave[i], grave, sizeof grave);
-        mkdirs_for(upath);
-        link(grave, upath);
+        cf_mkdirs_for(upath);
+        cf_link(grave, upath);
         break;
     }
 }
@@ -253,11 +254,11 @@ void disk_drop_op(struct name_op *op, void *machine_and_world)
         struct stat st;
         if (op->prior[i] != PRIOR_SAVED) continue;
         grave_path(w, m, op->grave[i], grave, sizeof grave);
-        if (lstat(grave, &st) == 0 && st.st_nlink == 1) {
+        if (cf_lstat(grave, &st) == 0 && st.st_nlink == 1) {
             disk_content_path(w, m, grave, content, sizeof content);
-            unlink(content);
+            cf_unlink(content);
         }
-        unlink(grave);
+        cf_unlink(grave);
     }
 }
 
@@ -272,10 +273,10 @@ static void record_empty(struct world *w, struct machine *m, const char *mpath)
 {
     char upath[4096], content[4096];
     struct stat st;
-    if (!disk_upper(w, m, mpath, upath, sizeof upath) || lstat(upath, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    if (!disk_upper(w, m, mpath, upath, sizeof upath) || cf_lstat(upath, &st) != 0 || !S_ISREG(st.st_mode)) return;
     disk_content_path(w, m, upath, content, sizeof content);
-    mkdirs_for(content);
-    int fd = open(content, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    cf_mkdirs_for(content);
+    int fd = cf_open(content, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0) close(fd);
 }
 
@@ -319,7 +320,7 @@ void disk_file_synced(struct world *w, struct machine *m, const char *mpath)
     char upath[4096], content[4096];
     struct stat st;
     if (!w->conf->strict_names) commit(w, m);
-    if (!disk_upper(w, m, mpath, upath, sizeof upath) || lstat(upath, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    if (!disk_upper(w, m, mpath, upath, sizeof upath) || cf_lstat(upath, &st) != 0 || !S_ISREG(st.st_mode)) return;
     disk_content_path(w, m, upath, content, sizeof content);
     disk_copy_file(upath, content);
 }
@@ -353,10 +354,10 @@ static void keep_entry(const char *upath, const char *mpath, const struct stat *
     char dst[4096], target[4096];
     snprintf(dst, sizeof dst, "%s%s", (const char *)keepdir, mpath);
     ssize_t n;
-    mkdirs_for(dst);
+    mkdirs_outside(dst);
     if (S_ISDIR(st->st_mode)) mkdir(dst, 0755);
     else if (S_ISREG(st->st_mode)) disk_copy_file(upath, dst);
-    else if (S_ISLNK(st->st_mode) && (n = readlink(upath, target, sizeof target - 1)) > 0) {
+    else if (S_ISLNK(st->st_mode) && (n = cf_readlink(upath, target, sizeof target - 1)) > 0) {
         target[n] = 0;
         if (symlink(target, dst) != 0) {}
     }

@@ -3,6 +3,7 @@
  * mkdir, rmdir. The kernel makes every one of them; dsim notes, around it,
  * what a crash could undo (supervisor/durable.h). */
 #include "syscalls/sys.h"
+#include "supervisor/confined.h"
 #include "supervisor/durable.h"
 #include "supervisor/tracer.h"
 #include <fcntl.h>
@@ -25,12 +26,14 @@ static bool fd_mpath(struct thread *t, int fd, char *out, size_t len)
 }
 
 /* The machine path of the entry that path (at addr, relative to dirfd)
- * names, its last component not followed: the directory part is resolved
- * as the tracee would resolve it (an absolute path inside the machine's
- * root), and named by the kernel. */
+ * names, its last component not followed. The directory part is resolved
+ * inside the machine: an absolute path from the tracee's root, a relative
+ * one from its base directory's machine path, both with RESOLVE_IN_ROOT
+ * (an absolute symlink on the way means the machine's /, never the
+ * host's), and the result named by the kernel. */
 bool disk_entry_mpath(struct thread *t, int dirfd, uint64_t addr, char *out, size_t len)
 {
-    char path[4096], base[64], dir[4096];
+    char path[4096], dir[4096], joined[8200];
     if (mem_read_str(t->tid, addr, path, sizeof path) <= 0) return false;
     size_t n = strlen(path);
     while (n > 1 && path[n - 1] == '/') path[--n] = 0;
@@ -38,19 +41,19 @@ bool disk_entry_mpath(struct thread *t, int dirfd, uint64_t addr, char *out, siz
     const char *last = slash ? slash + 1 : path;
     if (!*last || !strcmp(last, ".") || !strcmp(last, "..")) return false;
     const char *dirpart = !slash ? "." : slash == path ? "/" : (*slash = 0, path);
-    int basefd, dfd;
+    int dfd;
     if (path[0] == '/') {
-        snprintf(base, sizeof base, "/proc/%d/root", t->tid);
-        basefd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
-        dfd = basefd < 0 ? -1 : (int)syscall(SYS_openat2, basefd, dirpart, &how, sizeof how);
+        dfd = machine_path_open(t->tid, dirpart, false, O_PATH | O_DIRECTORY);
     } else {
+        char base[64], bpath[4096];
         if (dirfd == AT_FDCWD) snprintf(base, sizeof base, "/proc/%d/cwd", t->tid);
         else snprintf(base, sizeof base, "/proc/%d/fd/%d", t->tid, dirfd);
-        basefd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        dfd = basefd < 0 ? -1 : openat(basefd, dirpart, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        ssize_t k = readlink(base, bpath, sizeof bpath - 1);
+        if (k <= 0 || bpath[0] != '/') return false;
+        bpath[k] = 0;
+        snprintf(joined, sizeof joined, "%s/%s", bpath, dirpart);
+        dfd = machine_path_open((int)t->proc->m->init_pid, joined, false, O_PATH | O_DIRECTORY);
     }
-    if (basefd >= 0) close(basefd);
     if (dfd < 0) return false;
     char self[64];
     snprintf(self, sizeof self, "/proc/self/fd/%d", dfd);
@@ -151,7 +154,7 @@ enum sys_action sys_fsync(struct world *w, struct thread *t)
     struct stat st;
     if (!fd_mpath(t, (int)ARG0(t), mpath, sizeof mpath) || !disk_upper(w, m, mpath, upath, sizeof upath))
         return SYS_PASS;
-    if (lstat(upath, &st) == 0 && S_ISDIR(st.st_mode)) disk_dir_synced(w, m, mpath);
+    if (cf_lstat(upath, &st) == 0 && S_ISDIR(st.st_mode)) disk_dir_synced(w, m, mpath);
     else disk_file_synced(w, m, mpath);     /* a journal commit, even for a file never written */
     return SYS_PASS;
 }

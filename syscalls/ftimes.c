@@ -9,6 +9,7 @@
  * reads leave no host time either; ctimes are rewritten in stat results
  * (stat.c), which also stamps files changed behind dsim's back (writes
  * through shared mappings) when a stat first sees them. */
+#include "supervisor/confined.h"
 #include "syscalls/sys.h"
 #include "supervisor/durable.h"
 #include "supervisor/tracer.h"
@@ -73,7 +74,7 @@ void ftimes_flush(struct world *w, struct machine *m)
             futimens(d->copy, ts);
             close(d->copy);
         } else {
-            utimensat(AT_FDCWD, d->upath, ts, AT_SYMLINK_NOFOLLOW);
+            cf_utimens(d->upath, ts);
             free(d->upath);
         }
     }

@@ -22,6 +22,7 @@
  *   memory), half free, and no fsid;
  * - a /proc fd link to a pipe or socket names its host inode number
  *   (readlink): the machine's is shown, as its fstat gives. */
+#include "supervisor/confined.h"
 #include "syscalls/sys.h"
 #include "supervisor/tracer.h"
 #include <fcntl.h>
@@ -46,10 +47,10 @@ static bool host_timed(struct machine *m, mode_t mode, dev_t dev)
 {
     if (S_ISFIFO(mode) || S_ISSOCK(mode)) return true;
     if (!m->proc_dev) {
-        char path[64];
         struct stat st;
-        snprintf(path, sizeof path, "/proc/%d/root/proc", (int)m->init_pid);
-        if (stat(path, &st) == 0) m->proc_dev = st.st_dev;
+        int fd = machine_path_open((int)m->init_pid, "/proc", false, O_PATH | O_DIRECTORY);
+        if (fd >= 0 && fstat(fd, &st) == 0) m->proc_dev = st.st_dev;
+        if (fd >= 0) close(fd);
     }
     return m->proc_dev && dev == m->proc_dev;
 }

@@ -95,9 +95,14 @@ write_conf "$TMP/tsc.conf" <<CONF
 duration = 5s
 tsc = rewrite
 [machine main]
-command = $hw --all
+command = $hw --all; $vd; $cl $lib
 CONF
 h=$(one_hash "$TMP/tsc.conf" 1) || exit 1
+# The same under replay, and replay --output, as under verify.
+hr=$(timeout -k 5 60 "$DSIM" replay "$TMP/tsc.conf" 1 | sed -n 's/^trace hash //p')
+ho=$(timeout -k 5 60 "$DSIM" replay "$TMP/tsc.conf" 1 --output "$TMP/out" | sed -n 's/^trace hash //p')
+[ "$hr" = "$h" ] && [ "$ho" = "$h" ] || fail "verify $h, replay $hr, replay --output $ho"
+grep -q '^main rdtsc 1000' "$TMP/out/seed-1/main.stdout" || fail "replay --output: $(head -3 "$TMP/out/seed-1/main.stdout")"
 printf '[simulation]\ntsc = sometimes\n[machine m]\ncommand = true\n' >"$TMP/bad.conf"
 "$DSIM" run "$TMP/bad.conf" --seeds 1 >/dev/null 2>"$TMP/bad.err"
 [ $? = 2 ] || fail "a bad tsc value was not refused with status 2"
