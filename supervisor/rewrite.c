@@ -155,6 +155,7 @@ struct file_sites {
     struct timespec mtime, ctime;   /* with ino and size: the same file's same content */
     struct site *v;
     size_t n;
+    size_t unverified;              /* byte patterns left alone (code/sites.h) */
 };
 static struct file_sites *files;
 static size_t nfiles, capfiles;
@@ -184,7 +185,8 @@ static const struct file_sites *file_sites(int fd)
         struct elf_code c;
         struct site_list l = { 0 };
         if (elf_code_read(img, (size_t)st.st_size, &c) == 0) {
-            if (sites_in_elf(img, (size_t)st.st_size, &c, SITES_TSC | SITES_RANDOM, &l) == 0) f->v = l.v, f->n = l.n;
+            if (sites_in_elf(img, (size_t)st.st_size, &c, SITES_TSC | SITES_RANDOM, &l) == 0)
+                f->v = l.v, f->n = l.n, f->unverified = l.unverified;
             else site_list_free(&l);
             elf_code_free(&c);
         }
@@ -229,6 +231,14 @@ static void patch_mapping(struct world *w, struct thread *t, int fd, uint64_t st
         if (patch_site(t->tid, cs, start + (s->off - off), s)) done++, seen |= SITE_BIT(s->kind);
     }
     note_rewrite(w, what, done, seen);
+    if (f->unverified) {
+        /* For `dsim verify`'s explanation: what was not rewritten. */
+        char text[512];
+        snprintf(text, sizeof text, "code: %zu byte pattern%s of rdtsc/rdtscp/rdrand/rdseed in %s did not decode "
+                 "as instructions from a known start and were left alone", f->unverified,
+                 f->unverified == 1 ? "" : "s", what);
+        trace_note(w->trace, text);
+    }
 }
 
 /* ---- the vDSO: its functions become system calls ---- */
@@ -353,15 +363,23 @@ static void mmap_done(struct world *w, struct thread *t, uint64_t addr)
     uint64_t len = (a[1] + 4095) & ~4095ULL;
     int flags = (int)a[3], fd = (int)a[4];
     forget_range(t->proc->code, addr, addr + len);
-    if (flags & MAP_ANONYMOUS) return;
+    if (flags & MAP_ANONYMOUS) {
+        if (w->tsc_rewrite)
+            trace_note(w->trace, "code: anonymous executable memory is not scanned (generated code there "
+                                 "reads the host's rdtsc and rdrand)");
+        return;
+    }
     if ((flags & MAP_TYPE) != MAP_PRIVATE) {
         trace_note(w->trace, "code: a shared executable mapping is not rewritten");
         return;
     }
     int copy = fd_copy(w, t, fd);
     if (copy < 0) return;
-    char what[64];
-    snprintf(what, sizeof what, "the file at fd %d", fd);
+    char what[4096], link[64];
+    snprintf(link, sizeof link, "/proc/%d/fd/%d", t->tid, fd);
+    ssize_t n = readlink(link, what, sizeof what - 1);
+    if (n > 0) what[n] = 0;
+    else snprintf(what, sizeof what, "the file at fd %d", fd);
     patch_mapping(w, t, copy, addr, len, a[5], what);
     close(copy);
 }
