@@ -21,26 +21,49 @@ static bool is_tid_word(const struct world *w, const struct thread *t, uint64_t 
     return false;
 }
 
-static struct fkey key_of(const struct world *w, struct thread *t, uint64_t addr, bool private)
+/* The highest user address + 1 (x86-64, 4-level paging): the kernel's
+ * access_ok() refuses anything above with EFAULT, even for private keys. */
+#define USER_END 0x7ffffffff000ULL
+
+/* The key of the futex at addr, as get_futex_key() makes it: 0, -EINVAL
+ * (misaligned) or -EFAULT (a kernel address; for a shared key, a page that
+ * is not mapped, or not readable, or not writable when `write` or when it
+ * is anonymous). */
+static int key_at(const struct world *w, struct thread *t, uint64_t addr, bool private, bool write,
+                  struct fkey *k)
 {
-    struct fkey k = { (uint64_t)t->proc->mm, addr, false };
+    *k = (struct fkey){ (uint64_t)t->proc->mm, addr, false };
+    if (addr & 3) return -EINVAL;
+    if (addr >= USER_END - 4) return -EFAULT;
     /* A thread's tid word (pthread_join waits on it without the private
      * flag) lives in its stack's private mapping: no need to look. */
-    if (private || is_tid_word(w, t, addr)) return k;
+    if (private || is_tid_word(w, t, addr)) return 0;
     char path[64], line[512];
     snprintf(path, sizeof path, "/proc/%d/maps", t->tid);
     FILE *f = fopen(path, "r");
-    if (!f) return k;
+    if (!f) return 0;
+    int r = -EFAULT;
     while (fgets(line, sizeof line, f)) {
         unsigned long lo, hi, off, dmaj, dmin, ino;
         char perms[8];
         if (sscanf(line, "%lx-%lx %7s %lx %lx:%lx %lu", &lo, &hi, perms, &off, &dmaj, &dmin, &ino) != 7) continue;
         if (addr < lo || addr >= hi) continue;
+        /* A read-only anonymous page never changes: the kernel refuses
+         * to key on it. */
+        if (perms[0] != 'r' || ((write || !ino) && perms[1] != 'w')) break;
+        r = 0;
         if (perms[3] == 's' && ino)
-            k = (struct fkey){ ino ^ (dmaj << 48) ^ (dmin << 40), off + (addr - lo), true };
+            *k = (struct fkey){ ino ^ (dmaj << 48) ^ (dmin << 40), off + (addr - lo), true };
         break;
     }
     fclose(f);
+    return r;
+}
+
+static struct fkey key_of(const struct world *w, struct thread *t, uint64_t addr, bool private)
+{
+    struct fkey k;
+    key_at(w, t, addr, private, false, &k);
     return k;
 }
 
@@ -103,29 +126,57 @@ static bool wake_op_cmp(unsigned cmp, int old, int arg)
 static long wake_op(struct world *w, struct thread *t, bool private, uint64_t a1, int n1, uint64_t a2,
                     int n2, uint32_t encoded)
 {
+    struct fkey k1, k2;
+    int e = key_at(w, t, a1, private, false, &k1);
+    if (!e) e = key_at(w, t, a2, private, true, &k2);
+    if (e) return e;
     unsigned op = (encoded >> 28) & 7, cmp = (encoded >> 24) & 15;
     /* 12-bit signed fields, sign-extended as the kernel does. */
     int oparg = (int32_t)(encoded << 8) >> 20, cmparg = (int32_t)(encoded << 20) >> 20;
-    if (encoded & ((uint32_t)FUTEX_OP_OPARG_SHIFT << 28)) {
-        if (oparg < 0 || oparg > 31) return -EINVAL;
-        oparg = (int)(1u << oparg);
-    }
-    if (cmp > FUTEX_OP_CMP_GE) return -ENOSYS;
+    /* A shift out of range is masked (the kernel logs it and goes on). */
+    if (encoded & ((uint32_t)FUTEX_OP_OPARG_SHIFT << 28)) oparg = (int)(1u << (oparg & 31));
     int old, val;
+    if (op > FUTEX_OP_XOR) return -ENOSYS;
     if (mem_read(t->tid, a2, &old, sizeof old)) return -EFAULT;
     switch (op) {
     case FUTEX_OP_SET: val = oparg; break;
     case FUTEX_OP_ADD: val = (int)((unsigned)old + (unsigned)oparg); break;
     case FUTEX_OP_OR: val = old | oparg; break;
     case FUTEX_OP_ANDN: val = old & ~oparg; break;
-    case FUTEX_OP_XOR: val = old ^ oparg; break;
-    default: return -ENOSYS;
+    default: val = old ^ oparg; break;
     }
     /* Nothing else runs while the supervisor works: read-modify-write is atomic. */
     if (mem_write(t->tid, a2, &val, sizeof val)) return -EFAULT;
-    long woken = wake_key(w, key_of(w, t, a1, private), n1, ~0u);
-    if (wake_op_cmp(cmp, old, cmparg)) woken += wake_key(w, key_of(w, t, a2, private), n2, ~0u);
+    /* The operation stands even when the comparison is unknown. */
+    if (cmp > FUTEX_OP_CMP_GE) return -ENOSYS;
+    long woken = wake_key(w, k1, n1, ~0u);
+    if (wake_op_cmp(cmp, old, cmparg)) woken += wake_key(w, k2, n2, ~0u);
     return woken;
+}
+
+/* Commands that take a timeout (the others read the argument as a count). */
+static bool has_timeout(int cmd)
+{
+    return cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET || cmd == FUTEX_LOCK_PI || cmd == FUTEX_LOCK_PI2 ||
+           cmd == FUTEX_WAIT_REQUEUE_PI;
+}
+
+/* The checks Linux makes before a command runs, in its order: the timeout
+ * (EFAULT, EINVAL), then FUTEX_CLOCK_REALTIME with a command that has no
+ * absolute timeout (ENOSYS). 0 or -errno; *ns the timeout read. */
+static int futex_precheck(struct thread *t, int op, uint64_t *ns, bool *has_ns)
+{
+    int cmd = op & FUTEX_CMD_MASK;
+    *has_ns = false;
+    if (ARG3(t) && has_timeout(cmd)) {
+        int e = read_timespec(t, ARG3(t), ns);
+        if (e) return e;
+        *has_ns = true;
+    }
+    if ((op & FUTEX_CLOCK_REALTIME) && cmd != FUTEX_WAIT_BITSET && cmd != FUTEX_WAIT_REQUEUE_PI &&
+        cmd != FUTEX_LOCK_PI2)
+        return -ENOSYS;
+    return 0;
 }
 
 enum sys_action sys_futex(struct world *w, struct thread *t)
@@ -141,25 +192,26 @@ enum sys_action sys_futex(struct world *w, struct thread *t)
         if (t->timed_out) { t->futex_space = 0; return emulate(t, -ETIMEDOUT); }
         return SYS_BLOCK;
     }
-    if (addr & 3) return emulate(t, -EINVAL);
+    uint64_t ns;
+    bool has_ns;
+    int e = futex_precheck(t, op, &ns, &has_ns);
+    if (e) return emulate(t, e);
+    struct fkey k, k2;
     switch (cmd) {
     case FUTEX_WAIT:
     case FUTEX_WAIT_BITSET: {
         uint32_t bitset = cmd == FUTEX_WAIT ? ~0u : val3;
         if (!bitset) return emulate(t, -EINVAL);
         uint64_t deadline = UINT64_MAX;
-        if (ARG3(t)) {
-            uint64_t ns;
-            int e = read_timespec(t, ARG3(t), &ns);
-            if (e) return emulate(t, e);
+        if (has_ns) {
             if (cmd == FUTEX_WAIT) deadline = w->now + ns;      /* relative */
             else deadline = deadline_for_abs(w, t, realtime ? 0 : 1, ns);
         }
+        if ((e = key_at(w, t, addr, private, false, &k))) return emulate(t, e);
         uint32_t cur;
         if (mem_read(t->tid, addr, &cur, sizeof cur)) return emulate(t, -EFAULT);
         if (cur != val) return emulate(t, -EAGAIN);
         if (deadline <= w->now) return emulate(t, -ETIMEDOUT);
-        struct fkey k = key_of(w, t, addr, private);
         t->futex_key = k.off;
         t->futex_space = k.space;
         t->futex_shared = k.shared;
@@ -170,26 +222,30 @@ enum sys_action sys_futex(struct world *w, struct thread *t)
     case FUTEX_WAKE_BITSET: {
         uint32_t bitset = cmd == FUTEX_WAKE ? ~0u : val3;
         if (!bitset) return emulate(t, -EINVAL);
-        return emulate(t, wake_key(w, key_of(w, t, addr, private), (int)(val > INT_MAX ? INT_MAX : val), bitset));
+        if ((e = key_at(w, t, addr, private, false, &k))) return emulate(t, e);
+        return emulate(t, wake_key(w, k, (int)(val > INT_MAX ? INT_MAX : val), bitset));
     }
     case FUTEX_CMP_REQUEUE:
     case FUTEX_REQUEUE: {
         int nwake = (int)val, nreq = (int)ARG3(t);
         if (nwake < 0 || nreq < 0) return emulate(t, -EINVAL);
+        if ((e = key_at(w, t, addr, private, false, &k)) || (e = key_at(w, t, addr2, private, false, &k2)))
+            return emulate(t, e);
         if (cmd == FUTEX_CMP_REQUEUE) {
             uint32_t cur;
             if (mem_read(t->tid, addr, &cur, sizeof cur)) return emulate(t, -EFAULT);
             if (cur != val3) return emulate(t, -EAGAIN);
         }
-        if (addr == addr2) return emulate(t, -EINVAL);
-        struct fkey k = key_of(w, t, addr, private);
         int woken = wake_key(w, k, nwake, ~0u);
-        return emulate(t, woken + futex_requeue(w, k, key_of(w, t, addr2, private), nreq));
+        return emulate(t, woken + futex_requeue(w, k, k2, nreq));
     }
     case FUTEX_WAKE_OP:
         return emulate(t, wake_op(w, t, private, addr, (int)val, addr2, (int)ARG3(t), val3));
-    default:
-        /* PI futexes and futex_waitv would need owner tracking: not yet. */
+    case FUTEX_LOCK_PI: case FUTEX_UNLOCK_PI: case FUTEX_TRYLOCK_PI: case FUTEX_WAIT_REQUEUE_PI:
+    case FUTEX_CMP_REQUEUE_PI: case FUTEX_LOCK_PI2:
+        /* PI futexes would need owner tracking: not yet. */
         return SYS_FENCE;
+    default:
+        return emulate(t, -ENOSYS);     /* FUTEX_FD (gone since 2.6.26) and unknown commands */
     }
 }

@@ -140,7 +140,7 @@ enum sys_action signal_interrupt(struct world *w, struct thread *t, const struct
      * signal pending, runs the handler and returns EINTR, as Linux would. */
     if (wait_mask(t, &mask)) return SYS_PASS;
     if (t->partial > 0) return emulate(t, t->partial);     /* a write interrupted midway */
-    sleep_interrupted(w, t);
+    if (sleep_interrupted(w, t)) return emulate(t, -EFAULT);
     poll_interrupted(w, t);
     struct sigaction_lite *a = &t->proc->sh->act[t->intr_sig];
     bool handler = a->handler != (uint64_t)SIG_DFL && a->handler != (uint64_t)SIG_IGN;

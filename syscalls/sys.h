@@ -94,14 +94,17 @@ uint64_t deadline_for_abs(struct world *w, struct thread *t, int clk, uint64_t a
 /* Reads a struct timespec at addr; -EFAULT/-EINVAL or 0. */
 int read_timespec(struct thread *t, uint64_t addr, uint64_t *ns);
 uint64_t clock_now(struct world *w, struct thread *t, int clk, bool *ok);
-/* Writes the time left of an interrupted nanosleep/clock_nanosleep. */
-void sleep_interrupted(struct world *w, struct thread *t);
+/* Writes the time left of an interrupted nanosleep/clock_nanosleep: 0, or
+ * -EFAULT if it cannot (the call then fails with EFAULT, not EINTR). */
+int sleep_interrupted(struct world *w, struct thread *t);
 /* A select, pselect6 or ppoll ended by a signal writes back the time left. */
 void poll_interrupted(struct world *w, struct thread *t);
 /* A timer on virtual time, shared by timerfd and POSIX timers. */
 struct vtimer { int clk; uint64_t expiry /* virtual ns, 0 = disarmed */, interval; };
+/* Reads an itimerspec: 0, -EFAULT or -EINVAL. */
+int vtimer_read(struct thread *t, uint64_t addr, uint64_t *value, uint64_t *interval);
 /* timer_settime/timerfd_settime: reads the new itimerspec at new_addr,
- * writes the old one at old_addr (if set), arms v. 0 or -errno. */
+ * arms v, then writes the old one at old_addr (if set). 0 or -errno. */
 int vtimer_settime(struct world *w, struct thread *t, struct vtimer *v, bool absolute,
                    uint64_t new_addr, uint64_t old_addr);
 /* Writes v's itimerspec at addr: 0 or -EFAULT. */

@@ -142,13 +142,28 @@ static enum sys_action sleep_until(struct thread *t, uint64_t deadline)
     return block(t, deadline, NULL);
 }
 
-/* An interrupted relative sleep reports the time left, as Linux does. */
-void sleep_interrupted(struct world *w, struct thread *t)
+/* clock_nanosleep on a CPU-time clock (scratch[1] = 1) waits until the
+ * clock reaches scratch[0]: the process's CPU time moves with its other
+ * threads' steps. */
+static bool cpu_clock_reached(struct world *w, struct thread *t)
+{
+    bool ok;
+    return clock_now(w, t, (int)ARG0(t), &ok) >= (uint64_t)t->scratch[0] || !ok;
+}
+
+/* An interrupted relative sleep reports the time left, as Linux does; a
+ * bad address for it turns EINTR into EFAULT. 0 or -EFAULT. */
+int sleep_interrupted(struct world *w, struct thread *t)
 {
     long nr = SYSNR(t);
     uint64_t rem_addr = nr == SYS_nanosleep ? ARG1(t) : nr == SYS_clock_nanosleep && !(ARG1(t) & TIMER_ABSTIME) ? ARG3(t) : 0;
-    uint64_t deadline = (uint64_t)t->scratch[0];
-    if (rem_addr) write_timespec(t, rem_addr, deadline > w->now ? deadline - w->now : 0);
+    if (!rem_addr) return 0;
+    uint64_t end = (uint64_t)t->scratch[0], now = w->now;
+    if (nr == SYS_clock_nanosleep && t->scratch[1]) {
+        bool ok;
+        now = clock_now(w, t, (int)ARG0(t), &ok);
+    }
+    return write_timespec(t, rem_addr, end > now ? end - now : 0) ? -EFAULT : 0;
 }
 
 enum sys_action sys_nanosleep(struct world *w, struct thread *t)
@@ -159,25 +174,56 @@ enum sys_action sys_nanosleep(struct world *w, struct thread *t)
         if (e) return emulate(t, e);
         if (ns == 0) return emulate(t, 0);
         t->scratch[0] = (long)(w->now + ns);
+        t->scratch[1] = 0;
     }
     return sleep_until(t, (uint64_t)t->scratch[0]);
 }
 
+/* Which clocks can be slept on, as the kernel's k_clocks say: -EINVAL for
+ * no such clock, -EOPNOTSUPP for one without nsleep, 1 for a CPU-time
+ * clock, 0 for the others. */
+static int sleep_clock(struct world *w, struct thread *t, int clk)
+{
+    bool ok;
+    switch (clk) {
+    case CLOCK_REALTIME: case CLOCK_MONOTONIC: case CLOCK_BOOTTIME: case CLOCK_TAI:
+    case CLOCK_REALTIME_ALARM: case CLOCK_BOOTTIME_ALARM:
+        return 0;
+    case CLOCK_MONOTONIC_RAW: case CLOCK_REALTIME_COARSE: case CLOCK_MONOTONIC_COARSE: case CLOCK_THREAD_CPUTIME_ID:
+        return -EOPNOTSUPP;
+    case CLOCK_PROCESS_CPUTIME_ID:
+        return 1;
+    }
+    clock_now(w, t, clk, &ok);
+    return ok && clk < 0 ? 1 : -EINVAL;
+}
+
 enum sys_action sys_clock_nanosleep(struct world *w, struct thread *t)
 {
+    int clk = (int)ARG0(t);
     if (!t->retry) {
-        int clk = (int)ARG0(t);
-        if (clk == CLOCK_THREAD_CPUTIME_ID) return emulate(t, -EINVAL);
-        bool ok;
-        clock_now(w, t, clk, &ok);
-        if (!ok || clk == CLOCK_PROCESS_CPUTIME_ID || clk < 0) return emulate(t, ok ? -ENOTSUP : -EINVAL);
+        int kind = sleep_clock(w, t, clk);
+        if (kind < 0) return emulate(t, kind);
         uint64_t ns;
         int e = read_timespec(t, ARG2(t), &ns);
         if (e) return emulate(t, e);
+        if (kind == 1) {
+            /* The caller's own thread clock: it could never move. */
+            pid_t id = (pid_t)~(clk >> 3);
+            if (clk < 0 && (clk & 4) && (id == 0 || id == t->vtid)) return emulate(t, -EINVAL);
+            bool ok;
+            uint64_t now = clock_now(w, t, clk, &ok);
+            t->scratch[0] = (long)((ARG1(t) & TIMER_ABSTIME) ? ns : now + ns);
+            t->scratch[1] = 1;
+            if ((uint64_t)t->scratch[0] <= now) return emulate(t, 0);
+            return block(t, UINT64_MAX, cpu_clock_reached);
+        }
         uint64_t deadline = (ARG1(t) & TIMER_ABSTIME) ? deadline_for_abs(w, t, clk, ns) : w->now + ns;
         if (deadline <= w->now) return emulate(t, 0);
         t->scratch[0] = (long)deadline;
+        t->scratch[1] = 0;
     }
+    if (t->scratch[1]) return cpu_clock_reached(w, t) ? emulate(t, 0) : SYS_BLOCK;
     return sleep_until(t, (uint64_t)t->scratch[0]);
 }
 
@@ -264,6 +310,17 @@ static struct timerfd_state *timerfd_find(struct world *w, struct thread *t, int
     return NULL;
 }
 
+/* The timer behind fd: -EBADF if fd is not open, -EINVAL if it is not a
+ * timerfd, as timerfd_fget() decides. */
+static int timerfd_of(struct world *w, struct thread *t, int fd, struct timerfd_state **out)
+{
+    int copy = fd_copy(w, t, fd);
+    if (copy < 0) return -EBADF;
+    close(copy);
+    *out = timerfd_find(w, t, fd);
+    return *out ? 0 : -EINVAL;
+}
+
 static void timerfd_created(struct world *w, struct thread *t, long result)
 {
     t->regs.rdi = (unsigned long long)t->scratch[0];
@@ -312,19 +369,27 @@ int vtimer_gettime(struct world *w, struct thread *t, const struct vtimer *v, ui
     return mem_write(t->tid, addr, &cur, sizeof cur) ? -EFAULT : 0;
 }
 
+int vtimer_read(struct thread *t, uint64_t addr, uint64_t *value, uint64_t *interval)
+{
+    int e = read_timespec(t, addr + sizeof(struct timespec), value);
+    return e ? e : read_timespec(t, addr, interval);
+}
+
+/* As Linux: the timer is armed first, and the old setting written after
+ * (a bad old_addr gives EFAULT with the timer armed). */
 int vtimer_settime(struct world *w, struct thread *t, struct vtimer *v, bool absolute,
                    uint64_t new_addr, uint64_t old_addr)
 {
     uint64_t value, interval;
-    int e = read_timespec(t, new_addr + sizeof(struct timespec), &value);
-    if (!e) e = read_timespec(t, new_addr, &interval);
-    if (!e && old_addr) e = vtimer_gettime(w, t, v, old_addr);
+    int e = vtimer_read(t, new_addr, &value, &interval);
     if (e) return e;
+    struct itimerspec old;
+    itimerspec_of(w, v, &old);
     if (value == 0) v->expiry = 0;
     else v->expiry = absolute ? deadline_for_abs(w, t, v->clk, value) : w->now + value;
     if (v->expiry && v->expiry < w->now) v->expiry = w->now;
     v->interval = value ? interval : 0;
-    return 0;
+    return old_addr && mem_write(t->tid, old_addr, &old, sizeof old) ? -EFAULT : 0;
 }
 
 uint64_t vtimer_expire(struct world *w, struct vtimer *v)
@@ -337,23 +402,28 @@ uint64_t vtimer_expire(struct world *w, struct vtimer *v)
 
 enum sys_action sys_timerfd_settime(struct world *w, struct thread *t)
 {
-    struct timerfd_state *s = timerfd_find(w, t, (int)ARG0(t));
-    if (!s) return emulate(t, -EINVAL);
-    if (ARG1(t) & ~(unsigned long long)(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)) return emulate(t, -EINVAL);
-    int e = vtimer_settime(w, t, &s->timer, ARG1(t) & TFD_TIMER_ABSTIME, ARG2(t), ARG3(t));
+    /* Linux's order: the new value (EFAULT), the flags and the value
+     * (EINVAL), the fd (EBADF, EINVAL), then the old value. */
+    struct timerfd_state *s;
+    uint64_t value, interval;
+    int e = vtimer_read(t, ARG2(t), &value, &interval);
+    if (!e && (ARG1(t) & ~(unsigned long long)(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET))) e = -EINVAL;
+    if (!e) e = timerfd_of(w, t, (int)ARG0(t), &s);
     if (e) return emulate(t, e);
+    e = vtimer_settime(w, t, &s->timer, ARG1(t) & TFD_TIMER_ABSTIME, ARG2(t), ARG3(t));
     /* Re-arming resets the count; the copy may be blocking, so never read
      * it unless it holds something. */
     uint64_t drain;
     struct pollfd pfd = { s->copy, POLLIN, 0 };
     if (poll(&pfd, 1, 0) == 1 && read(s->copy, &drain, sizeof drain) < 0) {}
-    return emulate(t, 0);
+    return emulate(t, e);
 }
 
 enum sys_action sys_timerfd_gettime(struct world *w, struct thread *t)
 {
-    struct timerfd_state *s = timerfd_find(w, t, (int)ARG0(t));
-    return emulate(t, s ? vtimer_gettime(w, t, &s->timer, ARG1(t)) : -EINVAL);
+    struct timerfd_state *s;
+    int e = timerfd_of(w, t, (int)ARG0(t), &s);
+    return emulate(t, e ? e : vtimer_gettime(w, t, &s->timer, ARG1(t)));
 }
 
 uint64_t timers_next(struct world *w)

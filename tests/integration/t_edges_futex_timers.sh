@@ -1,0 +1,21 @@
+#!/bin/bash
+# futex and timers at their edges answer as Linux does (futex_errors,
+# timer_errors): the errno and its precedence for bad addresses,
+# protections, flags, commands and fds; a shared futex key on an unmapped,
+# PROT_NONE or read-only anonymous page is EFAULT and a private one is not;
+# wake-op's operation stands when its comparison is unknown; timerfd's
+# old value is written after the timer is armed; clock_nanosleep's
+# EOPNOTSUPP clocks, CPU-clock sleeps that end when another thread has
+# worked, and EFAULT for an interrupted sleep's bad remaining-time address.
+# Each runs natively and under dsim with the same output; one seed gives one
+# hash.
+. "$(dirname "$0")/lib.sh"
+for p in futex_errors timer_errors; do
+    prog=$(build $p)
+    timeout 30 "$prog" >"$TMP/$p.native" || { cat "$TMP/$p.native"; fail "$p failed natively"; }
+    dsim_exec 1 "$prog" >"$TMP/$p.dsim" || { cat "$TMP/exec.err" "$TMP/$p.dsim"; fail "$p failed under dsim"; }
+    diff "$TMP/$p.native" "$TMP/$p.dsim" >&2 || fail "$p under dsim differs from native"
+    [ "$(wc -l <"$TMP/$p.native")" -ge 25 ] || fail "$p printed too little"
+    h=$(same_hash_twice 1 "$prog") || exit 1
+    note "$p as natively; hash $h twice"
+done
