@@ -8,11 +8,13 @@
 #include <sys/ptrace.h>
 #include <sched.h>
 #include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <linux/sched.h>
 
 
@@ -186,10 +188,33 @@ void proc_on_exit(struct world *w, struct process *p)
 
 /* ---- wait ---- */
 
+/* A process's process group as its machine numbers it (the last NSpgid
+ * field), or 0. Read only for waits on a group. */
+static pid_t machine_pgid(pid_t host_pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", host_pid);
+    FILE *f = fopen(path, "re");
+    pid_t v = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "NSpgid:", 7) == 0) {
+            char *last = strrchr(line, '\t');
+            v = last ? (pid_t)atoi(last + 1) : 0;
+            break;
+        }
+    if (f) fclose(f);
+    return v;
+}
+
+/* which as wait4 takes it: > 0 a pid, -1 any child, 0 the caller's group,
+ * < -1 the group -which. */
 static bool child_matches(const struct process *c, const struct process *p, long which)
 {
     if (c->parent != p || c->reaped) return false;
-    return which <= 0 || c->vpid == (pid_t)which;    /* process groups: any child */
+    if (which > 0) return c->vpid == (pid_t)which;
+    if (which == -1) return true;
+    pid_t group = which == 0 ? machine_pgid(p->pid) : (pid_t)-which;
+    return group && machine_pgid(c->pid) == group;
 }
 
 static bool has_zombie(struct world *w, struct process *p, long which)
@@ -255,10 +280,33 @@ enum sys_action sys_wait4(struct world *w, struct thread *t)
     return block(t, UINT64_MAX, wait4_ready);
 }
 
-static long waitid_which(struct thread *t)
+/* waitid's (idtype, id) as wait4's which; LONG_MIN if the kernel refuses
+ * them (EINVAL: it is passed, and fails at once). */
+static long waitid_which(struct world *w, struct thread *t)
 {
-    int idtype = (int)ARG0(t);
-    return idtype == P_PID ? (long)(int)ARG1(t) : -1;
+    int idtype = (int)ARG0(t), id = (int)ARG1(t);
+    switch (idtype) {
+    case P_ALL: return -1;
+    case P_PID: return id > 0 ? id : LONG_MIN;
+    case P_PGID: return id >= 0 ? (id ? -(long)id : 0) : LONG_MIN;
+    case P_PIDFD: {
+        /* The pidfd's process, by the host pid its fdinfo names. */
+        int copy = fd_copy(w, t, id);
+        char path[64], line[128];
+        pid_t host = 0;
+        if (copy < 0) return LONG_MIN;
+        snprintf(path, sizeof path, "/proc/self/fdinfo/%d", copy);
+        FILE *f = fopen(path, "re");
+        while (f && fgets(line, sizeof line, f))
+            if (!strncmp(line, "Pid:", 4)) host = (pid_t)atoi(line + 4);
+        if (f) fclose(f);
+        close(copy);
+        for (size_t i = 0; i < w->nprocs && host > 0; i++)
+            if (w->procs[i]->pid == host) return w->procs[i]->vpid;
+        return LONG_MIN;
+    }
+    }
+    return LONG_MIN;
 }
 
 static void waitid_done(struct world *w, struct thread *t, long result)
@@ -270,17 +318,26 @@ static void waitid_done(struct world *w, struct thread *t, long result)
     if (result == 0) put_rusage(w, t, ARG4(t), steps);
 }
 
+/* A wait for stops or continuations only: job control is not simulated,
+ * so none comes; it ends when no child is left (ECHILD). */
 static bool waitid_ready(struct world *w, struct thread *t)
 {
-    return has_zombie(w, t->proc, waitid_which(t)) || !has_child(w, t->proc, waitid_which(t));
+    long which = t->scratch[0];
+    bool exits = ARG3(t) & WEXITED;
+    return (exits && has_zombie(w, t->proc, which)) || !has_child(w, t->proc, which);
 }
 
 enum sys_action sys_waitid(struct world *w, struct thread *t)
 {
-    long which = waitid_which(t);
-    if (!(ARG3(t) & WEXITED) || (int)ARG0(t) == P_PIDFD) return SYS_FENCE;
-    if (!has_child(w, t->proc, which)) return SYS_PASS;
-    if ((ARG3(t) & WNOHANG) || has_zombie(w, t->proc, which)) {
+    int options = (int)ARG3(t);
+    /* What the kernel refuses at once, it refuses here too. */
+    if ((options & ~(WNOHANG | WEXITED | WSTOPPED | WCONTINUED | WNOWAIT | __WNOTHREAD | __WCLONE | __WALL)) ||
+        !(options & (WEXITED | WSTOPPED | WCONTINUED)))
+        return SYS_PASS;
+    long which = waitid_which(w, t);
+    if (which == LONG_MIN || !has_child(w, t->proc, which)) return SYS_PASS;     /* EINVAL, EBADF, ECHILD */
+    t->scratch[0] = which;
+    if ((options & WNOHANG) || ((options & WEXITED) && has_zombie(w, t->proc, which))) {
         t->on_exit = waitid_done;
         return SYS_PASS_EXIT;
     }
