@@ -112,6 +112,9 @@ struct process {
     struct sighand *sh;
     uint64_t alarm_at;      /* ITIMER_REAL expiry (virtual ns), 0 = off */
     uint64_t alarm_interval;
+    /* ITIMER_VIRTUAL and ITIMER_PROF: expiry and interval on its CPU time
+     * (its steps times the quantum, all of it user time), 0 = off. */
+    uint64_t cpu_itimer_at[2], cpu_itimer_interval[2];
     struct thread *vfork_parent; /* held until this child execs or exits */
     uint64_t dead_steps;    /* steps of its threads compacted out of the world's list */
     uint64_t children_steps; /* steps of the children it waited for, and of theirs */

@@ -35,12 +35,31 @@ static bool clock_ok(int clk)
            clk == CLOCK_REALTIME_ALARM || clk == CLOCK_BOOTTIME_ALARM || clk == CLOCK_TAI;
 }
 
+/* A CPU-time clock's owner: the caller's process or thread, or the process
+ * or thread a clock id of clock_getcpuclockid names. 0, or -EINVAL. */
+static int cpu_clock_owner(struct world *w, struct thread *t, int clk, struct vtimer *v)
+{
+    if (clk == CLOCK_PROCESS_CPUTIME_ID) { v->cpu_p = t->proc; return 0; }
+    if (clk == CLOCK_THREAD_CPUTIME_ID) { v->cpu_p = t->proc; v->cpu_t = t; return 0; }
+    if (clk >= 0 || (clk & 7) == 3) return -EINVAL;
+    pid_t id = ~(clk >> 3);
+    if (clk & 4) {
+        struct thread *o = id ? world_thread_by_vtid(w, t->proc->m, id) : t;
+        if (!o) return -EINVAL;
+        v->cpu_p = o->proc, v->cpu_t = o;
+    } else {
+        struct process *p = id ? world_proc_by_vpid(t->proc->m, w, id) : t->proc;
+        if (!p) return -EINVAL;
+        v->cpu_p = p;
+    }
+    return 0;
+}
+
 enum sys_action sys_timer_create(struct world *w, struct thread *t)
 {
     int clk = (int)ARG0(t);
-    if (clk == CLOCK_PROCESS_CPUTIME_ID || clk == CLOCK_THREAD_CPUTIME_ID || clk < 0) return SYS_FENCE;
-    if (!clock_ok(clk)) return emulate(t, -EINVAL);
-    struct ptimer pt = { .owner = t->proc, .timer = { clk, 0, 0 }, .notify = SIGEV_SIGNAL, .sig = SIGALRM };
+    struct ptimer pt = { .owner = t->proc, .timer = { clk, 0, 0, NULL, NULL }, .notify = SIGEV_SIGNAL, .sig = SIGALRM };
+    if (!clock_ok(clk) && cpu_clock_owner(w, t, clk, &pt.timer) < 0) return emulate(t, -EINVAL);
     int id = 0;
     for (size_t i = 0; i < w->nptimers; i++)
         if (w->ptimers[i].owner == t->proc && w->ptimers[i].id >= id) id = w->ptimers[i].id + 1;
@@ -110,11 +129,14 @@ static bool live(const struct ptimer *pt)
     return !pt->deleted && !pt->owner->exited && pt->timer.expiry;
 }
 
+/* The next world time a timer expires; CPU-time timers have none (their
+ * clocks move only with steps, and the clock never jumps to them). */
 uint64_t ptimers_next(struct world *w)
 {
     uint64_t next = UINT64_MAX;
     for (size_t i = 0; i < w->nptimers; i++)
-        if (live(&w->ptimers[i]) && w->ptimers[i].timer.expiry < next) next = w->ptimers[i].timer.expiry;
+        if (live(&w->ptimers[i]) && !w->ptimers[i].timer.cpu_p && w->ptimers[i].timer.expiry < next)
+            next = w->ptimers[i].timer.expiry;
     return next;
 }
 
@@ -141,7 +163,7 @@ void ptimers_fire(struct world *w)
 {
     for (size_t i = 0; i < w->nptimers; i++) {
         struct ptimer *pt = &w->ptimers[i];
-        if (!live(pt) || pt->timer.expiry > w->now) continue;
+        if (!live(pt) || pt->timer.expiry > vtimer_now(w, &pt->timer)) continue;
         pt->overrun = (int)(vtimer_expire(w, &pt->timer) - 1);
         if (pt->notify != SIGEV_NONE) notify(w, pt);
     }

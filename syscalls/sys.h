@@ -99,8 +99,17 @@ uint64_t clock_now(struct world *w, struct thread *t, int clk, bool *ok);
 int sleep_interrupted(struct world *w, struct thread *t);
 /* A select, pselect6 or ppoll ended by a signal writes back the time left. */
 void poll_interrupted(struct world *w, struct thread *t);
-/* A timer on virtual time, shared by timerfd and POSIX timers. */
-struct vtimer { int clk; uint64_t expiry /* virtual ns, 0 = disarmed */, interval; };
+/* A timer on virtual time, shared by timerfd and POSIX timers; or on a
+ * process's (cpu_p) or a thread's (cpu_t) CPU time, which moves only with
+ * their steps. expiry and interval are on that clock. */
+struct vtimer {
+    int clk;
+    uint64_t expiry /* ns, 0 = disarmed */, interval;
+    struct process *cpu_p;
+    struct thread *cpu_t;
+};
+/* Now, on the timer's clock. */
+uint64_t vtimer_now(struct world *w, const struct vtimer *v);
 /* Reads an itimerspec: 0, -EFAULT or -EINVAL. */
 int vtimer_read(struct thread *t, uint64_t addr, uint64_t *value, uint64_t *interval);
 /* timer_settime/timerfd_settime: reads the new itimerspec at new_addr,

@@ -261,18 +261,43 @@ static int read_timeval_ns(struct thread *t, uint64_t addr, uint64_t *ns)
     return 0;
 }
 
+/* ITIMER_VIRTUAL (0 here) and ITIMER_PROF (1) of p, as vtimers on its CPU time. */
+static struct vtimer cpu_itimer(struct process *p, int which)
+{
+    return (struct vtimer){ CLOCK_PROCESS_CPUTIME_ID, p->cpu_itimer_at[which], p->cpu_itimer_interval[which], p, NULL };
+}
+
+static void cpu_itimer_read(struct world *w, struct process *p, int which, struct itimerval *v)
+{
+    struct vtimer vt = cpu_itimer(p, which);
+    uint64_t now = vtimer_now(w, &vt), left = vt.expiry > now ? vt.expiry - now : (vt.expiry ? 1 : 0);
+    v->it_value.tv_sec = (time_t)(left / NS);
+    v->it_value.tv_usec = (suseconds_t)((left % NS + 999) / 1000);
+    if (v->it_value.tv_usec >= 1000000) { v->it_value.tv_sec++; v->it_value.tv_usec -= 1000000; }
+    v->it_interval.tv_sec = (time_t)(vt.interval / NS);
+    v->it_interval.tv_usec = (suseconds_t)(vt.interval % NS / 1000);
+}
+
+static void any_itimer_read(struct world *w, struct process *p, int which, struct itimerval *v)
+{
+    if (which == ITIMER_REAL) itimer_read(w, p, v);
+    else cpu_itimer_read(w, p, which == ITIMER_VIRTUAL ? 0 : 1, v);
+}
+
 enum sys_action sys_getitimer(struct world *w, struct thread *t)
 {
-    if (ARG0(t) != ITIMER_REAL) return ARG0(t) <= ITIMER_PROF ? SYS_FENCE : emulate(t, -EINVAL);
+    int which = (int)ARG0(t);
+    if (which < ITIMER_REAL || which > ITIMER_PROF) return emulate(t, -EINVAL);
     struct itimerval v;
-    itimer_read(w, t->proc, &v);
+    any_itimer_read(w, t->proc, which, &v);
     return emulate(t, mem_write(t->tid, ARG1(t), &v, sizeof v) ? -EFAULT : 0);
 }
 
 enum sys_action sys_setitimer(struct world *w, struct thread *t)
 {
-    /* CPU-time timers would need CPU accounting per instruction: a fence. */
-    if (ARG0(t) != ITIMER_REAL) return ARG0(t) <= ITIMER_PROF ? SYS_FENCE : emulate(t, -EINVAL);
+    /* Linux's order: the new value (EFAULT, EINVAL), the timer (EINVAL),
+     * then the old value, written after the timer is armed. */
+    int which = (int)ARG0(t);
     uint64_t value = 0, interval = 0;
     if (ARG1(t)) {
         /* struct itimerval is { it_interval, it_value }. */
@@ -280,14 +305,21 @@ enum sys_action sys_setitimer(struct world *w, struct thread *t)
         if (!e) e = read_timeval_ns(t, ARG1(t) + offsetof(struct itimerval, it_interval), &interval);
         if (e) return emulate(t, e);
     }
-    if (ARG2(t)) {
-        struct itimerval old;
-        itimer_read(w, t->proc, &old);
-        if (mem_write(t->tid, ARG2(t), &old, sizeof old)) return emulate(t, -EFAULT);
+    if (which < ITIMER_REAL || which > ITIMER_PROF) return emulate(t, -EINVAL);
+    struct itimerval old;
+    struct process *p = t->proc;
+    any_itimer_read(w, p, which, &old);
+    if (which == ITIMER_REAL) {
+        p->alarm_at = value ? w->now + value : 0;
+        p->alarm_interval = value ? interval : 0;
+    } else {
+        /* On the process's CPU time, which moves only with its steps. */
+        int k = which == ITIMER_VIRTUAL ? 0 : 1;
+        struct vtimer vt = cpu_itimer(p, k);
+        p->cpu_itimer_at[k] = value ? vtimer_now(w, &vt) + value : 0;
+        p->cpu_itimer_interval[k] = value ? interval : 0;
     }
-    t->proc->alarm_at = value ? w->now + value : 0;
-    t->proc->alarm_interval = value ? interval : 0;
-    return emulate(t, 0);
+    return emulate(t, ARG2(t) && mem_write(t->tid, ARG2(t), &old, sizeof old) ? -EFAULT : 0);
 }
 
 /* ---- timerfd: a real eventfd whose counter the supervisor bumps ---- */
@@ -333,7 +365,7 @@ static void timerfd_created(struct world *w, struct thread *t, long result)
         w->captimerfds = w->captimerfds ? 2 * w->captimerfds : 8;
         w->timerfds = realloc(w->timerfds, w->captimerfds * sizeof *w->timerfds);
     }
-    w->timerfds[w->ntimerfds++] = (struct timerfd_state){ c, t->proc, { (int)t->scratch[0], 0, 0 } };
+    w->timerfds[w->ntimerfds++] = (struct timerfd_state){ c, t->proc, { (int)t->scratch[0], 0, 0, NULL, NULL } };
 }
 
 enum sys_action sys_timerfd_create(struct world *w, struct thread *t)
@@ -355,9 +387,15 @@ enum sys_action sys_timerfd_create(struct world *w, struct thread *t)
     return SYS_PASS_EXIT;
 }
 
-static void itimerspec_of(const struct world *w, const struct vtimer *v, struct itimerspec *out)
+uint64_t vtimer_now(struct world *w, const struct vtimer *v)
 {
-    uint64_t left = v->expiry > w->now ? v->expiry - w->now : (v->expiry ? 1 : 0);
+    return v->cpu_p ? cpu_time(w, v->cpu_p, v->cpu_t) : w->now;
+}
+
+static void itimerspec_of(struct world *w, const struct vtimer *v, struct itimerspec *out)
+{
+    uint64_t now = vtimer_now(w, v);
+    uint64_t left = v->expiry > now ? v->expiry - now : (v->expiry ? 1 : 0);
     out->it_value = (struct timespec){ (time_t)(left / NS), (long)(left % NS) };
     out->it_interval = (struct timespec){ (time_t)(v->interval / NS), (long)(v->interval % NS) };
 }
@@ -385,9 +423,11 @@ int vtimer_settime(struct world *w, struct thread *t, struct vtimer *v, bool abs
     if (e) return e;
     struct itimerspec old;
     itimerspec_of(w, v, &old);
+    uint64_t now = vtimer_now(w, v);
     if (value == 0) v->expiry = 0;
-    else v->expiry = absolute ? deadline_for_abs(w, t, v->clk, value) : w->now + value;
-    if (v->expiry && v->expiry < w->now) v->expiry = w->now;
+    else if (!absolute) v->expiry = now + value;
+    else v->expiry = v->cpu_p ? value : deadline_for_abs(w, t, v->clk, value);
+    if (v->expiry && v->expiry < now) v->expiry = now;
     v->interval = value ? interval : 0;
     return old_addr && mem_write(t->tid, old_addr, &old, sizeof old) ? -EFAULT : 0;
 }
@@ -395,7 +435,7 @@ int vtimer_settime(struct world *w, struct thread *t, struct vtimer *v, bool abs
 uint64_t vtimer_expire(struct world *w, struct vtimer *v)
 {
     if (!v->interval) { v->expiry = 0; return 1; }
-    uint64_t n = 1 + (w->now - v->expiry) / v->interval;
+    uint64_t n = 1 + (vtimer_now(w, v) - v->expiry) / v->interval;
     v->expiry += n * v->interval;
     return n;
 }
@@ -453,10 +493,24 @@ void timers_fire(struct world *w)
     for (size_t i = 0; i < w->nprocs; i++) {
         struct process *p = w->procs[i];
         if (p->exited || !p->alarm_at || p->alarm_at > w->now) continue;
-        struct vtimer alarm = { CLOCK_REALTIME, p->alarm_at, p->alarm_interval };
+        struct vtimer alarm = { CLOCK_REALTIME, p->alarm_at, p->alarm_interval, NULL, NULL };
         vtimer_expire(w, &alarm);
         p->alarm_at = alarm.expiry;
         trace_event(w->trace, w->now, p->m->name, p->vpid, "timer SIGALRM");
         if (kill(p->pid, SIGALRM) == 0) signal_generated(w, p, NULL, SIGALRM);
+    }
+    /* CPU-time itimers: the process's steps moved its clock past them. */
+    for (size_t i = 0; i < w->nprocs; i++) {
+        struct process *p = w->procs[i];
+        for (int k = 0; k < 2 && !p->exited; k++) {
+            if (!p->cpu_itimer_at[k]) continue;
+            struct vtimer vt = cpu_itimer(p, k);
+            if (vt.expiry > vtimer_now(w, &vt)) continue;
+            vtimer_expire(w, &vt);
+            p->cpu_itimer_at[k] = vt.expiry;
+            int sig = k == 0 ? SIGVTALRM : SIGPROF;
+            trace_event(w->trace, w->now, p->m->name, p->vpid, "timer SIG%s", sigabbrev_np(sig));
+            if (kill(p->pid, sig) == 0) signal_generated(w, p, NULL, sig);
+        }
     }
 }
