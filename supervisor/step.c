@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -390,6 +391,9 @@ static void finish_syscall(struct thread *t)
     t->ready = NULL;
     t->woken = t->interrupted = t->timed_out = t->retry = false;
     t->futex_space = 0;
+    free(t->futexv);
+    t->futexv = NULL;
+    t->nfutexv = 0;
     t->partial = 0;
     t->pending_sig = 0;
     thread_drop_copy(t);

@@ -56,6 +56,10 @@ struct thread {
     uint64_t futex_space;   /* mm id, or the backing inode; 0 = not waiting */
     bool futex_shared;
     uint32_t futex_bitset;
+    /* futex_waitv: its keys, three words each (space, offset, shared), and
+     * the index of the one a wake came through. */
+    uint64_t *futexv;
+    int nfutexv, futexv_hit;
     uint64_t sigsuspend_mask;
     long scratch[6];        /* per-syscall state kept across a block */
     long partial;           /* bytes a blocking write already moved */

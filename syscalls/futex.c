@@ -67,10 +67,22 @@ static struct fkey key_of(const struct world *w, struct thread *t, uint64_t addr
     return k;
 }
 
+/* The index of t's futex_waitv key k, or -1. */
+static int waitv_index(const struct thread *t, struct fkey k)
+{
+    for (int i = 0; i < t->nfutexv; i++) {
+        const uint64_t *v = &t->futexv[3 * i];
+        if (v[0] == k.space && v[1] == k.off && (bool)v[2] == k.shared) return i;
+    }
+    return -1;
+}
+
 static bool waiting_on(const struct thread *t, struct fkey k, uint32_t bitset)
 {
-    return t->state == TS_BLOCKED && !t->woken && t->futex_space && t->futex_space == k.space &&
-           t->futex_key == k.off && t->futex_shared == k.shared && (t->futex_bitset & bitset);
+    if (t->state != TS_BLOCKED || t->woken || !t->futex_space) return false;
+    if (t->nfutexv) return waitv_index(t, k) >= 0;
+    return t->futex_space == k.space && t->futex_key == k.off && t->futex_shared == k.shared &&
+           (t->futex_bitset & bitset);
 }
 
 /* Wakes up to n waiters on k; returns how many. */
@@ -81,9 +93,10 @@ static int wake_key(struct world *w, struct fkey k, int n, uint32_t bitset)
     for (size_t i = 0; i < w->nthreads && nc < 256; i++)
         if (waiting_on(w->threads[i], k, bitset)) cand[nc++] = w->threads[i];
     while (woken < n && nc > 0) {
-        int k = (int)prng_below(&w->sched, (uint64_t)nc);
-        cand[k]->woken = true;
-        cand[k] = cand[--nc];
+        int c = (int)prng_below(&w->sched, (uint64_t)nc);
+        cand[c]->woken = true;
+        if (cand[c]->nfutexv) cand[c]->futexv_hit = waitv_index(cand[c], k);
+        cand[c] = cand[--nc];
         woken++;
     }
     return woken;
@@ -102,7 +115,7 @@ static int futex_requeue(struct world *w, struct fkey k, struct fkey k2, int n)
     int moved = 0;
     for (size_t i = 0; i < w->nthreads && moved < n; i++) {
         struct thread *t = w->threads[i];
-        if (!waiting_on(t, k, ~0u)) continue;
+        if (t->nfutexv || !waiting_on(t, k, ~0u)) continue;    /* the kernel requeues no waitv waiter */
         t->futex_key = k2.off;
         t->futex_space = k2.space;
         t->futex_shared = k2.shared;
@@ -248,4 +261,69 @@ enum sys_action sys_futex(struct world *w, struct thread *t)
     default:
         return emulate(t, -ENOSYS);     /* FUTEX_FD (gone since 2.6.26) and unknown commands */
     }
+}
+
+/* ---- futex_waitv: one wait on up to 128 futexes ---- */
+
+#define WAITV_MAX 128
+#define FUTEX2_SIZE_U32 0x02
+#define FUTEX2_SIZE_MASK 0x03
+#define FUTEX2_PRIVATE FUTEX_PRIVATE_FLAG
+
+struct waitv_entry { uint64_t val, uaddr; uint32_t flags, reserved; };
+
+/* Linux's checks, in its order: flags, count, clock, timeout, then each
+ * entry (EFAULT, EINVAL), each key, each value (EAGAIN). */
+static int waitv_setup(struct world *w, struct thread *t, uint64_t *deadline)
+{
+    unsigned n = (unsigned)ARG1(t);
+    if (ARG2(t)) return -EINVAL;
+    if (!n || n > WAITV_MAX || !ARG0(t)) return -EINVAL;
+    *deadline = UINT64_MAX;
+    if (ARG3(t)) {
+        int clk = (int)ARG4(t);
+        uint64_t ns;
+        if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC) return -EINVAL;
+        int e = read_timespec(t, ARG3(t), &ns);
+        if (e) return e;
+        *deadline = deadline_for_abs(w, t, clk, ns);
+    }
+    struct waitv_entry v[WAITV_MAX];
+    if (mem_read(t->tid, ARG0(t), v, n * sizeof *v)) return -EFAULT;
+    for (unsigned i = 0; i < n; i++)
+        if ((v[i].flags & ~(FUTEX2_SIZE_MASK | FUTEX2_PRIVATE)) || v[i].reserved ||
+            (v[i].flags & FUTEX2_SIZE_MASK) != FUTEX2_SIZE_U32)
+            return -EINVAL;
+    uint64_t *keys = calloc(3 * n, sizeof *keys);
+    if (!keys) return -ENOMEM;
+    for (unsigned i = 0; i < n; i++) {
+        struct fkey k;
+        int e = key_at(w, t, v[i].uaddr, v[i].flags & FUTEX2_PRIVATE, false, &k);
+        if (e) { free(keys); return e; }
+        keys[3 * i] = k.space, keys[3 * i + 1] = k.off, keys[3 * i + 2] = k.shared;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t cur;
+        if (mem_read(t->tid, v[i].uaddr, &cur, sizeof cur)) { free(keys); return -EFAULT; }
+        if (cur != (uint32_t)v[i].val) { free(keys); return -EAGAIN; }
+    }
+    t->futexv = keys;
+    t->nfutexv = (int)n;
+    return 0;
+}
+
+enum sys_action sys_futex_waitv(struct world *w, struct thread *t)
+{
+    if (t->retry) {
+        if (t->woken) return emulate(t, t->futexv_hit);
+        if (t->timed_out) return emulate(t, -ETIMEDOUT);
+        return SYS_BLOCK;
+    }
+    uint64_t deadline;
+    int e = waitv_setup(w, t, &deadline);
+    if (e) return emulate(t, e);
+    if (deadline <= w->now) return emulate(t, -ETIMEDOUT);
+    t->futex_space = 1;     /* waiting; the keys are in futexv */
+    t->futexv_hit = -1;
+    return block(t, deadline, NULL);
 }

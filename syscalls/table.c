@@ -13,7 +13,7 @@
     X(sys_epoll_pwait2) X(sys_clock_gettime) X(sys_clock_getres) X(sys_clock_settime) \
     X(sys_gettimeofday) X(sys_time) X(sys_nanosleep) X(sys_clock_nanosleep) X(sys_alarm) \
     X(sys_getitimer) X(sys_setitimer) X(sys_timerfd_create) X(sys_timerfd_settime) \
-    X(sys_timerfd_gettime) X(sys_futex) X(sys_clone) X(sys_clone3) X(sys_fork) X(sys_vfork) \
+    X(sys_timerfd_gettime) X(sys_futex) X(sys_futex_waitv) X(sys_clone) X(sys_clone3) X(sys_fork) X(sys_vfork) \
     X(sys_execve) X(sys_exit) X(sys_exit_group) X(sys_wait4) X(sys_waitid) X(sys_set_tid_address) \
     X(sys_rt_sigaction) X(sys_kill) X(sys_pause) X(sys_rt_sigsuspend) X(sys_rt_sigtimedwait) \
     X(sys_getrandom) X(sys_uname) X(sys_sysinfo) X(sys_sched_getaffinity) X(sys_sched_setaffinity) \
@@ -116,7 +116,8 @@ const struct sys_entry sys_table[] = {
     E(timer_gettime, sys_timer_gettime, "dp", I) E(timer_getoverrun, sys_timer_getoverrun, "d", I)
     E(timer_delete, sys_timer_delete, "d", I)
     /* Threads and processes. */
-    E(futex, sys_futex, "pFdppx", R) E(set_tid_address, sys_set_tid_address, "p", I)
+    E(futex, sys_futex, "pFdppx", R) E(futex_waitv, sys_futex_waitv, "pdxpd", R)
+    E(set_tid_address, sys_set_tid_address, "p", I)
     E(clone, sys_clone, "xppppx", I) E(clone3, sys_clone3, "pd", I) E(fork, sys_fork, "", I)
     E(vfork, sys_vfork, "", I) E(execve, sys_execve, "spp", I) E(execveat, sys_execve, "dsppx", I)
     E(exit, sys_exit, "d", I) E(exit_group, sys_exit_group, "d", I)
