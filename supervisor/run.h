@@ -18,6 +18,7 @@ struct run_opts {
     struct crash_pick *pick;        /* dsim crash-states: one crash's decisions */
     bool quiet_check;               /* the check's output is not printed */
     bool skip_check;                /* nor is the check run (a re-run for its trace only) */
+    struct watch *watch;            /* dsim verify: compared with earlier runs as it goes */
 };
 
 struct run_result {

@@ -239,6 +239,9 @@ static void handle_stop(struct world *w, struct thread *t, int status)
         if (t->note_result) {
             t->note_result = false;
             note_result(w, result);
+            exit_fn more = t->exit_note;
+            t->exit_note = NULL;
+            if (more) more(w, t, result);
         } else {
             if (fn) fn(w, t, result);
             record_call(w, t, t->pending_text, "", (long)t->regs.rax, true);
@@ -348,6 +351,8 @@ void watchdog_arm(bool on)
     stall_ticks = 0;
 }
 
+void watchdog_touch(void) { stall_ticks = 0; }
+
 static void spin_detected(struct world *w, struct thread *t)
 {
     int status;
@@ -442,6 +447,7 @@ void step(struct world *w, struct thread *t)
     enum sys_action a;
     /* A call whose condition came true completes; the signal follows it. */
     bool done = t->woken || t->timed_out || (t->ready && t->ready(w, t));
+    t->exit_note = NULL;
     if (t->interrupted && !done) a = signal_interrupt(w, t, e);
     else a = e && e->handler ? e->handler(w, t) : SYS_FENCE;
     if (a == SYS_BLOCK && t->pending_sig) a = signal_before_block(w, t, e);

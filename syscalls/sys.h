@@ -117,6 +117,10 @@ uint64_t ptimers_next(struct world *w);
 void ptimers_fire(struct world *w);
 void ptimers_exec(struct world *w, struct process *p);
 
+/* outside.c: at an open's exit, notes what the new fd reaches if it is
+ * outside the simulation (a host file, /proc, /sys, a device). */
+void outside_open_noted(struct world *w, struct thread *t, long fd);
+
 /* proc.c */
 void proc_on_exec(struct world *w, struct thread *t);
 /* A process's last thread is gone: wake waiters, reparent children. */
