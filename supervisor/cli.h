@@ -16,6 +16,7 @@ struct opts {
     size_t nfaults;
     const char *crash_state;        /* replay --crash-state C:a.b.c */
     const char *at, *machine;       /* crash-states --at T --machine M */
+    const char *verify_sample;      /* run --verify-sample 5% */
     int runs, jobs, crash, max_states;
     bool keep_going;
     char **env;

@@ -136,6 +136,8 @@ int explain_run(struct explain *e, struct run_result *r, const char *trace_path)
 
 size_t explain_hashes(const struct explain *e) { return e->ng; }
 
+const char *explain_hash(const struct explain *e, size_t i) { return i < e->ng ? e->g[i].hash : ""; }
+
 void explain_free(struct explain *e)
 {
     if (!e) return;

@@ -20,6 +20,8 @@ struct explain *explain_new(struct config *c, const struct run_opts *base, uint6
 int explain_run(struct explain *e, struct run_result *r, const char *trace_path);
 /* Distinct hashes so far. */
 size_t explain_hashes(const struct explain *e);
+/* The i-th distinct hash, in the order the runs first gave it. */
+const char *explain_hash(const struct explain *e, size_t i);
 /* Whether another run could give a stack the explanation still lacks
  * (a run takes stacks only where it parts from an earlier one). */
 bool explain_wants_more(struct explain *e);

@@ -5,6 +5,7 @@
 #include "supervisor/config.h"
 #include "supervisor/plan.h"
 #include "supervisor/run.h"
+#include "supervisor/sample.h"
 #include "supervisor/sweep.h"
 #include <errno.h>
 #include <getopt.h>
@@ -24,7 +25,7 @@
 
 static const char usage_text[] =
     "usage: dsim run CONF --seeds SPEC [-j N] [--keep-going] [--results FILE.jsonl] [--junit FILE.xml]\n"
-    "                [--checkpoint FILE] [--shard I/N] [--output DIR] [--plan FILE]\n"
+    "                [--checkpoint FILE] [--shard I/N] [--output DIR] [--plan FILE] [--verify-sample P%|K]\n"
     "       dsim run CONF --seeds SEED --trace FILE\n"
     "       dsim verify CONF --seed N [--runs K] [--trace FILE] [--plan FILE]\n"
     "       dsim replay CONF SEED [--trace FILE [--stacks MACHINE,...|all]] [--plan FILE] [--plan-out FILE]\n"
@@ -40,7 +41,8 @@ static const char usage_text[] =
     "\n"
     "SPEC is a seed (7), a range (1-100), random:N (N fresh random seeds), or a\n"
     "comma-separated list of them (1-10,42,random:100).\n"
-    "Exit status: 0 every seed passed, 1 a seed failed, 2 usage or config error.\n"
+    "Exit status: 0 every seed passed, 1 a seed failed, 2 usage or config error,\n"
+    "3 a sampled seed did not replay (--verify-sample).\n"
     "See dsim(1) and cluster.conf(5).\n";
 
 static const char *current_cmd;
@@ -236,6 +238,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         { "plan-out", required_argument, 0, 'O' }, { "crash", required_argument, 0, 'c' },
         { "max", required_argument, 0, 'm' }, { "crash-state", required_argument, 0, 'X' },
         { "at", required_argument, 0, 'a' }, { "machine", required_argument, 0, 'M' },
+        { "verify-sample", required_argument, 0, 'V' },
         { 0, 0, 0, 0 },
     };
     optind = 1;
@@ -260,6 +263,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         case 'X': o->crash_state = optarg; break;
         case 'a': o->at = optarg; break;
         case 'M': o->machine = optarg; break;
+        case 'V': o->verify_sample = optarg; break;
         case 'c':
         case 'm': {
             char *end;
@@ -382,11 +386,22 @@ static int cmd_run(int argc, char **argv)
     struct opts o = { 0 };
     if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "run");
     const char *confpath = argv[1];
-    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCSP")) return EXIT_USAGE;
+    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCSPV")) return EXIT_USAGE;
     if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
     struct seeds s = { 0 };
     if (!o.seeds) return usage_error("%s: --seeds is required", "run");
     if (parse_seeds(o.seeds, &s)) return usage_error("bad --seeds %s", o.seeds);
+    /* The sample is the whole sweep's, chosen before sharding, so that the
+     * shards' samples make up the unsharded sweep's. */
+    bool *sampled = NULL;
+    if (o.verify_sample) {
+        struct sample_spec spec;
+        if (sample_parse(o.verify_sample, &spec))
+            return usage_error("bad --verify-sample %s (use a percentage such as 5%% or a count)", o.verify_sample);
+        if (o.trace) return usage_error("%s: --verify-sample is for a sweep, not --trace", "run");
+        sampled = calloc(s.n, sizeof *sampled);
+        sample_choose(s.v, s.n, sample_size(&spec, s.n), sampled);
+    }
     unsigned long si = 0, sn = 1;
     const char *source = "";
     int sharded = shard_of(o.shard, &si, &sn, &source);
@@ -395,7 +410,10 @@ static int cmd_run(int argc, char **argv)
     size_t sweep_seeds = s.n;                   /* before sharding */
     if (sharded) {
         size_t k = 0;
-        for (size_t j = si; j < s.n; j += sn) s.v[k++] = s.v[j];
+        for (size_t j = si; j < s.n; j += sn) {
+            if (sampled) sampled[k] = sampled[j];
+            s.v[k++] = s.v[j];
+        }
         s.n = k;
         snprintf(shard, sizeof shard, "%lu/%lu", si, sn);
         fprintf(stderr, "dsim: shard %s (from %s): %zu seeds\n", shard, source, s.n);
@@ -427,7 +445,8 @@ static int cmd_run(int argc, char **argv)
                             .keep_going = o.keep_going, .progress = isatty(2) && s.n > 1,
                             .results = results, .junit = junit, .checkpoint = o.checkpoint,
                             .spec = o.seeds, .shard = shard, .sweep_seeds = sweep_seeds, .output = o.output,
-                            .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL };
+                            .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL,
+                            .sampled = sampled, .sample_spec = o.verify_sample };
         status = sweep_run(&sw);
     }
     if (results) fclose(results);
@@ -435,6 +454,7 @@ static int cmd_run(int argc, char **argv)
     fflush(stdout);
     config_free(c);
     free(s.v);
+    free(sampled);
     return status;
 }
 

@@ -54,18 +54,45 @@ static void take_stack(struct watch *wt, uint64_t index, const char *line)
     watchdog_touch();           /* unwinding took real time, not the tracee */
 }
 
+/* "MACHINE TID" of a line, in key. */
+static void thread_key(const char *line, char *key, size_t len)
+{
+    const char *machine, *text = trace_line_text(line, &machine);
+    size_t n = text && machine ? (size_t)(text - 1 - machine) : 0;
+    snprintf(key, len, "%.*s", (int)n, n ? machine : "");
+}
+
+/* Whether the event's thread is one that parted a few events ago. */
+static bool thread_watched(struct watch *wt, const char *key)
+{
+    for (size_t i = 0; i < wt->nthreads; i++)
+        if (wt->threads[i].left > 0 && !strcmp(wt->threads[i].key, key)) {
+            wt->threads[i].left--;
+            return true;
+        }
+    return false;
+}
+
 void watch_tap(void *arg, uint64_t index, const char *line)
 {
     struct watch *wt = arg;
+    char key[80];
+    thread_key(line, key, sizeof key);
+    bool parted = false;
     for (size_t i = 0; i < wt->nrefs; i++) {
         struct watch_ref *r = &wt->refs[i];
         if (r->parted) continue;
         const char *ref = next_event(r);
         if (ref && !strcmp(ref, line)) continue;
-        r->parted = true;
+        r->parted = parted = true;
         if (wt->capture_until < index + WATCH_WINDOW) wt->capture_until = index + WATCH_WINDOW;
     }
-    if (index < wt->capture_until) take_stack(wt, index, line);
+    if (parted && *key && wt->nthreads < sizeof wt->threads / sizeof *wt->threads) {
+        snprintf(wt->threads[wt->nthreads].key, sizeof wt->threads[0].key, "%s", key);
+        wt->threads[wt->nthreads++].left = WATCH_WINDOW;
+    }
+    bool mine = *key && thread_watched(wt, key);        /* counts this event against the thread's window */
+    if (index < wt->capture_until || mine) take_stack(wt, index, line);
 }
 
 void watch_done(struct watch *wt)

@@ -10,9 +10,10 @@
 
 struct world;
 
-/* Stacks are taken for this many events from each parting on: a later
- * pair of runs may part a little after this run parted from an earlier
- * one (a counter read from the host, say). */
+/* Stacks are taken for this many events from each parting on, and for as
+ * many events of the thread that parted: a later pair of runs may part a
+ * little after this run parted from an earlier one (a counter read from
+ * the host, say), with other machines' events in between. */
 #define WATCH_WINDOW 4
 
 struct stack_at {
@@ -33,6 +34,8 @@ struct watch {
     struct watch_ref *refs;
     size_t nrefs;
     uint64_t capture_until; /* take stacks of events below this index */
+    struct { char key[80]; int left; } threads[8];  /* and of these threads' next events */
+    size_t nthreads;
     struct stack_at *stacks;
     size_t nstacks, capstacks;
 };
