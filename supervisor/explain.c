@@ -22,6 +22,7 @@
 struct group {
     char hash[33];
     int first_run;
+    char outcome[16], reason[200];  /* the first run's, its first line */
     FILE *trace;
     char outdir[4200];
     struct stack_at *stacks;
@@ -126,6 +127,8 @@ int explain_run(struct explain *e, struct run_result *r, const char *trace_path)
     struct group *g = &e->g[e->ng++];
     memset(g, 0, sizeof *g);
     snprintf(g->hash, sizeof g->hash, "%s", r->hash);
+    snprintf(g->outcome, sizeof g->outcome, "%s", outcome_name(r->outcome));
+    snprintf(g->reason, sizeof g->reason, "%.*s", (int)strcspn(r->reason, "\n"), r->reason);
     g->first_run = e->runs;
     g->trace = t;
     snprintf(g->outdir, sizeof g->outdir, "%s", o.keep_dir ? outdir : "");
@@ -159,12 +162,21 @@ static const struct stack_at *stack_for(const struct group *g, uint64_t index)
     return NULL;
 }
 
+/* Whether an event was made by a thread (not the run's "end"). */
+static bool by_thread(const char *line)
+{
+    const char *machine;
+    return line && trace_line_text(line, &machine) && strncmp(machine, "- ", 2);
+}
+
 /* Both runs' stacks at their parting event were taken (or none is
- * needed: the events are the same, or a trace ended there). */
+ * needed: the events are the same, a trace ended there, or it is the
+ * run's end). */
 static bool complete(const struct group *a, const struct group *b, const struct tc_diff *d)
 {
     if (!d->parted) return true;
-    return (!d->side[0].line || stack_for(a, d->index)) && (!d->side[1].line || stack_for(b, d->index));
+    return (!by_thread(d->side[0].line) || stack_for(a, d->index)) &&
+           (!by_thread(d->side[1].line) || stack_for(b, d->index));
 }
 
 /* The first pair of hashes, in run order, whose explanation is complete;
@@ -198,11 +210,8 @@ bool explain_wants_more(struct explain *e)
 
 static void print_stack(FILE *out, const struct group *g, uint64_t index, const char *line, const char *label)
 {
-    if (!line) return;
+    if (!by_thread(line)) return;           /* the run's end: no thread */
     const struct stack_at *s = stack_for(g, index);
-    const char *machine;
-    const char *text = trace_line_text(line, &machine);
-    if (text && !strncmp(machine, "- ", 2)) return;            /* the run's end: no thread */
     if (!s) {
         fprintf(out, "  %s %d: no stack (a run takes stacks only where it parts from an earlier one)\n", label,
                 g->first_run);
@@ -310,11 +319,27 @@ static bool print_outputs(FILE *out, const struct explain *e, const struct group
     return any;
 }
 
+/* Runs that ended otherwise than the first: why (an internal error of
+ * dsim's, a time limit...). */
+static void print_endings(const struct explain *e, FILE *out, const char *label)
+{
+    bool first_shown = false;
+    for (size_t i = 1; i < e->ng; i++) {
+        const struct group *g0 = &e->g[0], *g = &e->g[i];
+        if (!strcmp(g->outcome, g0->outcome) && !strcmp(g->reason, g0->reason)) continue;
+        if (!first_shown) fprintf(out, "%s %d ended as %s%s%s\n", label, g0->first_run, g0->outcome,
+                                  *g0->reason ? ": " : "", g0->reason);
+        first_shown = true;
+        fprintf(out, "%s %d ended as %s%s%s\n", label, g->first_run, g->outcome, *g->reason ? ": " : "", g->reason);
+    }
+}
+
 void explain_print(struct explain *e, FILE *out, const char *label)
 {
     size_t a, b;
     struct tc_diff d;
     if (e->ng < 2 || !choose(e, &a, &b, &d)) return;
+    print_endings(e, out, label);
     const struct group *ga = &e->g[a], *gb = &e->g[b];
     int ra = ga->first_run, rb = gb->first_run;
     char machine[64] = "";
@@ -330,6 +355,9 @@ void explain_print(struct explain *e, FILE *out, const char *label)
         print_stack(out, gb, d.index, d.side[1].line, label);
         if (d.ncontext) fprintf(out, "  the events before it, in both runs:\n");
         for (size_t i = 0; i < d.ncontext; i++) fprintf(out, "    %s\n", d.context[i]);
+        /* Parted only at their ends: the machines did the same; what they
+         * printed may not be. */
+        if (!by_thread(d.side[0].line) && !by_thread(d.side[1].line)) print_outputs(out, e, ga, gb, label);
     } else {
         fprintf(out, "%ss %d and %d made the same %" PRIu64 " events; the hashes differ in what the machines printed:\n",
                 label, ra, rb, d.side[0].events);
@@ -341,4 +369,49 @@ void explain_print(struct explain *e, FILE *out, const char *label)
                 d.parted ? "before it, " : "", d.result_event, label, ra, d.result_note[0], label, rb, d.result_note[1]);
     print_reads(out, &d, label, ra, rb, *machine ? machine : NULL);
     tracecmp_free(&d);
+}
+
+/* ---- a sweep's seed that did not replay ---- */
+
+#define REPORT_RUNS 4
+
+/* Copies text into m with every line indented. */
+static void indented(FILE *m, const char *text, const char *indent)
+{
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, "\n");
+        fprintf(m, "%s%.*s\n", indent, (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
+char *explain_report(struct config *c, const struct run_opts *base, uint64_t seed, const char *first,
+                     const struct run_result *again)
+{
+    char *text = NULL, *where = NULL;
+    size_t len = 0, wlen = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) return NULL;
+    fprintf(m, "  the sweep's run had trace hash %s; a re-run had %s (%s)\n", first, again->hash,
+            outcome_name(again->outcome));
+    fprintf(m, "  runs of it made to see where they part:\n");
+    struct explain *e = explain_new(c, base, seed);
+    for (int i = 1; i <= REPORT_RUNS && !dsim_interrupted; i++) {
+        struct run_result r;
+        if (explain_run(e, &r, NULL)) break;
+        fprintf(m, "    run %d: %s %s\n", i, r.hash, outcome_name(r.outcome));
+        run_result_free(&r);
+        if (i >= 2 && explain_hashes(e) > 1 && !explain_wants_more(e)) break;
+    }
+    FILE *w = open_memstream(&where, &wlen);
+    if (w && explain_hashes(e) > 1) explain_print(e, w, "run");
+    else if (w) fprintf(w, "those runs all had trace hash %s: the difference did not come back\n", explain_hash(e, 0));
+    if (w) {
+        fclose(w);
+        indented(m, where, "  ");
+    }
+    free(where);
+    explain_free(e);
+    fclose(m);
+    return text;
 }

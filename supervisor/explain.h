@@ -28,4 +28,10 @@ bool explain_wants_more(struct explain *e);
 /* Where two runs of different hashes parted, as "LABEL N" (the Nth run). */
 void explain_print(struct explain *e, FILE *out, const char *label);
 void explain_free(struct explain *e);
+
+/* A seed's run had hash `first` and a second run `again` (--verify-sample):
+ * up to 4 more runs of it, and where two of them parted, as report text
+ * (malloc'd, lines indented). */
+char *explain_report(struct config *c, const struct run_opts *base, uint64_t seed, const char *first,
+                     const struct run_result *again);
 #endif

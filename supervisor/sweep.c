@@ -75,49 +75,6 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Runs made to explain a sampled seed that did not replay. */
-#define SAMPLE_EXPLAIN_RUNS 4
-
-/* Copies text into m with every line indented. */
-static void indented(FILE *m, const char *text, const char *indent)
-{
-    for (const char *p = text; *p;) {
-        size_t n = strcspn(p, "\n");
-        fprintf(m, "%s%.*s\n", indent, (int)n, p);
-        p += n + (p[n] == '\n');
-    }
-}
-
-/* A sampled seed's re-run gave another hash than its first run: more runs
- * of it, traced, say where runs of it part (malloc'd report text). */
-static char *explain_unreplayed(const struct sweep *s, uint64_t seed, const char *first, const struct run_result *again)
-{
-    char *text = NULL, *where = NULL;
-    size_t len = 0, wlen = 0;
-    FILE *m = open_memstream(&text, &len);
-    if (!m) return NULL;
-    fprintf(m, "  the sweep's run had trace hash %s; a re-run had %s (%s)\n", first, again->hash,
-            outcome_name(again->outcome));
-    fprintf(m, "  runs of it made to see where they part:\n");
-    struct run_opts base = { .plan = s->plan, .nplan = s->nplan, .use_plan = s->use_plan, .quiet_check = true };
-    struct explain *e = explain_new(s->conf, &base, seed);
-    for (int i = 1; i <= SAMPLE_EXPLAIN_RUNS && !dsim_interrupted; i++) {
-        struct run_result r;
-        if (explain_run(e, &r, NULL)) break;
-        fprintf(m, "    run %d: %s %s\n", i, r.hash, outcome_name(r.outcome));
-        run_result_free(&r);
-        if (i >= 2 && explain_hashes(e) > 1 && !explain_wants_more(e)) break;
-    }
-    FILE *w = open_memstream(&where, &wlen);
-    if (w && explain_hashes(e) > 1) explain_print(e, w, "run");
-    else if (w) fprintf(w, "those runs all had trace hash %s: the difference did not come back\n", explain_hash(e, 0));
-    if (w) { fclose(w); indented(m, where, "  "); }
-    free(where);
-    explain_free(e);
-    fclose(m);
-    return text;
-}
-
 /* Sends one job's record and its texts; -1 if the parent is gone. */
 static int send_record(int out, struct record *rec, const char *reason, const char *report, const char *check)
 {
@@ -140,7 +97,8 @@ static int verify_job(const struct sweep *s, const struct job *j, int out)
     struct record rec = { .index = j->index, .verify = true, .outcome = r.outcome, .vtime_ns = r.vtime_ns,
                           .steps = r.steps };
     memcpy(rec.hash, r.hash, sizeof rec.hash);
-    char *report = strcmp(r.hash, j->hash) ? explain_unreplayed(s, s->seeds[j->index], j->hash, &r) : NULL;
+    struct run_opts base = { .plan = s->plan, .nplan = s->nplan, .use_plan = s->use_plan, .quiet_check = true };
+    char *report = strcmp(r.hash, j->hash) ? explain_report(s->conf, &base, s->seeds[j->index], j->hash, &r) : NULL;
     rec.wall_ms = now_ms() - start;
     int status = send_record(out, &rec, "", report ? report : "", "");
     free(report);
