@@ -236,8 +236,8 @@ static bool uncomparable(const struct outside_read *r)
 }
 
 /* The host files read before the parting point that changed between the
- * runs; the host's /proc, /sys and device files read (their contents are
- * not compared); or else the last reads from outside. */
+ * runs; if none, the host's /proc, /sys and device files read (their
+ * contents are not compared), or else the last reads from outside. */
 static void print_reads(FILE *out, const struct tc_diff *d, const char *label, int ra, int rb, const char *machine)
 {
     size_t i0[READS_SHOWN], i1[READS_SHOWN];
@@ -248,14 +248,17 @@ static void print_reads(FILE *out, const struct tc_diff *d, const char *label, i
         fprintf(out, "  read from outside the simulation%s, and not the same in both runs:\n", before);
         for (size_t k = 0; k < n && k < READS_SHOWN; k++) {
             const struct outside_read *x = &a->reads[i0[k]];
+            bool again = false;             /* an open and an fstat of one file: once */
+            for (size_t j = 0; j < k; j++) again |= !strcmp(a->reads[i0[j]].path, x->path);
+            if (again) continue;
             fprintf(out, "    machine %s thread %d read %s\n      %s %d: %s\n      %s %d: %s\n", x->machine, x->tid,
                     x->path, label, ra, x->desc, label, rb,
                     i1[k] == SIZE_MAX ? "(not read from outside)" : b->reads[i1[k]].desc);
         }
         if (n > READS_SHOWN) fprintf(out, "    (and %zu more)\n", n - READS_SHOWN);
-    } else {
-        fprintf(out, "  no host file opened%s differed between the runs\n", before);
+        return;
     }
+    fprintf(out, "  no host file read%s differed between the runs\n", before);
     /* The host's kernel files, latest first, each path once. */
     size_t shown = 0, last[LAST_READS];
     for (size_t i = a->nreads; i-- > 0 && shown < LAST_READS;) {
@@ -271,7 +274,6 @@ static void print_reads(FILE *out, const struct tc_diff *d, const char *label, i
         for (size_t k = 0; k < shown; k++) fprintf(out, "    %s: %s\n", a->reads[last[k]].path, a->reads[last[k]].desc);
         return;
     }
-    if (n) return;
     for (size_t i = a->nreads; i-- > 0 && shown < LAST_READS;)
         if (!machine || !strcmp(a->reads[i].machine, machine)) last[shown++] = i;
     if (!shown) return;

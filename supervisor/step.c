@@ -245,6 +245,9 @@ static void handle_stop(struct world *w, struct thread *t, int status)
         } else {
             if (fn) fn(w, t, result);
             record_call(w, t, t->pending_text, "", (long)t->regs.rax, true);
+            exit_fn more = t->exit_note;
+            t->exit_note = NULL;
+            if (more) more(w, t, result);
         }
         if (t->regs_dirty) { tracer_setregs(t->tid, &t->regs); t->regs_dirty = false; }
         /* kill(SIGKILL) and the like: the caller must not return to user

@@ -69,7 +69,7 @@ struct thread {
     exit_fn on_exit;        /* called at the syscall-exit stop */
     char pending_text[512]; /* canonical call text, completed at exit */
     bool note_result;       /* its passed call's result goes in a note at exit */
-    exit_fn exit_note;      /* with note_result: notes more at exit (outside reads) */
+    exit_fn exit_note;      /* notes more at the exit stop, after the call's event (outside reads) */
 
     uint64_t ctid_addr;     /* CLONE_CHILD_CLEARTID / set_tid_address */
     uint64_t steps;

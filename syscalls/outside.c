@@ -4,9 +4,10 @@
  * reaches; if it is not the machine's own (its disk's upper layer, dsim's
  * fixed files, the pinned devices), an unhashed note says what it was:
  * a host file with its size, times, inode and (small files) content hash,
- * a /proc or /sys file dsim does not virtualize, a device. Two runs of a
- * seed that read a file which changed between them then show it. Only
- * opens are seen: a stat of a host file is not noted. */
+ * a /proc or /sys file dsim does not virtualize, a device. A stat of a
+ * host file (stat.c) is noted too, with the metadata the kernel gave. Two
+ * runs of a seed that read a file which changed between them then show
+ * it. */
 #include "syscalls/sys.h"
 #include "supervisor/durable.h"
 #include "trace/tracecmp.h"
@@ -30,12 +31,18 @@ static bool pinned_device(dev_t rdev)
     return ma == 1 && (mi == 3 || mi == 5 || mi == 7 || mi == 8 || mi == 9);
 }
 
+/* "host file, N bytes, mtime S.N, ctime S.N, inode I"; returns its length. */
+static int host_metadata(const struct stat *st, char *desc, size_t len)
+{
+    return snprintf(desc, len, "host %s, %lld bytes, mtime %lld.%09ld, ctime %lld.%09ld, inode %llu",
+                    S_ISDIR(st->st_mode) ? "directory" : "file", (long long)st->st_size,
+                    (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec,
+                    st->st_ctim.tv_nsec, (unsigned long long)st->st_ino);
+}
+
 static void host_file(int copy, const struct stat *st, char *desc, size_t len)
 {
-    int n = snprintf(desc, len, "host %s, %lld bytes, mtime %lld.%09ld, ctime %lld.%09ld, inode %llu",
-                     S_ISDIR(st->st_mode) ? "directory" : "file", (long long)st->st_size,
-                     (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec,
-                     st->st_ctim.tv_nsec, (unsigned long long)st->st_ino);
+    int n = host_metadata(st, desc, len);
     if (!S_ISREG(st->st_mode) || st->st_size > HASHED_MAX || n < 0 || (size_t)n >= len) return;
     static char buf[HASHED_MAX];
     ssize_t got = pread(copy, buf, sizeof buf, 0);    /* the copy's position is the tracee's: pread keeps it */
@@ -92,4 +99,12 @@ void outside_open_noted(struct world *w, struct thread *t, long fd)
     if (describe(w, t->proc->m, copy, &st, mpath, desc, sizeof desc))
         trace_note(w->trace, outside_note_format(note, sizeof note, t->proc->m->name, t->vtid, mpath, desc));
     close(copy);
+}
+
+void outside_stat_note(struct world *w, struct thread *t, const char *path, const struct stat *st)
+{
+    char desc[512], note[4 * 4096 + 700];
+    int n = host_metadata(st, desc, sizeof desc);
+    if (n > 0 && (size_t)n < sizeof desc) snprintf(desc + n, sizeof desc - (size_t)n, " (stat)");
+    trace_note(w->trace, outside_note_format(note, sizeof note, t->proc->m->name, t->vtid, path, desc));
 }

@@ -120,6 +120,10 @@ void ptimers_exec(struct world *w, struct process *p);
 /* outside.c: at an open's exit, notes what the new fd reaches if it is
  * outside the simulation (a host file, /proc, /sys, a device). */
 void outside_open_noted(struct world *w, struct thread *t, long fd);
+/* Notes that the thread read a host file's metadata: its path, and the
+ * size, times and inode the kernel gave (stat.c, at a stat's exit). */
+struct stat;
+void outside_stat_note(struct world *w, struct thread *t, const char *path, const struct stat *st);
 
 /* proc.c */
 void proc_on_exec(struct world *w, struct thread *t);

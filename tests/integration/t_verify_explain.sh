@@ -9,7 +9,8 @@
 # and changed between them. Twice. Then the controls: with the file left
 # alone, verify gives one hash (twice), a replay's trace notes the file as
 # an outside read and has that same hash; a machine that prints a /proc
-# counter: the explanation names the output that differs and /proc/vmstat.
+# counter: the explanation names the output that differs and /proc/vmstat;
+# one that prints a host file's mtime (touched by the [check]): its stat.
 . "$(dirname "$0")/lib.sh"
 prog=$(build host_counter) || exit 1
 scratch=$(mktemp -d "$TMP/scratch.XXXXXX")
@@ -82,6 +83,23 @@ untrace "$TMP/still.trace"
 grep -qE "^  \| outside: main [0-9]+ \"$scratch/count\" host file, [0-9]+ bytes, mtime [0-9]+\.[0-9]{9}, ctime [0-9]+\.[0-9]{9}, inode [0-9]+, xxh3 [0-9a-f]{16}\$" \
     "$TMP/still.trace" || { grep outside "$TMP/still.trace" >&2; fail "the trace does not note the outside read of the scratch file"; }
 ! grep -q 'outside: .*"/etc/hosts"' "$TMP/still.trace" || fail "dsim's own /etc/hosts is noted as outside"
+
+# Only the metadata of a host file: the machine prints its mtime (stat), the
+# [check] touches it. The outputs differ, and the file's two stats are named.
+touch "$scratch/stamp"
+write_conf "$TMP/stamp.conf" <<CONF
+[machine main]
+command = stat -c %y '$scratch/stamp'
+
+[check]
+command = touch '$scratch/stamp'
+CONF
+timeout -k 5 60 "$DSIM" verify "$TMP/stamp.conf" --seed 1 >"$TMP/stamp.out" 2>&1; rc=$?
+[ "$rc" = 1 ] || { cat "$TMP/stamp.out" >&2; fail "verify of a touched file's mtime: exit $rc"; }
+grep -qE "^  machine main's stdout differs from byte [0-9]+ on; the line there:\$" "$TMP/stamp.out" &&
+    grep -qE "^    machine main thread [0-9]+ read $scratch/stamp\$" "$TMP/stamp.out" &&
+    [ "$(grep -A2 "read $scratch/stamp\$" "$TMP/stamp.out" | grep -cE '^      run [12]: host file, 0 bytes, mtime .* \(stat\)$')" = 2 ] ||
+    { cat "$TMP/stamp.out" >&2; fail "verify of a touched file's mtime: the stat of the file is not named"; }
 
 # A /proc counter in the output: the outputs differ, and /proc/vmstat is named.
 write_conf "$TMP/vmstat.conf" <<CONF
