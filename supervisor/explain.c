@@ -105,6 +105,7 @@ int explain_run(struct explain *e, struct run_result *r, const char *trace_path)
     struct run_opts o = e->base;
     o.trace_out = t;
     o.trace_results = true;
+    o.results_of_reads = true;
     o.watch = &wt;
     o.keep_dir = e->dir[0] ? outdir : NULL;
     run_seed(e->c, e->seed, &o, r);

@@ -198,6 +198,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     w->seed = seed;
     w->exec_stdio = o->exec_stdio;
     w->trace_results = o->trace_results && o->trace_out;
+    w->results_of_reads = o->results_of_reads;
     for (int fd = 1; fd <= 2 && o->exec_stdio; fd++) {
         struct stat st;
         if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {

@@ -119,6 +119,23 @@ static bool returns(long nr)
            nr != SYS_rt_sigreturn;
 }
 
+/* Calls through which data comes in: where a run told other things than
+ * another first shows (dsim verify notes only their results). */
+static bool reads_in(long nr)
+{
+    return nr == SYS_read || nr == SYS_pread64 || nr == SYS_readv || nr == SYS_preadv || nr == SYS_preadv2 ||
+           nr == SYS_recvfrom || nr == SYS_recvmsg || nr == SYS_readlink || nr == SYS_readlinkat;
+}
+
+/* Whether a passed call's result is noted: with --trace, every one; in
+ * verify's runs, those that read data in, and opens (their outside-read
+ * note needs the exit stop). */
+static bool result_noted_for(struct world *w, struct thread *t)
+{
+    long nr = SYSNR(t);
+    return w->trace_results && returns(nr) && (!w->results_of_reads || reads_in(nr) || t->exit_note);
+}
+
 static void resume(struct thread *t, int sig)
 {
     t->state = TS_RUNNING;
@@ -469,7 +486,7 @@ void step(struct world *w, struct thread *t)
         else snprintf(t->pending_text, sizeof t->pending_text, "%s", call);
         /* --trace: the kernel's result as a note (not hashed: the event
          * line stays what it is without --trace). */
-        if (a == SYS_PASS && w->trace_results && returns(SYSNR(t))) {
+        if (a == SYS_PASS && result_noted_for(w, t)) {
             t->note_result = true;
             t->on_exit = result_noted;
         }

@@ -223,6 +223,7 @@ struct world {
     int exec_stdio;             /* dsim exec: machine output goes to ours */
     bool trace_results;         /* note the results of calls passed to the kernel, and reads
                                  * from outside the simulation (syscalls/outside.c) */
+    bool results_of_reads;      /* ... only of the calls that read data in */
     /* Files outside the simulation (dsim's own stdout/stderr): writes to
      * them pass through, since nothing simulated waits on them. */
     struct { dev_t dev; ino_t ino; } external[2];
