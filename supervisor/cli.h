@@ -17,6 +17,7 @@ struct opts {
     const char *crash_state;        /* replay --crash-state C:a.b.c */
     const char *at, *machine;       /* crash-states --at T --machine M */
     const char *tsc;                /* --tsc auto|trap|rewrite: overrides [simulation] tsc */
+    const char *verify_sample;      /* run --verify-sample 5% */
     int runs, jobs, crash, max_states;
     bool keep_going;
     char **env;

@@ -1,10 +1,12 @@
 /* dsim: deterministic simulation testing for real programs. The command line. */
 #include "supervisor/cli.h"
 #include "supervisor/crashstates.h"
+#include "supervisor/explain.h"
 #include "supervisor/config.h"
 #include "supervisor/hostcaps.h"
 #include "supervisor/plan.h"
 #include "supervisor/run.h"
+#include "supervisor/sample.h"
 #include "supervisor/sweep.h"
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +27,7 @@
 static const char usage_text[] =
     "usage: dsim run CONF --seeds SPEC [-j N] [--keep-going] [--results FILE.jsonl] [--junit FILE.xml]\n"
     "                [--checkpoint FILE] [--shard I/N] [--output DIR] [--plan FILE] [--tsc MODE]\n"
+    "                [--verify-sample P%|K]\n"
     "       dsim run CONF --seeds SEED --trace FILE\n"
     "       dsim verify CONF --seed N [--runs K] [--trace FILE] [--plan FILE] [--tsc MODE]\n"
     "       dsim replay CONF SEED [--trace FILE [--stacks MACHINE,...|all]] [--plan FILE] [--plan-out FILE]\n"
@@ -41,7 +44,8 @@ static const char usage_text[] =
     "\n"
     "SPEC is a seed (7), a range (1-100), random:N (N fresh random seeds), or a\n"
     "comma-separated list of them (1-10,42,random:100).\n"
-    "Exit status: 0 every seed passed, 1 a seed failed, 2 usage or config error.\n"
+    "Exit status: 0 every seed passed, 1 a seed failed, 2 usage or config error,\n"
+    "3 a sampled seed did not replay (--verify-sample).\n"
     "See dsim(1) and cluster.conf(5).\n";
 
 static const char *current_cmd;
@@ -254,6 +258,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         { "max", required_argument, 0, 'm' }, { "crash-state", required_argument, 0, 'X' },
         { "at", required_argument, 0, 'a' }, { "machine", required_argument, 0, 'M' },
         { "tsc", required_argument, 0, 'T' },
+        { "verify-sample", required_argument, 0, 'V' },
         { 0, 0, 0, 0 },
     };
     optind = 1;
@@ -279,6 +284,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         case 'a': o->at = optarg; break;
         case 'M': o->machine = optarg; break;
         case 'T': o->tsc = optarg; break;
+        case 'V': o->verify_sample = optarg; break;
         case 'c':
         case 'm': {
             char *end;
@@ -401,11 +407,22 @@ static int cmd_run(int argc, char **argv)
     struct opts o = { 0 };
     if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "run");
     const char *confpath = argv[1];
-    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCSPT")) return EXIT_USAGE;
+    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCSPTV")) return EXIT_USAGE;
     if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
     struct seeds s = { 0 };
     if (!o.seeds) return usage_error("%s: --seeds is required", "run");
     if (parse_seeds(o.seeds, &s)) return usage_error("bad --seeds %s", o.seeds);
+    /* The sample is the whole sweep's, chosen before sharding, so that the
+     * shards' samples make up the unsharded sweep's. */
+    bool *sampled = NULL;
+    if (o.verify_sample) {
+        struct sample_spec spec;
+        if (sample_parse(o.verify_sample, &spec))
+            return usage_error("bad --verify-sample %s (use a percentage such as 5%% or a count)", o.verify_sample);
+        if (o.trace) return usage_error("%s: --verify-sample is for a sweep, not --trace", "run");
+        sampled = calloc(s.n, sizeof *sampled);
+        sample_choose(s.v, s.n, sample_size(&spec, s.n), sampled);
+    }
     unsigned long si = 0, sn = 1;
     const char *source = "";
     int sharded = shard_of(o.shard, &si, &sn, &source);
@@ -414,7 +431,10 @@ static int cmd_run(int argc, char **argv)
     size_t sweep_seeds = s.n;                   /* before sharding */
     if (sharded) {
         size_t k = 0;
-        for (size_t j = si; j < s.n; j += sn) s.v[k++] = s.v[j];
+        for (size_t j = si; j < s.n; j += sn) {
+            if (sampled) sampled[k] = sampled[j];
+            s.v[k++] = s.v[j];
+        }
         s.n = k;
         snprintf(shard, sizeof shard, "%lu/%lu", si, sn);
         fprintf(stderr, "dsim: shard %s (from %s): %zu seeds\n", shard, source, s.n);
@@ -446,7 +466,8 @@ static int cmd_run(int argc, char **argv)
                             .keep_going = o.keep_going, .progress = isatty(2) && s.n > 1,
                             .results = results, .junit = junit, .checkpoint = o.checkpoint,
                             .spec = o.seeds, .shard = shard, .sweep_seeds = sweep_seeds, .output = o.output,
-                            .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL };
+                            .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL,
+                            .sampled = sampled, .sample_spec = o.verify_sample };
         status = sweep_run(&sw);
     }
     if (results) fclose(results);
@@ -454,6 +475,7 @@ static int cmd_run(int argc, char **argv)
     fflush(stdout);
     config_free(c);
     free(s.v);
+    free(sampled);
     return status;
 }
 
@@ -461,6 +483,10 @@ int parse_seed_arg(const char *s, uint64_t *out)
 {
     return parse_u64(s, s + strlen(s), out);
 }
+
+/* Runs a seed K times (and up to this many more when the explanation of
+ * differing hashes lacks a stack only a further run can take). */
+#define VERIFY_EXTRA_RUNS 2
 
 static int cmd_verify(int argc, char **argv)
 {
@@ -474,19 +500,35 @@ static int cmd_verify(int argc, char **argv)
     if (parse_seed_arg(o.seed, &seed)) return usage_error("bad --seed %s", o.seed);
     struct config *c = load_with_plan(confpath, &o);
     if (!c) return EXIT_USAGE;
+    FILE *check = open_trace(o.trace);            /* a --trace that cannot be written stops us before any run */
+    if (o.trace && !check) { config_free(c); return EXIT_USAGE; }
+    if (check) fclose(check);
+    struct run_opts base = { .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL };
+    struct explain *e = explain_new(c, &base, seed);
     char first[33] = "";
-    bool same = true;
-    for (int i = 1; i <= o.runs; i++) {
+    int runs = o.runs;
+    for (int i = 1; i <= runs; i++) {
         struct run_result r;
-        if (one_seed(confpath, c, seed, &o, &r, false) == EXIT_USAGE) { config_free(c); return EXIT_USAGE; }
+        if (explain_run(e, &r, o.trace) != 0) {
+            fprintf(stderr, "dsim: cannot make a temporary file for the trace: %s\n", strerror(errno));
+            explain_free(e);
+            config_free(c);
+            return EXIT_USAGE;
+        }
         run_result_free(&r);
-        if (dsim_interrupted) { config_free(c); return interrupted_status(); }
-        printf("run %d: %s %s\n", i, r.hash, outcome_name(r.outcome));
+        if (dsim_interrupted) { explain_free(e); config_free(c); return interrupted_status(); }
+        printf("run %d: %s %s%s\n", i, r.hash, outcome_name(r.outcome),
+               i > o.runs ? " (one more run, for the stacks)" : "");
         if (i == 1) memcpy(first, r.hash, sizeof first);
-        else if (strcmp(first, r.hash) != 0) same = false;
+        if (i == runs && runs < o.runs + VERIFY_EXTRA_RUNS && explain_hashes(e) > 1 && explain_wants_more(e)) runs++;
     }
-    if (!same) printf("dsim: seed %" PRIu64 " is NOT deterministic: the hashes differ\n", seed);
+    bool same = explain_hashes(e) == 1;
+    if (!same) {
+        printf("dsim: seed %" PRIu64 " is NOT deterministic: the hashes differ\n", seed);
+        explain_print(e, stdout, "run");
+    }
     printf("%s\n", first);
+    explain_free(e);
     config_free(c);
     return same ? 0 : 1;
 }

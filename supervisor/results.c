@@ -47,6 +47,10 @@ char *result_to_json(const struct seed_result *r, int with_index)
                           "hash", r->hash, "wall_ms", (json_int_t)r->wall_ms);
     if (o && replay) json_object_set_new(o, "replay", json_string(replay));
     if (o && report) json_object_set_new(o, "report", json_string(report));
+    if (o && r->replayed) {
+        json_object_set_new(o, "replayed", json_boolean(r->replayed > 0));
+        json_object_set_new(o, "replay_hash", json_string(r->replay_hash));
+    }
     if (o && r->shard[0]) {
         json_object_set_new(o, "shard", json_string(r->shard));
         json_object_set_new(o, "sweep_seeds", json_integer((json_int_t)r->sweep_seeds));
@@ -89,6 +93,10 @@ int result_from_json(const char *line, struct seed_result *r)
     r->sim_time_ns = (uint64_t)json_integer_value(json_object_get(o, "sim_time_ns"));
     r->steps = (uint64_t)json_integer_value(json_object_get(o, "steps"));
     r->wall_ms = (uint64_t)json_integer_value(json_object_get(o, "wall_ms"));
+    json_t *replayed = json_object_get(o, "replayed");
+    const char *replay_hash = json_string_value(json_object_get(o, "replay_hash"));
+    if (json_is_boolean(replayed)) r->replayed = json_is_true(replayed) ? 1 : -1;
+    if (replay_hash) snprintf(r->replay_hash, sizeof r->replay_hash, "%s", replay_hash);
     if (json_is_integer(json_object_get(o, "index"))) r->index = (long)json_integer_value(json_object_get(o, "index"));
     json_decref(o);
     return 0;
@@ -128,12 +136,17 @@ static void xml_escaped(FILE *f, const char *s)
 
 void junit_write(FILE *f, const char *suite, const struct seed_result *r, size_t n, double seconds)
 {
-    size_t failures = 0;
-    for (size_t i = 0; i < n; i++) failures += strcmp(r[i].outcome, "pass") != 0;
+    size_t failures = 0, sampled = 0, unreplayed = 0;
+    for (size_t i = 0; i < n; i++) {
+        failures += strcmp(r[i].outcome, "pass") != 0;
+        sampled += r[i].replayed != 0;
+        unreplayed += r[i].replayed < 0;
+    }
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
     fprintf(f, "<testsuite name=\"");
     xml_escaped(f, suite);
-    fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n", failures + 1, failures, seconds);
+    fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n", failures + 1 + (sampled > 0),
+            failures + (unreplayed > 0), seconds);
     for (size_t i = 0; i < n; i++) {
         if (!strcmp(r[i].outcome, "pass")) continue;
         fprintf(f, "  <testcase classname=\"dsim\" name=\"seed %llu\" time=\"%.3f\">\n    <failure message=\"",
@@ -156,5 +169,20 @@ void junit_write(FILE *f, const char *suite, const struct seed_result *r, size_t
     }
     fprintf(f, "  <testcase classname=\"dsim\" name=\"%zu seeds, %zu passed\" time=\"%.3f\"/>\n", n,
             n - failures, seconds);
+    /* --verify-sample: the seeds run twice (each one that did not replay
+     * is a failing testcase above too). */
+    if (sampled) {
+        fprintf(f, "  <testcase classname=\"dsim\" name=\"verify sample: %zu seeds run twice, %zu did not replay\"",
+                sampled, unreplayed);
+        if (unreplayed) {
+            fprintf(f, ">\n    <failure message=\"%zu sampled seed%s did not replay to the same trace hash\" "
+                       "type=\"" OUTCOME_NONDETERMINISTIC "\">", unreplayed, unreplayed == 1 ? "" : "s");
+            for (size_t i = 0; i < n; i++)
+                if (r[i].replayed < 0) fprintf(f, "seed %llu\n", (unsigned long long)r[i].seed);
+            fprintf(f, "</failure>\n  </testcase>\n");
+        } else {
+            fprintf(f, "/>\n");
+        }
+    }
     fprintf(f, "</testsuite>\n</testsuites>\n");
 }

@@ -17,7 +17,12 @@ struct seed_result {
     char hash[33];
     char shard[48];         /* "I/N" when the sweep was a shard, else empty */
     uint64_t sweep_seeds;   /* with a shard: the seeds of the whole sweep */
+    int replayed;           /* --verify-sample: 1 a re-run gave the same hash, -1 not, 0 not sampled */
+    char replay_hash[33];   /* the re-run's hash, when sampled */
 };
+
+/* The outcome of a sampled seed whose re-run gave another trace hash. */
+#define OUTCOME_NONDETERMINISTIC "nondeterministic"
 
 /* One JSON object (no newline), malloc'd. with_index adds "index". */
 char *result_to_json(const struct seed_result *r, int with_index);

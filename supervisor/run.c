@@ -10,6 +10,7 @@
 #include "supervisor/rewrite.h"
 #include "supervisor/step.h"
 #include "supervisor/tracer.h"
+#include "supervisor/watch.h"
 #include "syscalls/sys.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -205,6 +206,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     w->seed = seed;
     w->exec_stdio = o->exec_stdio;
     w->trace_results = o->trace_results && o->trace_out;
+    w->results_of_reads = o->results_of_reads;
     for (int fd = 1; fd <= 2 && o->exec_stdio; fd++) {
         struct stat st;
         if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -216,6 +218,10 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     /* The report shows `recent` events after folding repeats and clock
      * reads (report.c): keep more than that. */
     w->trace = trace_new(o->trace_out, (o->recent ? o->recent : 20) * REPORT_RING_FACTOR);
+    if (o->watch) {
+        o->watch->w = w;
+        trace_set_tap(w->trace, watch_tap, o->watch);
+    }
     const char *tmp = getenv("TMPDIR");
     /* Under one fixed parent, which every machine sees empty (machine.c):
      * a machine listing /tmp finds the same entries in every run, and no
@@ -227,6 +233,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         snprintf(r->reason, sizeof r->reason, "cannot create a run directory: %s", strerror(errno));
         r->outcome = OUT_INTERNAL;
         trace_free(w->trace);
+        if (o->watch) o->watch->w = NULL;
         free(w);
         return -1;
     }
@@ -328,6 +335,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     run_cleanup(KEEP_RUN_DIRS - 1);
     snprintf(pending_dirs[npending++], sizeof pending_dirs[0], "%s", w->run_dir);
     trace_free(w->trace);
+    if (o->watch) o->watch->w = NULL;
     for (size_t i = 0; i < w->nthreads; i++) free(w->threads[i]);
     for (size_t i = 0; i < w->ndead; i++) free(w->dead[i]);
     free(w->dead);

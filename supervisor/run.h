@@ -8,6 +8,7 @@
 struct run_opts {
     FILE *trace_out;        /* full trace, or NULL */
     bool trace_results;     /* with it, notes of the results of calls the kernel ran */
+    bool results_of_reads;  /* only of those that read data in (dsim verify: each costs a stop) */
     const char *keep_dir;   /* copy machine outputs here (DIR/NAME.stdout), or NULL */
     bool exec_stdio;        /* machine output goes to dsim's own stdout/stderr */
     size_t recent;          /* trace events kept for the report */
@@ -18,6 +19,7 @@ struct run_opts {
     struct crash_pick *pick;        /* dsim crash-states: one crash's decisions */
     bool quiet_check;               /* the check's output is not printed */
     bool skip_check;                /* nor is the check run (a re-run for its trace only) */
+    struct watch *watch;            /* dsim verify: compared with earlier runs as it goes */
 };
 
 struct run_result {

@@ -121,6 +121,23 @@ static bool returns(long nr)
            nr != SYS_rt_sigreturn;
 }
 
+/* Calls through which data comes in: where a run told other things than
+ * another first shows (dsim verify notes only their results). */
+static bool reads_in(long nr)
+{
+    return nr == SYS_read || nr == SYS_pread64 || nr == SYS_readv || nr == SYS_preadv || nr == SYS_preadv2 ||
+           nr == SYS_recvfrom || nr == SYS_recvmsg || nr == SYS_readlink || nr == SYS_readlinkat;
+}
+
+/* Whether a passed call's result is noted: with --trace, every one; in
+ * verify's runs, those that read data in, and opens (their outside-read
+ * note needs the exit stop). */
+static bool result_noted_for(struct world *w, struct thread *t)
+{
+    long nr = SYSNR(t);
+    return w->trace_results && returns(nr) && (!w->results_of_reads || reads_in(nr) || t->exit_note);
+}
+
 static void resume(struct thread *t, int sig)
 {
     t->state = TS_RUNNING;
@@ -218,9 +235,15 @@ static void handle_stop(struct world *w, struct thread *t, int status)
         if (t->note_result) {
             t->note_result = false;
             note_result(w, result);
+            exit_fn more = t->exit_note;
+            t->exit_note = NULL;
+            if (more) more(w, t, result);
         } else {
             if (fn) fn(w, t, result);
             record_call(w, t, t->pending_text, "", (long)t->regs.rax, true);
+            exit_fn more = t->exit_note;
+            t->exit_note = NULL;
+            if (more) more(w, t, result);
         }
         if (t->regs_dirty) { tracer_setregs(t->tid, &t->regs); t->regs_dirty = false; }
         /* kill(SIGKILL) and the like: the caller must not return to user
@@ -327,6 +350,8 @@ void watchdog_arm(bool on)
     stall_ticks = 0;
 }
 
+void watchdog_touch(void) { stall_ticks = 0; }
+
 static void spin_detected(struct world *w, struct thread *t)
 {
     int status;
@@ -424,6 +449,7 @@ void step(struct world *w, struct thread *t)
     enum sys_action a;
     /* A call whose condition came true completes; the signal follows it. */
     bool done = t->woken || t->timed_out || (t->ready && t->ready(w, t));
+    t->exit_note = NULL;
     if (t->interrupted && !done) a = signal_interrupt(w, t, e);
     else a = e && e->handler ? e->handler(w, t) : SYS_FENCE;
     if (a == SYS_BLOCK && t->pending_sig) a = signal_before_block(w, t, e);
@@ -442,7 +468,7 @@ void step(struct world *w, struct thread *t)
         else snprintf(t->pending_text, sizeof t->pending_text, "%s", call);
         /* --trace: the kernel's result as a note (not hashed: the event
          * line stays what it is without --trace). */
-        if (a == SYS_PASS && w->trace_results && returns(SYSNR(t))) {
+        if (a == SYS_PASS && result_noted_for(w, t)) {
             t->note_result = true;
             t->on_exit = result_noted;
         }

@@ -17,4 +17,7 @@ void handle_status(struct world *w, pid_t pid, int status);
 void format_call(struct world *w, struct thread *t, char *buf, size_t len);
 /* Arms (or disarms) the real-time tick of the spin watchdog. */
 void watchdog_arm(bool on);
+/* The supervisor itself spent real time (unwinding a stack): the running
+ * thread's count starts again. */
+void watchdog_touch(void);
 #endif

@@ -3,6 +3,7 @@
  * failing seed wins, and every seed before it has run and passed. */
 #include "supervisor/sweep.h"
 #include "supervisor/diverge.h"
+#include "supervisor/explain.h"
 #include "supervisor/results.h"
 #include "supervisor/run.h"
 #include <errno.h>
@@ -19,9 +20,19 @@
 #include <time.h>
 #include <unistd.h>
 
-/* What a worker sends back for one seed; reason and report follow. */
+/* What the parent asks of a worker: run a seed, or (verify) run it again
+ * and compare with the hash its first run had. */
+struct job {
+    size_t index;
+    bool verify;
+    char hash[33];
+};
+
+/* What a worker sends back for one job; reason, report and check output
+ * follow. */
 struct record {
     size_t index;
+    bool verify;
     enum outcome outcome;
     uint64_t vtime_ns, steps, wall_ms;
     char hash[33];
@@ -64,6 +75,37 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* Sends one job's record and its texts; -1 if the parent is gone. */
+static int send_record(int out, struct record *rec, const char *reason, const char *report, const char *check)
+{
+    rec->reason_len = strlen(reason);
+    rec->report_len = strlen(report);
+    rec->check_len = strlen(check);
+    return write_all(out, rec, sizeof *rec) || write_all(out, reason, rec->reason_len) ||
+           write_all(out, report, rec->report_len) || write_all(out, check, rec->check_len) ? -1 : 0;
+}
+
+/* --verify-sample: the seed again (on whatever worker is free), compared
+ * with its first run's hash; explained if it differs. */
+static int verify_job(const struct sweep *s, const struct job *j, int out)
+{
+    struct run_opts ro = { .recent = 20, .plan = s->plan, .nplan = s->nplan, .use_plan = s->use_plan,
+                           .quiet_check = true };
+    struct run_result r;
+    uint64_t start = now_ms();
+    run_seed(s->conf, s->seeds[j->index], &ro, &r);
+    struct record rec = { .index = j->index, .verify = true, .outcome = r.outcome, .vtime_ns = r.vtime_ns,
+                          .steps = r.steps };
+    memcpy(rec.hash, r.hash, sizeof rec.hash);
+    struct run_opts base = { .plan = s->plan, .nplan = s->nplan, .use_plan = s->use_plan, .quiet_check = true };
+    char *report = strcmp(r.hash, j->hash) ? explain_report(s->conf, &base, s->seeds[j->index], j->hash, &r) : NULL;
+    rec.wall_ms = now_ms() - start;
+    int status = send_record(out, &rec, "", report ? report : "", "");
+    free(report);
+    run_result_free(&r);
+    return status;
+}
+
 /* Runs seeds as the parent asks, one at a time, on its own CPU. */
 static void worker_main(const struct sweep *s, int cpu, int in, int out)
 {
@@ -72,8 +114,13 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
     sched_setaffinity(0, sizeof one, &one);
-    size_t index;
-    while (!dsim_interrupted && read_all(in, &index, sizeof index) == 0) {
+    struct job job;
+    while (!dsim_interrupted && read_all(in, &job, sizeof job) == 0) {
+        size_t index = job.index;
+        if (job.verify) {
+            if (verify_job(s, &job, out)) { run_cleanup(0); _exit(1); }
+            continue;
+        }
         /* A failing check's output is in the report; passing ones stay quiet
          * (parallel checks would interleave with the reports). */
         struct run_opts ro = { .recent = 20, .plan = s->plan, .nplan = s->nplan, .use_plan = s->use_plan,
@@ -86,14 +133,10 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
         struct run_result r;
         uint64_t start = now_ms();
         run_seed(s->conf, s->seeds[index], &ro, &r);
-        struct record rec = { index, r.outcome, r.vtime_ns, r.steps, now_ms() - start, "", 0, 0, 0 };
+        struct record rec = { .index = index, .outcome = r.outcome, .vtime_ns = r.vtime_ns, .steps = r.steps,
+                              .wall_ms = now_ms() - start };
         memcpy(rec.hash, r.hash, sizeof rec.hash);
-        rec.reason_len = strlen(r.reason);
-        rec.report_len = r.report ? strlen(r.report) : 0;
-        rec.check_len = r.check_output ? strlen(r.check_output) : 0;
-        if (write_all(out, &rec, sizeof rec) || write_all(out, r.reason, rec.reason_len) ||
-            write_all(out, r.report ? r.report : "", rec.report_len) ||
-            write_all(out, r.check_output ? r.check_output : "", rec.check_len)) {
+        if (send_record(out, &rec, r.reason, r.report ? r.report : "", r.check_output ? r.check_output : "")) {
             run_cleanup(0);         /* the parent is gone or interrupted */
             _exit(1);
         }
@@ -153,7 +196,7 @@ static void worker_died(const struct sweep *s, struct worker *w, int n, int k, s
     while (waitpid(w[k].pid, &status, 0) < 0 && errno == EINTR) {}
     snprintf(why, whylen, WORKER_DIED " (%s %d); dsim replay runs it alone",
              WIFSIGNALED(status) ? "signal" : "exit status", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-    *rec = (struct record){ w[k].index, OUT_INTERNAL, 0, 0, 0, "", strlen(why), 0, 0 };
+    *rec = (struct record){ .index = w[k].index, .outcome = OUT_INTERNAL, .reason_len = strlen(why) };
     w[k].pid = -1;
     if (!dsim_interrupted && start_worker(s, w, n, k) != 0) w[k].pid = -1;
 }
@@ -175,9 +218,12 @@ static bool worker_death(const struct seed_result *r)
  * kill, a rerun skips exactly the seeds whose line is complete. */
 static FILE *checkpoint_open(const struct sweep *s, struct slot *slots, char *err, size_t errlen)
 {
-    char header[8192];
-    snprintf(header, sizeof header, "{\"dsim_checkpoint\":1,\"config\":\"%s\",\"seeds\":\"%s\",\"shard\":\"%s\"}",
-             s->confpath, s->spec, s->shard);
+    char header[8192], sample[256] = "";
+    /* A sample changes the sweep's results: a checkpoint names it (when
+     * there is one, so older checkpoints still match). */
+    if (s->sample_spec) snprintf(sample, sizeof sample, ",\"verify_sample\":\"%s\"", s->sample_spec);
+    snprintf(header, sizeof header, "{\"dsim_checkpoint\":1,\"config\":\"%s\",\"seeds\":\"%s\",\"shard\":\"%s\"%s}",
+             s->confpath, s->spec, s->shard, sample);
     FILE *f = fopen(s->checkpoint, "re");
     if (f) {
         char *line = NULL;
@@ -246,6 +292,43 @@ static void take_record(const struct sweep *s, int fd, const struct record *rec,
     } else {
         free(report);
     }
+    slot->done = slot->fresh = true;
+}
+
+/* --verify-sample: the seed's re-run came back. Another hash fails the
+ * seed, whatever its first run's outcome: the sweep's results cannot be
+ * trusted to replay. */
+static void take_verify(const struct sweep *s, int fd, const struct record *rec, struct slot *slot)
+{
+    struct seed_result *r = &slot->r;
+    char *reason = calloc(1, rec->reason_len + 1), *report = calloc(1, rec->report_len + 1),
+         *check = calloc(1, rec->check_len + 1);
+    read_all(fd, reason, rec->reason_len);
+    read_all(fd, report, rec->report_len);
+    read_all(fd, check, rec->check_len);
+    snprintf(r->replay_hash, sizeof r->replay_hash, "%s", rec->hash);
+    r->replayed = strcmp(rec->hash, r->hash) ? -1 : 1;
+    if (r->replayed < 0) {
+        char *was = NULL;
+        if (strcmp(r->outcome, "pass") &&
+            asprintf(&was, "  the sweep's run of it failed (%s): %s\n%s", r->outcome, r->reason ? r->reason : "",
+                     r->report ? r->report : "") < 0)
+            was = NULL;
+        free(r->reason);
+        free(r->report);
+        free(r->replay);
+        if (asprintf(&r->reason, "does not replay: the sweep's run had trace hash %s, a re-run %s", r->hash,
+                     rec->hash) < 0)
+            r->reason = NULL;
+        if (asprintf(&r->report, "%s%s", report, was ? was : "") < 0) r->report = NULL;
+        if (asprintf(&r->replay, "dsim verify %s --seed %" PRIu64 " --runs 5", s->confpath, r->seed) < 0)
+            r->replay = NULL;
+        snprintf(r->outcome, sizeof r->outcome, "%s", OUTCOME_NONDETERMINISTIC);
+        free(was);
+    }
+    free(reason);
+    free(report);
+    free(check);
     slot->done = slot->fresh = true;
 }
 
@@ -340,17 +423,35 @@ int sweep_run(const struct sweep *s)
     if (todo && start_workers(s, w, n) != 0) { perror("dsim: cannot start workers"); return 2; }
     if (!todo) n = 0;
 
-    size_t next = 0, flushed = 0, passed = 0, failed = 0;
+    size_t next = 0, flushed = 0, passed = 0, failed = 0, sampled = 0, unreplayed = 0;
+    /* Sampled seeds whose first run is in, waiting for their second. */
+    size_t *again = calloc(s->nseeds + 1, sizeof *again), nagain = 0;
     bool lost_workers = false;
     int busy = 0;
     for (;;) {
-        /* Hand out seeds in order; after a failure, only lower ones. */
+        /* Hand out second runs first, then seeds in order; after a
+         * failure, only lower ones. */
         while (next < s->nseeds && slots[next].done) next++;   /* done in a checkpoint */
+        size_t kept = 0;                /* past the first failure, a seed's result is dropped */
+        for (size_t i = 0; i < nagain; i++)
+            if (s->keep_going || again[i] <= first_fail) again[kept++] = again[i];
+        nagain = kept;
         for (int k = 0; k < n && !dsim_interrupted; k++) {
             while (next < s->nseeds && slots[next].done) next++;
-            if (w[k].busy || next >= s->nseeds || (!s->keep_going && next > first_fail)) continue;
-            if (w[k].pid < 0) continue;
-            if (write_all(w[k].to, &next, sizeof next) == 0) { w[k].busy = true; w[k].index = next; busy++; next++; }
+            if (w[k].busy || w[k].pid < 0) continue;
+            struct job job = { .index = next };
+            if (nagain) {
+                job = (struct job){ .index = again[0], .verify = true };
+                memcpy(job.hash, slots[job.index].r.hash, sizeof job.hash);
+            } else if (next >= s->nseeds || (!s->keep_going && next > first_fail)) {
+                continue;
+            }
+            if (write_all(w[k].to, &job, sizeof job)) continue;
+            w[k].busy = true;
+            w[k].index = job.index;
+            busy++;
+            if (job.verify) memmove(again, again + 1, --nagain * sizeof *again);
+            else next++;
         }
         struct pollfd pfd[256];
         if (busy > 0) {
@@ -362,20 +463,32 @@ int sweep_run(const struct sweep *s)
             struct record rec;
             w[k].busy = false;
             busy--;
-            if (read_all(w[k].from, &rec, sizeof rec) == 0) take_record(s, w[k].from, &rec, &slots[rec.index]);
-            else if (dsim_interrupted) continue;
-            else {
+            struct slot *slot;
+            if (read_all(w[k].from, &rec, sizeof rec) == 0) {
+                slot = &slots[rec.index];
+                if (rec.verify) take_verify(s, w[k].from, &rec, slot);
+                else take_record(s, w[k].from, &rec, slot);
+                /* A sampled seed is done once its second run is in. */
+                if (!rec.verify && s->sampled && s->sampled[rec.index]) {
+                    slot->done = false;
+                    again[nagain++] = rec.index;
+                }
+            } else if (dsim_interrupted) {
+                continue;
+            } else {
                 char why[256];
                 worker_died(s, w, n, k, &rec, why, sizeof why);
-                take_dead(s, &rec, why, &slots[rec.index]);
+                slot = &slots[rec.index];
+                take_dead(s, &rec, why, slot);
             }
+            if (!slot->done) continue;
             if (ckpt) {
-                char *j = result_to_json(&slots[rec.index].r, 1);
+                char *j = result_to_json(&slot->r, 1);
                 fprintf(ckpt, "%s\n", j);
                 fflush(ckpt);
                 free(j);
             }
-            if (rec.outcome != OUT_PASS && rec.index < first_fail) first_fail = rec.index;
+            if (strcmp(slot->r.outcome, "pass") && rec.index < first_fail) first_fail = rec.index;
         }
         /* Report in seed order as results become contiguous. */
         while (flushed < s->nseeds && slots[flushed].done && (s->keep_going || flushed <= first_fail)) {
@@ -387,6 +500,8 @@ int sweep_run(const struct sweep *s)
                 fprintf(s->results, "%s\n", j);
                 free(j);
             }
+            sampled += r->replayed != 0;
+            unreplayed += r->replayed < 0;
             if (!strcmp(r->outcome, "pass")) {
                 passed++;
                 /* A passing seed's check output, in seed order (a failing
@@ -411,7 +526,8 @@ int sweep_run(const struct sweep *s)
                     failed, rate > 0 ? (double)(s->nseeds - flushed) / rate : 0.0);
             fflush(stderr);
         }
-        if (busy == 0 && (next >= s->nseeds || (!s->keep_going && next > first_fail) || dsim_interrupted)) break;
+        if (busy == 0 && (dsim_interrupted || (!nagain && (next >= s->nseeds || (!s->keep_going && next > first_fail)))))
+            break;
         int live = 0;
         for (int k = 0; k < n; k++) live += w[k].pid > 0;
         if (busy == 0 && live == 0) {
@@ -442,12 +558,21 @@ int sweep_run(const struct sweep *s)
         for (size_t i = 0; i < flushed && shown < DIVERGENCES_SHOWN && !dsim_interrupted; i++) {
             if (!strcmp(slots[i].r.outcome, "pass") || (!s->keep_going && i != first_fail)) continue;
             if (!strcmp(slots[i].r.outcome, outcome_name(OUT_INTERNAL))) continue;   /* not the seed's doing */
+            if (slots[i].r.replayed < 0) continue;      /* its report says where its own runs parted */
             if (shown++ == 0 && s->keep_going) printf("where the failing seeds first went differently:\n");
             if (!divergence(s, slots, flushed, i, &outside)) break;
         }
         if (failed > shown && shown == DIVERGENCES_SHOWN && s->keep_going && !dsim_interrupted)
             printf("  (shown for the first %d failing seeds; dsim diff CONF PASSING FAILING shows any other)\n",
                    DIVERGENCES_SHOWN);
+    }
+    if (s->sampled && !dsim_interrupted) {
+        if (unreplayed)
+            printf("dsim: verify sample: %zu of %zu seeds run twice did not replay to the same trace hash\n", unreplayed,
+                   sampled);
+        else
+            printf("dsim: verify sample: %zu seed%s run twice, each replayed to the same trace hash\n", sampled,
+                   sampled == 1 ? "" : "s");
     }
     int status = 0;
     if (dsim_interrupted) {
@@ -461,10 +586,11 @@ int sweep_run(const struct sweep *s)
         printf("dsim: %zu of %zu seeds failed\n", failed, s->nseeds);
     else
         printf("dsim: all %zu seeds passed\n", passed);
-    if (!dsim_interrupted && failed) status = 1;
+    if (!dsim_interrupted && failed) status = unreplayed ? 3 : 1;
     if (lost_workers) status = 2;
     for (size_t i = 0; i < s->nseeds; i++) { result_free(&slots[i].r); free(slots[i].check_output); }
     free(slots);
+    free(again);
     free(w);
     return status;
 }

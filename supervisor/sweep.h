@@ -24,8 +24,11 @@ struct sweep {
     const struct fault_conf *plan;  /* --plan: replaces the config's faults */
     size_t nplan;
     bool use_plan;
+    const bool *sampled;    /* --verify-sample: seeds[i] runs a second time if sampled[i]; NULL: none */
+    const char *sample_spec;/* its text (names the sweep in a checkpoint) */
 };
 
-/* Exit status: 0 all passed, 1 a seed failed, 128+N if interrupted. */
+/* Exit status: 0 all passed, 1 a seed failed, 3 a sampled seed did not
+ * replay, 128+N if interrupted. */
 int sweep_run(const struct sweep *s);
 #endif

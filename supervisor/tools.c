@@ -91,8 +91,10 @@ int cmd_merge(int argc, char **argv)
             return EXIT_USAGE;
         }
     if (missing_shards(v, n)) return EXIT_USAGE;
-    size_t keep = n, failed = 0, passed = 0;
+    size_t keep = n, failed = 0, passed = 0, sampled = 0, unreplayed = 0;
     for (size_t i = 0; i < n; i++) {
+        sampled += v[i].replayed != 0;
+        unreplayed += v[i].replayed < 0;
         if (!strcmp(v[i].outcome, "pass")) { passed++; continue; }
         failed++;
         if (!o.keep_going) { keep = i + 1; break; }
@@ -104,6 +106,11 @@ int cmd_merge(int argc, char **argv)
         if (strcmp(v[i].outcome, "pass")) result_print_failure(stdout, &v[i]);
     }
     if (junit) junit_write(junit, "dsim merge", v, keep, 0);
+    if (unreplayed)
+        printf("dsim: verify sample: %zu of %zu seeds run twice did not replay to the same trace hash\n", unreplayed, sampled);
+    else if (sampled)
+        printf("dsim: verify sample: %zu seed%s run twice, each replayed to the same trace hash\n", sampled,
+               sampled == 1 ? "" : "s");
     if (failed && !o.keep_going) printf("failed at seed %" PRIu64 " (%zu seed%s passed first)\n", v[keep - 1].seed, passed, passed == 1 ? "" : "s");
     else if (failed) printf("dsim: %zu of %zu seeds failed\n", failed, n);
     else printf("dsim: all %zu seeds passed\n", n);
@@ -111,7 +118,7 @@ int cmd_merge(int argc, char **argv)
     if (junit) fclose(junit);
     for (size_t i = 0; i < n; i++) result_free(&v[i]);
     free(v);
-    return failed ? 1 : 0;
+    return failed ? (unreplayed ? 3 : 1) : 0;
 }
 
 /* Prints a trace written by --trace, filtered. */

@@ -73,6 +73,7 @@ struct thread {
     exit_fn on_exit;        /* called at the syscall-exit stop */
     char pending_text[512]; /* canonical call text, completed at exit */
     bool note_result;       /* its passed call's result goes in a note at exit */
+    exit_fn exit_note;      /* notes more at the exit stop, after the call's event (outside reads) */
 
     uint64_t ctid_addr;     /* CLONE_CHILD_CLEARTID / set_tid_address */
     uint64_t steps;
@@ -232,7 +233,9 @@ struct world {
     struct crash_pick *pick;    /* NULL but in `dsim crash-states` */
     int ncrashes;
     int exec_stdio;             /* dsim exec: machine output goes to ours */
-    bool trace_results;         /* note the results of calls passed to the kernel */
+    bool trace_results;         /* note the results of calls passed to the kernel, and reads
+                                 * from outside the simulation (syscalls/outside.c) */
+    bool results_of_reads;      /* ... only of the calls that read data in */
     bool tsc_rewrite;           /* rdtsc/rdtscp rewritten in machine code, not faulting (rewrite.h) */
     /* Files outside the simulation (dsim's own stdout/stderr): writes to
      * them pass through, since nothing simulated waits on them. */

@@ -166,8 +166,10 @@ enum sys_action sys_open(struct world *w, struct thread *t)
     if (mem_read_str(t->tid, addr, path, sizeof path) >= 0)
         while (i < sizeof live_files / sizeof *live_files && strcmp(path, live_files[i].path)) i++;
     else i = sizeof live_files / sizeof *live_files;
-    if (i == sizeof live_files / sizeof *live_files)
+    if (i == sizeof live_files / sizeof *live_files) {
+        if (w->trace_results) t->exit_note = outside_open_noted;
         return disk_open(w, t, at ? (int)ARG0(t) : AT_FDCWD, addr, (int)(at ? ARG2(t) : ARG1(t)));
+    }
     char file[512], text[64];
     struct machine *m = t->proc->m;
     snprintf(file, sizeof file, "%s/vfs/%s.%s", w->run_dir, live_files[i].file, m->name);

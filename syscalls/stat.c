@@ -85,10 +85,51 @@ static struct timespec restamp(struct world *w, struct thread *t)
     return (struct timespec){ (time_t)(now / 1000000000), (long)(now % 1000000000) };
 }
 
+/* ---- reads of a host file's metadata, noted when tracing (outside.c) ---- */
+
+static struct stat host_seen;       /* what the kernel gave the stat now at its exit */
+
+static void stat_noted(struct world *w, struct thread *t, long result)
+{
+    long nr = SYSNR(t);
+    int dirfd = nr == SYS_stat || nr == SYS_lstat ? AT_FDCWD : (int)ARG0(t);
+    uint64_t path = nr == SYS_stat || nr == SYS_lstat ? ARG0(t) : nr == SYS_fstat ? 0 : ARG1(t);
+    char first = 0, mpath[4096], link[64];
+    if (result != 0 || (path && mem_read(t->tid, path, &first, 1) != 0)) return;
+    if (path && first) {
+        if (!disk_entry_mpath(t, dirfd, path, mpath, sizeof mpath)) return;
+    } else {                                /* fstat, or AT_EMPTY_PATH */
+        snprintf(link, sizeof link, "/proc/%d/fd/%d", t->tid, dirfd);
+        ssize_t n = readlink(link, mpath, sizeof mpath - 1);
+        if (n <= 0) return;
+        mpath[n] = 0;
+    }
+    outside_stat_note(w, t, mpath, &host_seen);
+}
+
+/* A stat of a file the run has not changed (its ctime is before the run's
+ * start), on the machine's disk (not dsim's fixed files, not /proc): the
+ * host's file, whose metadata a later run may see otherwise. */
+static void note_if_host(struct world *w, struct thread *t, const struct stat *st)
+{
+    if (!w->trace_results || !(S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) || st->st_dev == w->host_devs[0] ||
+        in_run(w, st->st_ctim.tv_sec, st->st_ctim.tv_nsec) || host_timed(t->proc->m, st->st_mode, st->st_dev))
+        return;
+    host_seen = *st;
+    t->exit_note = stat_noted;
+}
+
 static void statx_done(struct world *w, struct thread *t, uint64_t at)
 {
     struct statx sx;
     if (mem_read(t->tid, at, &sx, sizeof sx) != 0) return;
+    if (w->trace_results) {
+        struct stat st = { .st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor), .st_ino = sx.stx_ino,
+                           .st_mode = sx.stx_mode, .st_size = (off_t)sx.stx_size,
+                           .st_mtim = { sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec },
+                           .st_ctim = { sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec } };
+        note_if_host(w, t, &st);
+    }
     struct idmap *ids = &t->proc->m->ids;
     uint64_t dev = makedev(sx.stx_dev_major, sx.stx_dev_minor), vdev = idmap_dev(ids, dev);
     if (sx.stx_mask & STATX_INO) sx.stx_ino = idmap_ino(ids, dev, sx.stx_ino);
@@ -120,6 +161,7 @@ static void stat_done(struct world *w, struct thread *t, long result)
     uint64_t at = nr == SYS_newfstatat ? ARG2(t) : ARG1(t);
     struct stat st;
     if (mem_read(t->tid, at, &st, sizeof st) != 0) return;
+    note_if_host(w, t, &st);
     struct idmap *ids = &t->proc->m->ids;
     bool host = in_run(w, st.st_mtim.tv_sec, st.st_mtim.tv_nsec) && host_timed(t->proc->m, st.st_mode, st.st_dev);
     st.st_ino = idmap_ino(ids, st.st_dev, st.st_ino);

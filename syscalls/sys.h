@@ -129,6 +129,14 @@ uint64_t ptimers_next(struct world *w);
 void ptimers_fire(struct world *w);
 void ptimers_exec(struct world *w, struct process *p);
 
+/* outside.c: at an open's exit, notes what the new fd reaches if it is
+ * outside the simulation (a host file, /proc, /sys, a device). */
+void outside_open_noted(struct world *w, struct thread *t, long fd);
+/* Notes that the thread read a host file's metadata: its path, and the
+ * size, times and inode the kernel gave (stat.c, at a stat's exit). */
+struct stat;
+void outside_stat_note(struct world *w, struct thread *t, const char *path, const struct stat *st);
+
 /* proc.c */
 void proc_on_exec(struct world *w, struct thread *t);
 /* A process's last thread is gone: wake waiters, reparent children. */

@@ -33,6 +33,8 @@ struct trace {
 	struct ring_slot *ring;
 	size_t nring;
 	size_t head;
+	trace_tap_fn tap;
+	void *tap_arg;
 };
 
 static void oom(void)
@@ -155,6 +157,16 @@ void trace_event(struct trace *t, uint64_t vtime_ns, const char *machine, int ti
 		r->s[len] = '\0';
 		t->head = (t->head + 1) % t->nring;
 	}
+	if (t->tap) {
+		t->buf[len] = '\0';
+		t->tap(t->tap_arg, t->count - 1, t->buf);
+	}
+}
+
+void trace_set_tap(struct trace *t, trace_tap_fn fn, void *arg)
+{
+	t->tap = fn;
+	t->tap_arg = arg;
 }
 
 void trace_hash_bytes(struct trace *t, const void *data, size_t len)

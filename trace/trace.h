@@ -21,6 +21,11 @@ void trace_event(struct trace *t, uint64_t vtime_ns, const char *machine, int ti
 /* A note for the reader of the file ("  | text"), after the last event: not
  * hashed and not kept for reports, so it never changes a run's identity. */
 void trace_note(struct trace *t, const char *text);
+/* A tap sees every event line as it is made (without its newline), with
+ * its index (0 for the run's first event): dsim verify compares a run
+ * with earlier ones as it goes. fn NULL removes it. */
+typedef void (*trace_tap_fn)(void *arg, uint64_t index, const char *line);
+void trace_set_tap(struct trace *t, trace_tap_fn fn, void *arg);
 /* Fold extra bytes into the hash (e.g. a machine's captured output). */
 void trace_hash_bytes(struct trace *t, const void *data, size_t len);
 uint64_t trace_count(const struct trace *t);

@@ -366,6 +366,48 @@ START_TEST(test_line_text)
 }
 END_TEST
 
+/* A tap sees each event line, without its newline, with its index; it
+ * changes neither the hash nor the written line. */
+struct tapped { uint64_t n; uint64_t last; char line[128]; };
+static void tap(void *arg, uint64_t index, const char *line)
+{
+	struct tapped *t = arg;
+	t->n++;
+	t->last = index;
+	snprintf(t->line, sizeof t->line, "%s", line);
+}
+
+START_TEST(test_tap)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	struct trace *t = trace_new(out, 2), *plain = trace_new(NULL, 0);
+	struct tapped seen = { 0 };
+	trace_set_tap(t, tap, &seen);
+	three_events(t);
+	three_events(plain);
+	ck_assert_uint_eq(seen.n, 3);
+	ck_assert_uint_eq(seen.last, 2);
+	ck_assert_str_eq(seen.line, "12.000000001 net 0 deliver db1->db2");
+	trace_note(t, "= 1");           /* notes are not events */
+	ck_assert_uint_eq(seen.n, 3);
+	char h[33], hp[33];
+	trace_hash_hex(t, h);
+	trace_hash_hex(plain, hp);
+	ck_assert_str_eq(h, hp);
+	ck_assert_str_eq(h, GOLDEN_HASH);
+	fclose(out);
+	ck_assert_str_eq(text, LINE1 LINE2 LINE3 "  | = 1\n");
+	trace_set_tap(t, NULL, NULL);
+	trace_event(t, 0, "x", 1, "y");
+	ck_assert_uint_eq(seen.n, 3);
+	trace_free(t);
+	trace_free(plain);
+	free(text);
+}
+END_TEST
+
 static Suite *trace_suite(void)
 {
 	Suite *s = suite_create("trace");
@@ -382,6 +424,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_long_event);
 	tcase_add_test(tc, test_parse_line);
 	tcase_add_test(tc, test_line_text);
+	tcase_add_test(tc, test_tap);
 	suite_add_tcase(s, tc);
 	return s;
 }
