@@ -131,10 +131,13 @@ static int must_wait(struct world *w, struct thread *t, int copy, const struct s
     bool wait = type != S_IFREG && type != S_IFDIR && type != S_IFBLK && type != S_IFCHR &&
                 !is_external(w, st);
     if (wait) {
-        int fl = fcntl(copy, F_GETFL);
+        int fl = fcntl(copy, F_GETFL), acc = fl & O_ACCMODE;
         struct pollfd p = { copy, events, 0 };
-        /* A failed poll (EINTR) waits: the ready check polls again. */
-        wait = fl >= 0 && !(fl & O_NONBLOCK) && poll(&p, 1, 0) <= 0;
+        /* An fd not open for the direction (a pipe's other end) fails at
+         * once (EBADF): the kernel says so. A failed poll (EINTR) waits:
+         * the ready check polls again. */
+        wait = fl >= 0 && !(fl & O_NONBLOCK) && !(events == POLLIN && acc == O_WRONLY) &&
+               !(events == POLLOUT && acc == O_RDONLY) && poll(&p, 1, 0) <= 0;
     }
     if (!wait) {
         close(copy);
@@ -336,6 +339,20 @@ static enum sys_action recv_call(struct world *w, struct thread *t, int flags)
     if (!S_ISSOCK(st.st_mode)) {        /* ENOTSOCK, at once */
         close(copy);
         return SYS_PASS;
+    }
+    long nr = SYSNR(t);
+    if (nr == SYS_accept || nr == SYS_accept4) {
+        /* Only a listening stream socket waits; the kernel refuses the
+         * rest at once (EOPNOTSUPP for datagrams, EINVAL unlistened). */
+        int type = 0, listening = 0;
+        socklen_t len = sizeof type;
+        getsockopt(copy, SOL_SOCKET, SO_TYPE, &type, &len);
+        len = sizeof listening;
+        getsockopt(copy, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len);
+        if (type == SOCK_DGRAM || !listening) {
+            close(copy);
+            return SYS_PASS;
+        }
     }
     return read_or_wait(w, t, copy, &st, POLLIN, !(flags & (MSG_DONTWAIT | MSG_ERRQUEUE)));
 }
