@@ -64,6 +64,8 @@ struct simsock {
     size_t srchead, nsrc, capsrc;
     size_t queued;          /* UDP: bytes queued, as counted against SO_RCVBUF */
     bool abort_close;       /* SO_LINGER {1, 0}: closing it sends a reset */
+    bool dissolved;         /* TCP: connect(AF_UNSPEC) undid its connection */
+    int protocol;           /* IPPROTO_TCP, IPPROTO_UDP or IPPROTO_UDPLITE */
     bool dead;              /* its machine crashed */
 };
 
@@ -110,6 +112,9 @@ int netsim_connect(struct world *w, struct simsock *s, int copy, const struct sa
 struct simsock *netsim_accepted(struct world *w, struct simsock *l, ino_t ino);
 /* Whether a connect in progress has finished (state: 0 done, or -errno). */
 bool netsim_connect_done(struct simsock *s, int *err);
+/* connect(AF_UNSPEC) of a TCP socket: its connection is reset toward the
+ * peer and it is unconnected again (reads ENOTCONN, writes EPIPE). */
+void netsim_dissolve(struct world *w, struct simsock *s);
 
 /* UDP. Sends one datagram from s to `to` (NULL: its peer, when connected). */
 int netsim_send_dgram(struct world *w, struct simsock *s, const struct saddr *to, const void *buf, size_t len);

@@ -645,6 +645,23 @@ int netsim_connect(struct world *w, struct simsock *s, int copy, const struct sa
     return 0;
 }
 
+void netsim_dissolve(struct world *w, struct simsock *s)
+{
+    struct conn *c = s->conn;
+    if (c) {
+        int d = s->side;
+        c->gone[d] = c->eof[d] = true;
+        c->inflight[d] = 0;
+        close_end(w, c, d);
+        if (!c->gone[1 - d] && c->state == C_ESTABLISHED) send_reset(w, c, 1 - d, ECONNRESET);
+        c->sock[d] = NULL;
+        end_check(w, c);
+    }
+    s->conn = NULL;
+    s->connected = false;
+    s->dissolved = true;
+}
+
 bool netsim_connect_done(struct simsock *s, int *err)
 {
     struct conn *c = s->conn;

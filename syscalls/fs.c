@@ -331,7 +331,7 @@ enum sys_action sys_preadv(struct world *w, struct thread *t) { return read_call
  * data is there, and the kernel may then wait for the rest. */
 static enum sys_action recv_call(struct world *w, struct thread *t, int flags)
 {
-    if ((flags & (MSG_DONTWAIT | MSG_ERRQUEUE)) && !netsim_active(w)) return SYS_PASS;
+    if ((flags & MSG_DONTWAIT) && !netsim_active(w)) return SYS_PASS;
     int fd = (int)ARG0(t);
     struct stat st;
     int copy = fd_probe(w, t, fd, &st);
@@ -354,7 +354,7 @@ static enum sys_action recv_call(struct world *w, struct thread *t, int flags)
             return SYS_PASS;
         }
     }
-    return read_or_wait(w, t, copy, &st, POLLIN, !(flags & (MSG_DONTWAIT | MSG_ERRQUEUE)));
+    return read_or_wait(w, t, copy, &st, POLLIN, !(flags & MSG_DONTWAIT));
 }
 
 enum sys_action sys_recvfrom(struct world *w, struct thread *t) { return recv_call(w, t, (int)ARG3(t)); }
@@ -501,6 +501,19 @@ static bool sim_write(struct world *w, struct thread *t, struct wcall *c, enum s
         c->probed = true;
         c->copy = copy;
         return false;
+    }
+    if (s->type == SOCK_STREAM && !c->err && !s->conn && !s->connected && !s->so_error) {
+        /* No connection (never connected, listening, dissolved): EPIPE,
+         * with SIGPIPE unless MSG_NOSIGNAL, as tcp_sendmsg does. */
+        close(copy);
+        write_sigpipe(w, t, true, c->flags);
+        *a = emulate(t, -EPIPE);
+        return true;
+    }
+    if (s->type == SOCK_DGRAM && !c->err && (c->flags & MSG_OOB) && c->b.total <= 0xffff) {
+        close(copy);
+        *a = emulate(t, -EOPNOTSUPP);   /* UDP has no urgent data */
+        return true;
     }
     if (c->err || (s->so_error && s->connected)) {
         /* A reset (TCP) or a refusal (connected UDP) is reported once. */

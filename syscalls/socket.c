@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -110,6 +112,22 @@ static int put_saddr(struct thread *t, int family, const struct saddr *a, uint64
     return 0;
 }
 
+/* As move_addr_to_user() for getsockname/getpeername: the length is read
+ * (EFAULT), checked (EINVAL), as much of the address as it allows written
+ * (EFAULT, a NULL address included), then the full size. */
+static int put_saddr_strict(struct thread *t, int family, const struct saddr *a, uint64_t addr, uint64_t len_addr)
+{
+    int room;
+    if (!len_addr || mem_read(t->tid, len_addr, &room, sizeof room) != 0) return -EFAULT;
+    if (room < 0) return -EINVAL;
+    if (room > 0 && !addr) return -EFAULT;
+    if (room == 0) {
+        int size = family == AF_INET ? (int)sizeof(struct sockaddr_in) : (int)sizeof(struct sockaddr_in6);
+        return mem_write(t->tid, len_addr, &size, sizeof size) ? -EFAULT : 0;
+    }
+    return put_saddr(t, family, a, addr, len_addr);
+}
+
 int sock_put_addr(struct thread *t, const struct simsock *s, const struct saddr *a, uint64_t addr, uint64_t len_addr)
 {
     return put_saddr(t, s->family, a, addr, len_addr);
@@ -143,7 +161,8 @@ static void socket_done(struct world *w, struct thread *t, long result)
     if (result < 0) return;
     struct stat st;
     int copy = fd_probe(w, t, (int)result, &st);
-    if (copy >= 0) netsim_add(w, st.st_ino, t->proc->m->index, family, type);
+    struct simsock *s = copy >= 0 ? netsim_add(w, st.st_ino, t->proc->m->index, family, type) : NULL;
+    if (s) s->protocol = t->scratch[2] == IPPROTO_UDPLITE ? IPPROTO_UDPLITE : type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
     if (copy >= 0) close(copy);
 }
 
@@ -154,7 +173,11 @@ enum sys_action sys_socket(struct world *w, struct thread *t)
     int family = (int)ARG0(t), type = (int)ARG1(t) & 0xf, proto = (int)ARG2(t);
     if ((family != AF_INET && family != AF_INET6) || !w->net) return SYS_PASS;
     if (type != SOCK_STREAM && type != SOCK_DGRAM) return SYS_PASS;    /* raw: the empty netns answers */
-    if (proto != 0 && proto != (type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP)) return emulate(t, -EPROTONOSUPPORT);
+    /* UDP-Lite is UDP with a partial checksum: on a network with no bit
+     * errors, the same. */
+    if (proto != 0 && proto != (type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP) &&
+        !(type == SOCK_DGRAM && proto == IPPROTO_UDPLITE))
+        return emulate(t, -EPROTONOSUPPORT);
     t->scratch[0] = family;
     t->scratch[1] = type;
     t->scratch[2] = proto;
@@ -188,6 +211,20 @@ static void note_unix_path(struct world *w, struct thread *t)
     }
 }
 
+/* Ports below 1024 (net.ipv4.ip_unprivileged_port_start) need
+ * CAP_NET_BIND_SERVICE, as the thread's effective set says. */
+static bool can_bind_low(struct thread *t)
+{
+    char path[64], line[256];
+    unsigned long long caps = 0;
+    snprintf(path, sizeof path, "/proc/%d/status", t->tid);
+    FILE *f = fopen(path, "re");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "CapEff:", 7)) caps = strtoull(line + 7, NULL, 16);
+    if (f) fclose(f);
+    return caps & (1ULL << 10);         /* CAP_NET_BIND_SERVICE */
+}
+
 enum sys_action sys_bind(struct world *w, struct thread *t)
 {
     int copy;
@@ -200,6 +237,7 @@ enum sys_action sys_bind(struct world *w, struct thread *t)
     int r = get_saddr(t, s->family, ARG1(t), ARG2(t), &a);
     if (r == 1 && s->family == AF_INET) r = 0, a = (struct saddr){ ADDR_ANY, 0, 0 };  /* Linux's old-style compat */
     if (r) return done(copy, t, r == 1 ? -EAFNOSUPPORT : r);
+    if (a.port && a.port < 1024 && !can_bind_low(t)) return done(copy, t, -EACCES);
     if ((r = netsim_bind(w, s, a)) != 0) return done(copy, t, r);
     if (s->type == SOCK_DGRAM) r = netsim_bind_path(w, s, copy);
     return done(copy, t, r);
@@ -257,8 +295,20 @@ enum sys_action sys_connect(struct world *w, struct thread *t)
         s->connected = true;
         return done(copy, t, 0);
     }
-    if (r) return done(copy, t, r == 1 ? -EAFNOSUPPORT : r);
+    if (r == 1) {
+        /* AF_UNSPEC: a TCP socket drops its connection (a reset to the
+         * peer) and is unconnected again; an unconnected one stays so. */
+        if (s->conn || s->connected) netsim_dissolve(w, s);
+        return done(copy, t, 0);
+    }
+    if (r) return done(copy, t, r);
     if (s->listening) return done(copy, t, -EINVAL);
+    if (s->dissolved) {
+        /* Its kernel socket is still joined to the old connection's relay
+         * end: connecting it again would need a new one. */
+        close(copy);
+        return SYS_FENCE;
+    }
     if (s->conn) {
         int err;
         if (!netsim_connect_done(s, &err)) return done(copy, t, -EALREADY);
@@ -309,10 +359,10 @@ static enum sys_action name_call(struct world *w, struct thread *t, bool peer)
     if (peer) {
         int err = 0;
         if (!s->connected && !(s->conn && netsim_connect_done(s, &err) && !err)) return emulate(t, -ENOTCONN);
-        return emulate(t, put_saddr(t, s->family, &s->peer, ARG1(t), ARG2(t)));
+        return emulate(t, put_saddr_strict(t, s->family, &s->peer, ARG1(t), ARG2(t)));
     }
     struct saddr a = s->bound ? s->local : (struct saddr){ ADDR_ANY, 0, 0 };
-    return emulate(t, put_saddr(t, s->family, &a, ARG1(t), ARG2(t)));
+    return emulate(t, put_saddr_strict(t, s->family, &a, ARG1(t), ARG2(t)));
 }
 
 enum sys_action sys_getsockname(struct world *w, struct thread *t) { return name_call(w, t, false); }
@@ -323,7 +373,21 @@ enum sys_action sys_getpeername(struct world *w, struct thread *t) { return name
 static bool known_level(int level)
 {
     return level == SOL_SOCKET || level == IPPROTO_TCP || level == IPPROTO_IP || level == IPPROTO_IPV6 ||
-           level == IPPROTO_UDP;
+           level == IPPROTO_UDP || level == IPPROTO_UDPLITE;
+}
+
+/* Group memberships, which a connection-oriented socket refuses (EPROTO). */
+static bool is_multicast_membership(int level, int name)
+{
+    if (level == IPPROTO_IP)
+        return name == IP_ADD_MEMBERSHIP || name == IP_DROP_MEMBERSHIP || name == IP_ADD_SOURCE_MEMBERSHIP ||
+               name == IP_DROP_SOURCE_MEMBERSHIP || name == IP_BLOCK_SOURCE || name == IP_UNBLOCK_SOURCE ||
+               name == MCAST_JOIN_GROUP || name == MCAST_LEAVE_GROUP || name == MCAST_JOIN_SOURCE_GROUP ||
+               name == MCAST_LEAVE_SOURCE_GROUP || name == MCAST_BLOCK_SOURCE || name == MCAST_UNBLOCK_SOURCE;
+    if (level == IPPROTO_IPV6)
+        return name == IPV6_ADD_MEMBERSHIP || name == IPV6_DROP_MEMBERSHIP || name == MCAST_JOIN_GROUP ||
+               name == MCAST_LEAVE_GROUP || name == MCAST_JOIN_SOURCE_GROUP || name == MCAST_LEAVE_SOURCE_GROUP;
+    return false;
 }
 
 /* Options are remembered and reported back; the few that mean something to
@@ -336,8 +400,10 @@ enum sys_action sys_setsockopt(struct world *w, struct thread *t)
     int level = (int)ARG1(t), name = (int)ARG2(t);
     uint64_t len = ARG4(t);
     if (!known_level(level)) return emulate(t, -ENOPROTOOPT);
-    if ((level == IPPROTO_TCP && s->type != SOCK_STREAM) || (level == IPPROTO_IPV6 && s->family != AF_INET6))
+    if ((level == IPPROTO_TCP && s->type != SOCK_STREAM) || (level == IPPROTO_IPV6 && s->family != AF_INET6) ||
+        (level == IPPROTO_UDPLITE && s->protocol != IPPROTO_UDPLITE))
         return emulate(t, -ENOPROTOOPT);
+    if (s->type == SOCK_STREAM && is_multicast_membership(level, name)) return emulate(t, -EPROTO);
     if ((int)len < (int)sizeof(int)) return emulate(t, -EINVAL);
     unsigned char val[16] = { 0 };
     size_t n = len < sizeof val ? len : sizeof val;
@@ -391,7 +457,8 @@ enum sys_action sys_getsockopt(struct world *w, struct thread *t)
     struct sockopt *o = netsim_opt(s, level, name);
     if (level == SOL_SOCKET && name == SO_TYPE) v = s->type;
     else if (level == SOL_SOCKET && name == SO_DOMAIN) v = s->family;
-    else if (level == SOL_SOCKET && name == SO_PROTOCOL) v = s->type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
+    else if (level == SOL_SOCKET && name == SO_PROTOCOL)
+        v = s->protocol ? s->protocol : s->type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
     else if (level == SOL_SOCKET && name == SO_ACCEPTCONN) v = s->listening;
     else if (level == SOL_SOCKET && name == SO_ERROR) {
         v = s->so_error;
@@ -447,6 +514,11 @@ static void dgram_recv_done(struct world *w, struct thread *t, long result)
 {
     struct simsock *s = (struct simsock *)t->scratch[3];
     long nr = SYSNR(t);
+    if (t->scratch[5]) {            /* the caller's MSG_OOB, in the register it keeps */
+        if (nr == SYS_recvfrom) ARG3(t) |= MSG_OOB;
+        else if (nr == SYS_recvmsg) ARG2(t) |= MSG_OOB;
+        t->regs_dirty = true;
+    }
     int flags = nr == SYS_recvfrom ? (int)ARG3(t) : nr == SYS_recvmsg ? (int)ARG2(t) : 0;
     if (result < 0) return;
     struct saddr src;
@@ -461,16 +533,45 @@ static void dgram_recv_done(struct world *w, struct thread *t, long result)
     }
 }
 
-/* TCP: recvfrom and recvmsg report no address (the kernel would name the
- * relay's socket). */
+/* TCP: recvfrom and recvmsg report no address and leave the caller's
+ * address buffer alone (a bad pointer included); the kernel was given none
+ * (scratch[3] held the caller's), since it would write the relay's. */
 static void stream_recv_done(struct world *w, struct thread *t, long result)
 {
     long nr = SYSNR(t);
     int zero = 0;
+    uint64_t name = (uint64_t)t->scratch[3];
+    if (nr == SYS_recvfrom && name) {
+        ARG4(t) = name;                 /* the register the caller keeps */
+        t->regs_dirty = true;
+    } else if (nr == SYS_recvmsg && name) {
+        mem_write(t->tid, ARG1(t) + offsetof(struct msghdr, msg_name), &name, sizeof name);
+    }
     if (result < 0) return;
-    if (nr == SYS_recvfrom && ARG4(t) && ARG5(t)) mem_write(t->tid, ARG5(t), &zero, sizeof zero);
-    else if (nr == SYS_recvmsg)
+    if (nr == SYS_recvfrom && name && mem_write(t->tid, ARG5(t), &zero, sizeof zero)) {
+        t->regs.rax = (unsigned long long)-EFAULT;      /* as move_addr_to_user() */
+        t->regs_dirty = true;
+    } else if (nr == SYS_recvmsg) {
         mem_write(t->tid, ARG1(t) + offsetof(struct msghdr, msg_namelen), &zero, sizeof zero);
+    }
+}
+
+/* Hides the caller's address buffer from the kernel for a TCP receive. */
+static void stream_recv_hide_name(struct thread *t)
+{
+    long nr = SYSNR(t);
+    uint64_t none = 0;
+    t->scratch[3] = 0;
+    if (nr == SYS_recvfrom && ARG4(t)) {
+        t->scratch[3] = (long)ARG4(t);
+        ARG4(t) = 0;
+        t->regs_dirty = true;
+    } else if (nr == SYS_recvmsg) {
+        uint64_t name;
+        if (mem_read(t->tid, ARG1(t) + offsetof(struct msghdr, msg_name), &name, sizeof name) == 0 && name &&
+            mem_write(t->tid, ARG1(t) + offsetof(struct msghdr, msg_name), &none, sizeof none) == 0)
+            t->scratch[3] = (long)name;
+    }
 }
 
 /* A read of a simulated socket that the kernel may now make: a reset
@@ -479,6 +580,12 @@ static void stream_recv_done(struct world *w, struct thread *t, long result)
 enum sys_action sock_read(struct world *w, struct thread *t, struct simsock *s, int copy)
 {
     long nr = SYSNR(t);
+    int flags = nr == SYS_recvfrom ? (int)ARG3(t) : nr == SYS_recvmsg ? (int)ARG2(t) : 0;
+    /* No errors are ever queued in the simulation. */
+    if (flags & MSG_ERRQUEUE) return emulate(t, -EAGAIN);
+    /* A TCP socket with no connection (never connected, listening, or
+     * dissolved) has nothing to read. */
+    if (s->type == SOCK_STREAM && !s->conn && !s->connected) return emulate(t, -ENOTCONN);
     if (s->type == SOCK_DGRAM && s->so_error && s->connected) {
         int e = s->so_error;
         s->so_error = 0;
@@ -494,8 +601,19 @@ enum sys_action sock_read(struct world *w, struct thread *t, struct simsock *s, 
     }
     if (s->type == SOCK_STREAM) {
         if (nr != SYS_recvfrom && nr != SYS_recvmsg) return SYS_PASS;
+        stream_recv_hide_name(t);
         t->on_exit = stream_recv_done;
         return SYS_PASS_EXIT;
+    }
+    /* UDP ignores MSG_OOB on receive; the AF_UNIX socket below would
+     * refuse it: the kernel is not shown it (restored at the exit stop). */
+    if (flags & MSG_OOB) {
+        t->scratch[5] = 1;
+        if (nr == SYS_recvfrom) ARG3(t) &= ~(unsigned long long)MSG_OOB;
+        else ARG2(t) &= ~(unsigned long long)MSG_OOB;
+        t->regs_dirty = true;
+    } else {
+        t->scratch[5] = 0;
     }
     if (nr == SYS_recvmsg) {
         struct msghdr m;
