@@ -65,6 +65,7 @@ struct simsock {
     size_t queued;          /* UDP: bytes queued, as counted against SO_RCVBUF */
     bool abort_close;       /* SO_LINGER {1, 0}: closing it sends a reset */
     bool dissolved;         /* TCP: connect(AF_UNSPEC) undid its connection */
+    bool had_conn;          /* TCP: it had a connection (one that ended reads EOF) */
     int protocol;           /* IPPROTO_TCP, IPPROTO_UDP or IPPROTO_UDPLITE */
     bool dead;              /* its machine crashed */
 };

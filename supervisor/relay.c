@@ -632,6 +632,7 @@ int netsim_connect(struct world *w, struct simsock *s, int copy, const struct sa
     c->fd[0] = fd;
     c->sock[0] = s;
     s->conn = c;
+    s->had_conn = true;
     s->side = 0;
     s->peer = *to;
     if (nonblock) {
@@ -659,6 +660,7 @@ void netsim_dissolve(struct world *w, struct simsock *s)
     }
     s->conn = NULL;
     s->connected = false;
+    s->had_conn = false;
     s->dissolved = true;
 }
 
@@ -684,6 +686,7 @@ struct simsock *netsim_accepted(struct world *w, struct simsock *l, ino_t ino)
     s->local = c->ep[1];
     s->peer = c->ep[0];
     s->conn = c;
+    s->had_conn = true;
     s->side = 1;
     c->sock[1] = s;
     return s;

@@ -502,7 +502,7 @@ static bool sim_write(struct world *w, struct thread *t, struct wcall *c, enum s
         c->copy = copy;
         return false;
     }
-    if (s->type == SOCK_STREAM && !c->err && !s->conn && !s->connected && !s->so_error) {
+    if (s->type == SOCK_STREAM && !c->err && !s->conn && !s->connected && !s->had_conn && !s->so_error) {
         /* No connection (never connected, listening, dissolved): EPIPE,
          * with SIGPIPE unless MSG_NOSIGNAL, as tcp_sendmsg does. */
         close(copy);

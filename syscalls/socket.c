@@ -583,9 +583,10 @@ enum sys_action sock_read(struct world *w, struct thread *t, struct simsock *s, 
     int flags = nr == SYS_recvfrom ? (int)ARG3(t) : nr == SYS_recvmsg ? (int)ARG2(t) : 0;
     /* No errors are ever queued in the simulation. */
     if (flags & MSG_ERRQUEUE) return emulate(t, -EAGAIN);
-    /* A TCP socket with no connection (never connected, listening, or
-     * dissolved) has nothing to read. */
-    if (s->type == SOCK_STREAM && !s->conn && !s->connected) return emulate(t, -ENOTCONN);
+    /* A TCP socket that never had a connection (never connected,
+     * listening, or dissolved) has nothing to read; one whose connection
+     * ended reads its end. */
+    if (s->type == SOCK_STREAM && !s->conn && !s->connected && !s->had_conn) return emulate(t, -ENOTCONN);
     if (s->type == SOCK_DGRAM && s->so_error && s->connected) {
         int e = s->so_error;
         s->so_error = 0;
