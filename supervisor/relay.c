@@ -13,6 +13,9 @@
 #define WINDOW (256 * 1024)     /* bytes one direction may have in flight */
 #define CHUNK (64 * 1024)       /* bytes one read of the relay takes */
 #define SYN_RTO 1000000000ULL   /* Linux's first SYN retransmission: 1s */
+/* tcp_syn_retries = 6: SYNs at 0, 1, 3, 7, 15, 31 and 63 s, then ETIMEDOUT
+ * at 127 s (the last wait is 64 s, so the doubled RTO reaches 128 s). */
+#define SYN_GIVE_UP (128 * SYN_RTO)
 #define DGRAM_OVERHEAD 768      /* what a small datagram costs a UDP receive buffer (skb truesize) */
 
 enum ev_kind { EV_SYN, EV_SYNACK, EV_RST, EV_DATA, EV_FIN, EV_DGRAM };
@@ -345,13 +348,17 @@ static void arrive_syn(struct world *w, struct nev *e)
     if (c->state != C_SYN_SENT || c->gone[0]) { ev_free(e); return; }
     struct simsock *l = machine_up(w, c->m[1], w->machines[c->m[1]].incarnation)
                             ? netsim_find(w, c->m[1], SOCK_STREAM, &c->ep[1], true) : NULL;
-    if (!machine_up(w, c->m[1], w->machines[c->m[1]].incarnation)) {
-        /* Nobody answers: SYNs are retransmitted until the connect times out. */
+    if (e->rto >= SYN_GIVE_UP || !machine_up(w, c->m[1], w->machines[c->m[1]].incarnation)) {
+        /* Nobody answers (a machine down or not started yet): SYNs are
+         * retransmitted as Linux does, and a later one may find it up; after
+         * the last, the connect fails with ETIMEDOUT, delivered as a reset
+         * so that a non-blocking connect sees POLLOUT and SO_ERROR. */
         if (!e->rto) e->rto = SYN_RTO;
-        if (w->now + e->rto - e->sent > w->conf->net.tcp_timeout_ns) {
+        if (e->rto >= SYN_GIVE_UP) {
             ev_trace(w, e, c->m[0], "timed out");
-            c->state = C_REFUSED;
-            c->err = ETIMEDOUT;
+            struct nev *x = ev_new(EV_RST, c, 1, 0);
+            x->err = ETIMEDOUT;
+            schedule(w, x, w->now);
             ev_free(e);
             return;
         }
