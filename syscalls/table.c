@@ -20,7 +20,7 @@
     X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality) X(sys_flock) X(sys_fence) X(sys_open) X(sys_fsync) X(sys_sync) \
     X(sys_mkdir) X(sys_mknod) X(sys_unlink) X(sys_rename) X(sys_link) X(sys_creat) X(sys_pwrite) \
     X(sys_stat) X(sys_statfs) X(sys_fd_copy) X(sys_readlink) X(sys_truncate) X(sys_utimes) X(sys_sendmmsg) X(sys_recvmmsg) \
-    X(sys_socket) X(sys_bind) X(sys_listen) X(sys_connect) X(sys_getsockname) X(sys_getpeername) \
+    X(sys_socket) X(sys_socketpair) X(sys_bind) X(sys_listen) X(sys_connect) X(sys_getsockname) X(sys_getpeername) \
     X(sys_setsockopt) X(sys_getsockopt) \
     X(sys_timer_create) X(sys_timer_settime) X(sys_timer_gettime) X(sys_timer_getoverrun) X(sys_timer_delete)
 #define DECLARE(h) enum sys_action h(struct world *w, struct thread *t);
@@ -65,8 +65,9 @@ const struct sys_entry sys_table[] = {
     E(preadv, sys_preadv, "fpdl", R) E(preadv2, sys_preadv, "fpddx", R)
     E(write, sys_write, "fpd", R) E(writev, sys_writev, "fpd", R)
     E(ioctl, sys_ioctl, "fxI", R) E(fcntl, sys_fcntl, "fdI", R)
-    /* Sockets: AF_UNIX ones are the kernel's; TCP and UDP are simulated (socket.c). */
-    E(socket, sys_socket, "ddd", I) PASS(socketpair, "ddxp") E(bind, sys_bind, "fpd", I) E(listen, sys_listen, "fd", I)
+    /* Sockets: AF_UNIX ones and routing netlink are the kernel's; TCP and UDP are
+     * simulated (socket.c); every other family is refused (sockpolicy.h). */
+    E(socket, sys_socket, "ddd", I) E(socketpair, sys_socketpair, "ddxp", I) E(bind, sys_bind, "fpd", I) E(listen, sys_listen, "fd", I)
     E(connect, sys_connect, "fpd", I) PASS(shutdown, "fd") E(getsockname, sys_getsockname, "fpp", I)
     E(getpeername, sys_getpeername, "fpp", I) E(setsockopt, sys_setsockopt, "fddpd", I)
     E(getsockopt, sys_getsockopt, "fddpp", I)
