@@ -240,7 +240,11 @@ static void handle_stop(struct world *w, struct thread *t, int status)
         return;
     }
     if (ev == PTRACE_EVENT_STOP) {
-        if (t->awaiting_first_stop) { t->awaiting_first_stop = false; return; }
+        if (t->awaiting_first_stop) {
+            t->awaiting_first_stop = false;
+            proc_child_clone_view(t);
+            return;
+        }
         /* A group-stop: job control is not simulated; carry on. */
         if (t->state == TS_RUNNING) resume(t, 0);
         return;

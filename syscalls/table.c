@@ -22,6 +22,9 @@
     X(sys_stat) X(sys_statfs) X(sys_fd_copy) X(sys_readlink) X(sys_truncate) X(sys_utimes) X(sys_sendmmsg) X(sys_recvmmsg) \
     X(sys_socket) X(sys_socketpair) X(sys_bind) X(sys_listen) X(sys_connect) X(sys_getsockname) X(sys_getpeername) \
     X(sys_setsockopt) X(sys_getsockopt) \
+    X(sys_sched_setscheduler) X(sys_sched_setparam) X(sys_sched_getscheduler) X(sys_sched_getparam) \
+    X(sys_sched_setattr) X(sys_sched_getattr) X(sys_sched_get_priority_max) X(sys_sched_get_priority_min) \
+    X(sys_sched_rr_get_interval) X(sys_getpriority) X(sys_setpriority) X(sys_ioprio_set) X(sys_ioprio_get) \
     X(sys_timer_create) X(sys_timer_settime) X(sys_timer_gettime) X(sys_timer_getoverrun) X(sys_timer_delete)
 #define DECLARE(h) enum sys_action h(struct world *w, struct thread *t);
 HANDLERS(DECLARE)
@@ -87,10 +90,15 @@ const struct sys_entry sys_table[] = {
     PASS(setfsuid, "d") PASS(setfsgid, "d") PASS(getpgid, "d") PASS(getpgrp, "") PASS(getsid, "d")
     PASS(setsid, "") PASS(setpgid, "dd") PASS(getrlimit, "dp") PASS(setrlimit, "dp")
     PASS(prlimit64, "ddpp") PASS(capget, "pp") PASS(capset, "pp") E(prctl, sys_prctl, "dxxxx", I)
-    E(personality, sys_personality, "x", I) PASS(sched_getparam, "dp") PASS(sched_setparam, "dp")
-    PASS(sched_getscheduler, "d") PASS(sched_setscheduler, "ddp") PASS(sched_get_priority_max, "d")
-    PASS(sched_get_priority_min, "d") PASS(getpriority, "dd") PASS(setpriority, "ddd")
-    PASS(ioprio_get, "dd") PASS(ioprio_set, "ddd") PASS(sched_getattr, "dpxx") PASS(sched_setattr, "dpx")
+    E(personality, sys_personality, "x", I)
+    /* The machine's own scheduler (sched.c): never the host's. */
+    E(sched_getparam, sys_sched_getparam, "dp", I) E(sched_setparam, sys_sched_setparam, "dp", I)
+    E(sched_getscheduler, sys_sched_getscheduler, "d", I) E(sched_setscheduler, sys_sched_setscheduler, "dxp", I)
+    E(sched_get_priority_max, sys_sched_get_priority_max, "d", I)
+    E(sched_get_priority_min, sys_sched_get_priority_min, "d", I) E(sched_rr_get_interval, sys_sched_rr_get_interval, "dp", I)
+    E(getpriority, sys_getpriority, "dd", I) E(setpriority, sys_setpriority, "ddd", I)
+    E(ioprio_get, sys_ioprio_get, "dd", I) E(ioprio_set, sys_ioprio_set, "ddx", I)
+    E(sched_getattr, sys_sched_getattr, "dpdx", I) E(sched_setattr, sys_sched_setattr, "dpx", I)
     PASS(sethostname, "sd") PASS(setdomainname, "sd") PASS(membarrier, "xx") PASS(mbind, "pdxpdx")
     PASS(get_mempolicy, "ppdpx") PASS(set_mempolicy, "dpd") PASS(mlockall, "x") PASS(munlockall, "")
     PASS(pkey_alloc, "xx") PASS(pkey_free, "d") PASS(pkey_mprotect, "pdxd") PASS(kcmp, "ddddd")
