@@ -107,7 +107,8 @@ struct process {
     pid_t pid;              /* host tgid */
     pid_t vpid;
     struct machine *m;
-    struct process *parent; /* NULL once orphaned (init reaps it) */
+    struct process *parent; /* its subreaper once orphaned, or NULL (init reaps it) */
+    bool subreaper;         /* PR_SET_CHILD_SUBREAPER: it adopts its descendants' orphans */
     int mm;                 /* address-space id: keys private futexes */
     int pidfd;              /* for pidfd_getfd; -1 until needed */
     int nlive;              /* live threads */

@@ -93,6 +93,7 @@ enum sys_action sys_prctl(struct world *w, struct thread *t)
         int enabled = PR_TSC_ENABLE;
         return emulate(t, mem_write(t->tid, ARG1(t), &enabled, sizeof enabled) ? -EFAULT : 0);
     }
+    if (ARG0(t) == PR_SET_CHILD_SUBREAPER) return proc_set_subreaper(w, t);
     return SYS_PASS;
 }
 

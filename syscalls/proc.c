@@ -233,19 +233,54 @@ enum sys_action sys_exit_group(struct world *w, struct thread *t)
     return SYS_PASS;
 }
 
+/* Where p's orphans go (find_new_reaper): the nearest ancestor that is a
+ * child subreaper (PR_SET_CHILD_SUBREAPER) and still lives, else init
+ * (NULL), which reaps them without dsim. */
+static struct process *new_reaper(struct process *p)
+{
+    for (struct process *a = p->parent; a; a = a->parent)
+        if (a->subreaper && !a->exited) return a;
+    return NULL;
+}
+
+/* The parent learns of an exited child: SIGCHLD, and a parent that ignores
+ * it has the kernel reap the child at once. */
+static void notify_parent(struct world *w, struct process *child)
+{
+    struct process *parent = child->parent;
+    if (!parent || !parent->sh) return;
+    struct sigaction_lite *a = &parent->sh->act[SIGCHLD];
+    if (a->handler == (uint64_t)SIG_IGN || (a->flags & SA_NOCLDWAIT)) child->reaped = true;
+    signal_generated(w, parent, NULL, SIGCHLD);
+}
+
 void proc_on_exit(struct world *w, struct process *p)
 {
     release_vfork_parent(p);
     if (p->pidfd >= 0) close(p->pidfd);     /* nothing left to copy fds from */
     p->pidfd = -1;
-    for (size_t i = 0; i < w->nprocs; i++)
-        if (w->procs[i]->parent == p) w->procs[i]->parent = NULL;     /* init reaps it */
-    struct process *parent = p->parent;
-    if (parent && parent->sh) {
-        struct sigaction_lite *a = &parent->sh->act[SIGCHLD];
-        if (a->handler == (uint64_t)SIG_IGN || (a->flags & SA_NOCLDWAIT)) p->reaped = true;
-        signal_generated(w, parent, NULL, SIGCHLD);
+    struct process *reaper = new_reaper(p);
+    for (size_t i = 0; i < w->nprocs; i++) {
+        struct process *c = w->procs[i];
+        if (c->parent != p) continue;
+        c->parent = reaper;
+        /* A zombie (its death already seen) is announced to its new parent. */
+        if (reaper && c->exited && !c->reaped) notify_parent(w, c);
     }
+    notify_parent(w, p);
+}
+
+static void subreaper_done(struct world *w, struct thread *t, long result)
+{
+    if (result == 0) t->proc->subreaper = t->scratch[0] != 0;
+}
+
+/* prctl(PR_SET_CHILD_SUBREAPER): the kernel's, and dsim's family tree. */
+enum sys_action proc_set_subreaper(struct world *w, struct thread *t)
+{
+    t->scratch[0] = (long)ARG1(t);
+    t->on_exit = subreaper_done;
+    return SYS_PASS_EXIT;
 }
 
 /* ---- wait ---- */

@@ -123,6 +123,8 @@ void proc_on_exec(struct world *w, struct thread *t);
 void proc_on_exit(struct world *w, struct process *p);
 /* A clone/fork/vfork event stop: registers the child. */
 void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid, int event);
+/* prctl(PR_SET_CHILD_SUBREAPER). */
+enum sys_action proc_set_subreaper(struct world *w, struct thread *t);
 /* At a child's first stop: it sees the clone flags its parent passed. */
 void proc_child_clone_view(struct thread *c);
 
