@@ -144,6 +144,8 @@ void ftimes_note_path(struct world *w, struct machine *m, const char *mpath);
 void ftimes_flush(struct world *w, struct machine *m);
 void ftimes_free(struct machine *m);
 enum sys_action ftimes_fd_change(struct world *w, struct thread *t);
+/* Whether a file is outside the machine's disk (its output, dsim's). */
+bool outside_disk(const struct world *w, const struct stat *st);
 
 /* random.c */
 void random_fill(struct world *w, struct thread *t, void *buf, size_t len);

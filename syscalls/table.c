@@ -20,7 +20,7 @@
     X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality) X(sys_flock) X(sys_fence) X(sys_open) X(sys_fsync) X(sys_sync) \
     X(sys_mkdir) X(sys_mknod) X(sys_unlink) X(sys_rename) X(sys_link) X(sys_creat) X(sys_pwrite) \
     X(sys_stat) X(sys_statfs) X(sys_fd_copy) X(sys_readlink) X(sys_truncate) X(sys_utimes) X(sys_sendmmsg) X(sys_recvmmsg) \
-    X(sys_socket) X(sys_socketpair) X(sys_bind) X(sys_listen) X(sys_connect) X(sys_getsockname) X(sys_getpeername) \
+    X(sys_fallocate) X(sys_socket) X(sys_socketpair) X(sys_bind) X(sys_listen) X(sys_connect) X(sys_getsockname) X(sys_getpeername) \
     X(sys_setsockopt) X(sys_getsockopt) \
     X(sys_sched_setscheduler) X(sys_sched_setparam) X(sys_sched_getscheduler) X(sys_sched_getparam) \
     X(sys_sched_setattr) X(sys_sched_getattr) X(sys_sched_get_priority_max) X(sys_sched_get_priority_min) \
@@ -49,7 +49,7 @@ const struct sys_entry sys_table[] = {
     E(linkat, sys_link, "dsdsx", I) E(symlink, sys_link, "ss", I) E(symlinkat, sys_link, "sds", I) PASS(chmod, "sx")
     PASS(fchmod, "fx") PASS(fchmodat, "dsx") PASS(chown, "sdd") PASS(fchown, "fdd") PASS(lchown, "sdd")
     PASS(fchownat, "dsddx") E(truncate, sys_truncate, "sl", I) E(ftruncate, ftimes_fd_change, "fl", I) E(fsync, sys_fsync, "f", I)
-    E(fdatasync, sys_fsync, "f", I) E(sync, sys_sync, "", I) E(syncfs, sys_sync, "f", I) E(fallocate, ftimes_fd_change, "fxll", I) PASS(fadvise64, "fddx")
+    E(fdatasync, sys_fsync, "f", I) E(sync, sys_sync, "", I) E(syncfs, sys_sync, "f", I) E(fallocate, sys_fallocate, "fxll", I) PASS(fadvise64, "fddx")
     PASS(readahead, "fdd") PASS(sync_file_range, "fddx") E(mknod, sys_mknod, "sxd", I) E(mknodat, sys_mknod, "dsxd", I)
     PASS(dup, "f") PASS(dup2, "ff") PASS(dup3, "ffx") PASS(pipe, "p") PASS(pipe2, "px")
     PASS(chdir, "s") PASS(fchdir, "f") PASS(getcwd, "pd") PASS(umask, "x") E(statfs, sys_statfs, "sp", I)
