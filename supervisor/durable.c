@@ -5,9 +5,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -116,6 +118,46 @@ static int open_any(const char *path, int flags, mode_t mode)
     return open(path, flags | O_CLOEXEC | ((flags & O_ACCMODE) == O_RDONLY ? 0 : O_NOFOLLOW), mode);
 }
 
+/* Writes all of buf, through interruptions. */
+static int write_all(int fd, const char *buf, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, buf, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Copies in to out, both at offset 0 and out empty: a reflink where the
+ * file system has them (btrfs, xfs: no data moves), else copy_file_range
+ * (in the kernel: on ext4 about twice as fast as read and write), else
+ * read and write. The watchdog's tick interrupts the first two (EINTR, or a
+ * short copy): they go on where they stopped. */
+static int copy_fd(int in, int out)
+{
+    int r;
+    while ((r = ioctl(out, FICLONE, in)) != 0 && errno == EINTR) {}
+    if (r == 0) return 0;
+    ssize_t n;
+    bool moved = false;
+    for (;;) {
+        n = copy_file_range(in, NULL, out, NULL, (size_t)1 << 30, 0);
+        if (n > 0) moved = true;
+        else if (n == 0) return 0;
+        else if (errno != EINTR) break;
+    }
+    if (moved || (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)) return -1;
+    static char buf[1 << 20];
+    while ((n = read(in, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 || write_all(out, buf, (size_t)n) != 0) return -1;
+    }
+    return 0;
+}
+
 /* Copies src over dst in place (dst keeps its inode if it exists). */
 int disk_copy_file(const char *src, const char *dst)
 {
@@ -123,13 +165,10 @@ int disk_copy_file(const char *src, const char *dst)
     if (in < 0) return -1;
     cf_mkdirs_for(dst);
     int out = open_any(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    char buf[65536];
-    ssize_t n = 0;
-    while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
-        if (write(out, buf, (size_t)n) != n) { n = -1; break; }
+    int r = out < 0 ? -1 : copy_fd(in, out);
     close(in);
     if (out >= 0) close(out);
-    return out < 0 || n < 0 ? -1 : 0;
+    return r;
 }
 
 void disk_content_path(const struct world *w, const struct machine *m, const char *upath, char *out, size_t len)

@@ -14,6 +14,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* A held thread is a vfork parent waiting for its child, or a leader that
+ * called exit before its other threads (no notice until they are gone). */
+static bool exited_leader(const struct thread *t)
+{
+    return t == t->proc->leader && t->proc->leader_zombie;
+}
+
+#define EXITED_LEADER "has exited (its process lives on in its other threads)"
+
 void report_deadlock(struct world *w)
 {
     size_t off = (size_t)snprintf(w->reason, sizeof w->reason,
@@ -22,6 +31,11 @@ void report_deadlock(struct world *w)
     for (size_t i = 0; i < w->nthreads && off < sizeof w->reason - 200; i++) {
         struct thread *t = w->threads[i];
         if (t->state != TS_BLOCKED && t->state != TS_HELD) continue;
+        if (t->state == TS_HELD && exited_leader(t)) {
+            off += (size_t)snprintf(w->reason + off, sizeof w->reason - off, "\n  machine %s thread %d " EXITED_LEADER,
+                                    t->proc->m->name, t->vtid);
+            continue;
+        }
         char call[256], stack[2048] = "";
         if (t->state == TS_BLOCKED) format_call(w, t, call, sizeof call);
         else snprintf(call, sizeof call, "vfork (waiting for its child)");
@@ -78,6 +92,11 @@ void report_timeout(struct world *w, uint64_t limit)
             if (shown++ == TIMEOUT_THREADS) {
                 off += (size_t)snprintf(w->reason + off, sizeof w->reason - off, "\n  (more threads not shown)");
                 break;
+            }
+            if (t->state == TS_HELD && exited_leader(t)) {
+                off += (size_t)snprintf(w->reason + off, sizeof w->reason - off,
+                                        "\n  machine %s thread %d " EXITED_LEADER, m->name, t->vtid);
+                continue;
             }
             char call[256], stack[1024] = "";
             if (t->state == TS_HELD) snprintf(call, sizeof call, "vfork (waiting for its child)");

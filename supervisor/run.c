@@ -8,13 +8,13 @@
 #include "supervisor/machine.h"
 #include "supervisor/report.h"
 #include "supervisor/rewrite.h"
+#include "supervisor/rundir.h"
 #include "supervisor/step.h"
 #include "supervisor/tracer.h"
 #include "supervisor/watch.h"
 #include "syscalls/sys.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,27 +143,7 @@ static void teardown(struct world *w)
     for (size_t i = 0; i < w->ndeadprocs; i++) if (w->deadprocs[i]->pidfd >= 0) close(w->deadprocs[i]->pidfd);
 }
 
-/* Run directories are removed a few seeds later, not at once: right after a
- * run the machines' overlay disks are still being torn down by the kernel,
- * and removing them then costs more than the whole run of a small program. */
-#define KEEP_RUN_DIRS 4
-static char pending_dirs[KEEP_RUN_DIRS][256];
-static int npending;
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw);
-
-void run_cleanup(int keep)
-{
-    while (npending > keep) {
-        nftw(pending_dirs[0], rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-        memmove(pending_dirs[0], pending_dirs[1], sizeof pending_dirs[0] * (size_t)(--npending));
-    }
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    return remove(path);
-}
+void run_cleanup(int keep) { rundir_cleanup(keep); }
 
 /* The moment the run began, as file systems stamp it: a file's time at
  * or after it means a change made in the run (syscalls/stat.c). Neither
@@ -222,16 +202,20 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         o->watch->w = w;
         trace_set_tap(w->trace, watch_tap, o->watch);
     }
-    const char *tmp = getenv("TMPDIR");
     /* Under one fixed parent, which every machine sees empty (machine.c):
      * a machine listing /tmp finds the same entries in every run, and no
      * other seed's disks. */
-    snprintf(w->run_dir, sizeof w->run_dir, "%s/%s", tmp && *tmp ? tmp : "/tmp", RUNS_DIR);
-    if (mkdir(w->run_dir, 01777) == 0) chmod(w->run_dir, 01777);   /* whatever the umask */
-    strcat(w->run_dir, "/dsim-run.XXXXXX");
-    if (!mkdtemp(w->run_dir) || machine_write_vfs(w) != 0) {
-        snprintf(r->reason, sizeof r->reason, "cannot create a run directory: %s", strerror(errno));
+    char why[512] = "";
+    int lock = rundir_make(w->run_dir, sizeof w->run_dir, why, sizeof why);
+    bool made = lock >= 0;
+    if (made && machine_write_vfs(w) != 0) {
+        snprintf(why, sizeof why, "%s", strerror(errno));
+        made = false;
+    }
+    if (!made) {
+        snprintf(r->reason, sizeof r->reason, "cannot create a run directory: %s", why);
         r->outcome = OUT_INTERNAL;
+        if (lock >= 0) rundir_done(w->run_dir, lock);
         trace_free(w->trace);
         if (o->watch) o->watch->w = NULL;
         free(w);
@@ -332,8 +316,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         idmap_free(&w->machines[i].ids);
     }
     disk_layers_free(w);
-    run_cleanup(KEEP_RUN_DIRS - 1);
-    snprintf(pending_dirs[npending++], sizeof pending_dirs[0], "%s", w->run_dir);
+    rundir_done(w->run_dir, lock);
     trace_free(w->trace);
     if (o->watch) o->watch->w = NULL;
     for (size_t i = 0; i < w->nthreads; i++) free(w->threads[i]);

@@ -264,7 +264,11 @@ static void handle_stop(struct world *w, struct thread *t, int status)
         return;
     }
     if (ev == PTRACE_EVENT_STOP) {
-        if (t->awaiting_first_stop) { t->awaiting_first_stop = false; return; }
+        if (t->awaiting_first_stop) {
+            t->awaiting_first_stop = false;
+            proc_child_clone_view(t);
+            return;
+        }
         /* A group-stop: job control is not simulated; carry on. */
         if (t->state == TS_RUNNING) resume(t, 0);
         return;
@@ -367,9 +371,12 @@ static void spin_detected(struct world *w, struct thread *t)
 
 /* Waits until the running thread has stopped or died and every death or
  * first stop it caused has been seen: the next decision must not depend on
- * when the kernel delivers notices. */
+ * when the kernel delivers notices. The watchdog counts from here and from
+ * the end of each notice's handling: dsim's own work (a durable copy, a
+ * crash's rollback, rewriting code at an exec) is no tracee's time. */
 static void settle(struct world *w, struct thread *t)
 {
+    stall_ticks = 0;
     while (t->state == TS_RUNNING || pending_events(w)) {
         if (w->held_at_exit && !pending_events(w)) {
             struct thread *h = w->held_at_exit;
@@ -397,8 +404,8 @@ static void settle(struct world *w, struct thread *t)
             world_fail(w, OUT_INTERNAL, "waitpid: %s", strerror(errno));
             return;
         }
-        stall_ticks = 0;
         handle_status(w, pid, status);
+        stall_ticks = 0;
     }
 }
 

@@ -11,6 +11,7 @@
 #include "supervisor/idmap.h"
 #include "supervisor/oplog.h"
 #include "supervisor/prng.h"
+#include "supervisor/schedmodel.h"
 #include "trace/trace.h"
 
 struct world;
@@ -82,6 +83,12 @@ struct thread {
      * stops (supervisor/rewrite.h): 0 or the syscall, and its arguments. */
     long code_map_nr;
     uint64_t code_map_args[6];
+    struct sched_state sched;   /* its policy, priorities, affinity (syscalls/sched.c) */
+    /* clone without CLONE_UNTRACED in place of the caller's (proc.c): its
+     * view of the flags is put back in the child too (rdi, or clone3's
+     * arguments at this address, 0 for none). */
+    bool restore_clone_flags;
+    uint64_t clone_flags, clone3_args;
 };
 
 struct sigaction_lite { uint64_t handler; uint64_t flags; };
@@ -105,7 +112,8 @@ struct process {
     pid_t pid;              /* host tgid */
     pid_t vpid;
     struct machine *m;
-    struct process *parent; /* NULL once orphaned (init reaps it) */
+    struct process *parent; /* its subreaper once orphaned, or NULL (init reaps it) */
+    bool subreaper;         /* PR_SET_CHILD_SUBREAPER: it adopts its descendants' orphans */
     int mm;                 /* address-space id: keys private futexes */
     int pidfd;              /* for pidfd_getfd; -1 until needed */
     int nlive;              /* live threads */
@@ -154,6 +162,8 @@ struct machine {
     bool stacks;            /* note the stack at each of its syscalls */
     int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */
     int64_t clock_drift_ppb;
+    struct sched_state init_sched;  /* its init's (pid 1), for the init of init_sched_pid */
+    pid_t init_sched_pid;
 };
 
 struct timerfd_state;

@@ -15,6 +15,8 @@
 #include "supervisor/tracer.h"
 #include "supervisor/xalloc.h"
 #include <fcntl.h>
+#include <linux/falloc.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,15 +42,21 @@ static struct dirty_file *note(struct world *w, struct machine *m, dev_t dev, in
     return d;
 }
 
+bool outside_disk(const struct world *w, const struct stat *st)
+{
+    for (int i = 0; i < 3; i++)
+        if (w->host_devs[i] && st->st_dev == w->host_devs[i]) return true;
+    return false;
+}
+
 void ftimes_note_fd(struct world *w, struct thread *t, int copy, const struct stat *st)
 {
     /* Files outside the machine's disk (its captured output in the run
      * directory, dsim's own output file under dsim exec) are the host's. */
-    for (int i = 0; i < 3; i++)
-        if (w->host_devs[i] && st->st_dev == w->host_devs[i]) {
-            close(copy);
-            return;
-        }
+    if (outside_disk(w, st)) {
+        close(copy);
+        return;
+    }
     struct dirty_file *d = note(w, t->proc->m, st->st_dev, st->st_ino, NULL);
     if (d) d->copy = copy;
     else close(copy);
@@ -106,8 +114,33 @@ static enum sys_action fd_change(struct world *w, struct thread *t, int fd)
     return SYS_PASS;
 }
 
-/* ftruncate, fallocate, futimens: changes through an fd. */
+/* ftruncate, futimens: changes through an fd. */
 enum sys_action ftimes_fd_change(struct world *w, struct thread *t) { return fd_change(w, t, (int)ARG0(t)); }
+
+/* fallocate. A file outside the machine's disk (its stdout and stderr in
+ * the run directory, the caller's file under dsim exec) has no room to
+ * reserve: an allocating mode gets ENOSPC, as on a full file system, after
+ * Linux's earlier checks; a KEEP_SIZE of a terabyte would otherwise fill the
+ * host, unseen. Not EOPNOTSUPP: glibc's posix_fallocate would then write a
+ * byte into every block itself. Punching holes frees space and passes. */
+enum sys_action sys_fallocate(struct world *w, struct thread *t)
+{
+    struct stat st;
+    int mode = (int)ARG1(t);
+    int64_t off = (int64_t)ARG2(t), len = (int64_t)ARG3(t);
+    int copy = fd_probe(w, t, (int)ARG0(t), &st);
+    if (copy < 0) return SYS_PASS;
+    if (!S_ISREG(st.st_mode) || !outside_disk(w, &st) || (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_COLLAPSE_RANGE))) {
+        close(copy);
+        return fd_change(w, t, (int)ARG0(t));
+    }
+    int fl = fcntl(copy, F_GETFL);
+    close(copy);
+    if (off < 0 || len <= 0) return emulate(t, -EINVAL);
+    if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) return emulate(t, -EBADF);
+    if (off > INT64_MAX - len) return emulate(t, -EFBIG);
+    return emulate(t, -ENOSPC);
+}
 
 /* Copies the kernel makes between fds (coreutils cat and cp use
  * copy_file_range; shutil, sendfile): the file written is the output fd. */

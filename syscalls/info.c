@@ -46,18 +46,6 @@ enum sys_action sys_sysinfo(struct world *w, struct thread *t)
     return emulate(t, mem_write(t->tid, ARG0(t), &si, sizeof si) ? -EFAULT : 0);
 }
 
-enum sys_action sys_sched_getaffinity(struct world *w, struct thread *t)
-{
-    /* The kernel's mask is nr_cpu_ids bits rounded up to longs. */
-    size_t size = ((w->conf->cpus + 63) / 64) * 8, len = (size_t)ARG1(t);
-    if (len < size || (len & 7)) return emulate(t, -EINVAL);
-    unsigned char mask[128];
-    memset(mask, 0, sizeof mask);
-    for (unsigned i = 0; i < w->conf->cpus && i < 1024; i++) mask[i / 8] |= (unsigned char)(1u << (i % 8));
-    return emulate(t, mem_write(t->tid, ARG2(t), mask, size) ? -EFAULT : (long)size);
-}
-
-enum sys_action sys_sched_setaffinity(struct world *w, struct thread *t) { return emulate(t, 0); }
 enum sys_action sys_sched_yield(struct world *w, struct thread *t) { return emulate(t, 0); }
 
 enum sys_action sys_getcpu(struct world *w, struct thread *t)
@@ -105,6 +93,7 @@ enum sys_action sys_prctl(struct world *w, struct thread *t)
         int enabled = PR_TSC_ENABLE;
         return emulate(t, mem_write(t->tid, ARG1(t), &enabled, sizeof enabled) ? -EFAULT : 0);
     }
+    if (ARG0(t) == PR_SET_CHILD_SUBREAPER) return proc_set_subreaper(w, t);
     return SYS_PASS;
 }
 

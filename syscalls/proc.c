@@ -39,18 +39,65 @@ static pid_t ns_tid(pid_t tid)
     return v;
 }
 
-static void clone_done(struct world *w, struct thread *t, long result) {}
+/* The caller sees the flags it passed, though the kernel was given them
+ * without CLONE_UNTRACED. */
+static void put_back_clone_flags(struct thread *t)
+{
+    if (!t->restore_clone_flags) return;
+    t->restore_clone_flags = false;
+    if (t->clone3_args) {
+        mem_write(t->tid, t->clone3_args, &t->clone_flags, sizeof t->clone_flags);
+    } else {                    /* at the exit stop: the registers are written back */
+        t->regs.rdi = t->clone_flags;
+        t->regs_dirty = true;
+    }
+}
 
+static void clone_done(struct world *w, struct thread *t, long result) { put_back_clone_flags(t); }
+
+void proc_child_clone_view(struct thread *c)
+{
+    if (!c->restore_clone_flags) return;
+    c->restore_clone_flags = false;
+    if (c->clone3_args) {
+        mem_write(c->tid, c->clone3_args, &c->clone_flags, sizeof c->clone_flags);
+        return;
+    }
+    struct user_regs_struct r;
+    if (tracer_getregs(c->tid, &r) == 0) {
+        r.rdi = c->clone_flags;
+        tracer_setregs(c->tid, &r);
+    }
+}
+
+/* A SCHED_DEADLINE thread cannot fork without reset-on-fork (sched_fork). */
 static enum sys_action start_clone(struct thread *t, unsigned long flags, uint64_t ctid)
 {
+    struct sched_state child;
     if (flags & NS_FLAGS) return SYS_FENCE;
+    if (sched_fork(&child, &t->sched) < 0) return emulate(t, -EAGAIN);
     t->scratch[0] = (long)flags;
     t->scratch[1] = (long)ctid;
     t->on_exit = clone_done;
     return SYS_PASS_EXIT;
 }
 
-enum sys_action sys_clone(struct world *w, struct thread *t) { return start_clone(t, ARG0(t), ARG3(t)); }
+/* CLONE_UNTRACED would give a child dsim never sees: the kernel is given
+ * the flags without it, in rdi for clone, in clone_args for clone3. */
+enum sys_action sys_clone(struct world *w, struct thread *t)
+{
+    unsigned long flags = ARG0(t);
+    enum sys_action a = start_clone(t, flags & ~(unsigned long)CLONE_UNTRACED, ARG3(t));
+    if (a == SYS_PASS_EXIT && (flags & CLONE_UNTRACED)) {
+        t->clone_flags = flags;
+        t->clone3_args = 0;
+        t->restore_clone_flags = true;
+        t->regs.rdi = flags & ~(unsigned long)CLONE_UNTRACED;
+        t->regs_dirty = true;
+    }
+    return a;
+}
+
 enum sys_action sys_fork(struct world *w, struct thread *t) { return start_clone(t, SIGCHLD, 0); }
 enum sys_action sys_vfork(struct world *w, struct thread *t)
 {
@@ -63,7 +110,15 @@ enum sys_action sys_clone3(struct world *w, struct thread *t)
     if (ARG1(t) < 64) return emulate(t, -EINVAL);
     memset(&a, 0, sizeof a);
     if (mem_read(t->tid, ARG0(t), &a, 64)) return emulate(t, -EFAULT);
-    return start_clone(t, (unsigned long)a.flags, a.child_tid);
+    enum sys_action r = start_clone(t, (unsigned long)a.flags & ~(unsigned long)CLONE_UNTRACED, a.child_tid);
+    if (r == SYS_PASS_EXIT && (a.flags & CLONE_UNTRACED)) {
+        uint64_t traced = a.flags & ~(uint64_t)CLONE_UNTRACED;
+        if (mem_write(t->tid, ARG0(t), &traced, sizeof traced)) return emulate(t, -EFAULT);
+        t->clone_flags = a.flags;
+        t->clone3_args = ARG0(t);
+        t->restore_clone_flags = true;
+    }
+    return r;
 }
 
 void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid, int event)
@@ -80,7 +135,16 @@ void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid
         cp->code = flags & CLONE_VM ? code_sites_get(pp->code) : code_sites_copy(pp->code);
     }
     struct thread *c = world_add_thread(w, cp, child_tid, vtid);
+    sched_fork(&c->sched, &parent->sched);
     c->awaiting_first_stop = !run_take_early_stop(w, child_tid);
+    /* The child's copy of the caller's view: its registers, or (without
+     * CLONE_VM) its own copy of clone3's arguments. */
+    if (parent->restore_clone_flags && (!parent->clone3_args || !(flags & CLONE_VM))) {
+        c->restore_clone_flags = true;
+        c->clone_flags = parent->clone_flags;
+        c->clone3_args = parent->clone3_args;
+        if (!c->awaiting_first_stop) proc_child_clone_view(c);
+    }
     if (flags & CLONE_CHILD_CLEARTID) c->ctid_addr = (uint64_t)parent->scratch[1];
     trace_event(w->trace, w->now, pp->m->name, parent->vtid, "%s %d",
                 flags & CLONE_THREAD ? "new thread" : "new process", vtid);
@@ -171,19 +235,54 @@ enum sys_action sys_exit_group(struct world *w, struct thread *t)
     return SYS_PASS;
 }
 
+/* Where p's orphans go (find_new_reaper): the nearest ancestor that is a
+ * child subreaper (PR_SET_CHILD_SUBREAPER) and still lives, else init
+ * (NULL), which reaps them without dsim. */
+static struct process *new_reaper(struct process *p)
+{
+    for (struct process *a = p->parent; a; a = a->parent)
+        if (a->subreaper && !a->exited) return a;
+    return NULL;
+}
+
+/* The parent learns of an exited child: SIGCHLD, and a parent that ignores
+ * it has the kernel reap the child at once. */
+static void notify_parent(struct world *w, struct process *child)
+{
+    struct process *parent = child->parent;
+    if (!parent || !parent->sh) return;
+    struct sigaction_lite *a = &parent->sh->act[SIGCHLD];
+    if (a->handler == (uint64_t)SIG_IGN || (a->flags & SA_NOCLDWAIT)) child->reaped = true;
+    signal_generated(w, parent, NULL, SIGCHLD);
+}
+
 void proc_on_exit(struct world *w, struct process *p)
 {
     release_vfork_parent(p);
     if (p->pidfd >= 0) close(p->pidfd);     /* nothing left to copy fds from */
     p->pidfd = -1;
-    for (size_t i = 0; i < w->nprocs; i++)
-        if (w->procs[i]->parent == p) w->procs[i]->parent = NULL;     /* init reaps it */
-    struct process *parent = p->parent;
-    if (parent && parent->sh) {
-        struct sigaction_lite *a = &parent->sh->act[SIGCHLD];
-        if (a->handler == (uint64_t)SIG_IGN || (a->flags & SA_NOCLDWAIT)) p->reaped = true;
-        signal_generated(w, parent, NULL, SIGCHLD);
+    struct process *reaper = new_reaper(p);
+    for (size_t i = 0; i < w->nprocs; i++) {
+        struct process *c = w->procs[i];
+        if (c->parent != p) continue;
+        c->parent = reaper;
+        /* A zombie (its death already seen) is announced to its new parent. */
+        if (reaper && c->exited && !c->reaped) notify_parent(w, c);
     }
+    notify_parent(w, p);
+}
+
+static void subreaper_done(struct world *w, struct thread *t, long result)
+{
+    if (result == 0) t->proc->subreaper = t->scratch[0] != 0;
+}
+
+/* prctl(PR_SET_CHILD_SUBREAPER): the kernel's, and dsim's family tree. */
+enum sys_action proc_set_subreaper(struct world *w, struct thread *t)
+{
+    t->scratch[0] = (long)ARG1(t);
+    t->on_exit = subreaper_done;
+    return SYS_PASS_EXIT;
 }
 
 /* ---- wait ---- */

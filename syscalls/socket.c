@@ -4,6 +4,7 @@
  * how bytes move. Reads, writes, poll and close stay the kernel's. */
 #include "syscalls/sys.h"
 #include "supervisor/netsim.h"
+#include "supervisor/sockpolicy.h"
 #include "supervisor/tracer.h"
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -167,17 +168,16 @@ static void socket_done(struct world *w, struct thread *t, long result)
 }
 
 /* AF_INET and AF_INET6 stream and datagram sockets become AF_UNIX ones of
- * the same type; the socket table learns their inode at the exit stop. */
+ * the same type; the socket table learns their inode at the exit stop.
+ * AF_UNIX and routing netlink are the kernel's; anything else would reach
+ * something real and is refused (supervisor/sockpolicy.h). */
 enum sys_action sys_socket(struct world *w, struct thread *t)
 {
     int family = (int)ARG0(t), type = (int)ARG1(t) & 0xf, proto = (int)ARG2(t);
-    if ((family != AF_INET && family != AF_INET6) || !w->net) return SYS_PASS;
-    if (type != SOCK_STREAM && type != SOCK_DGRAM) return SYS_PASS;    /* raw: the empty netns answers */
-    /* UDP-Lite is UDP with a partial checksum: on a network with no bit
-     * errors, the same. */
-    if (proto != 0 && proto != (type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP) &&
-        !(type == SOCK_DGRAM && proto == IPPROTO_UDPLITE))
-        return emulate(t, -EPROTONOSUPPORT);
+    int verdict = sock_policy(family, (int)ARG1(t), proto);
+    if (verdict < 0) return emulate(t, verdict);
+    if (verdict == SOCK_KERNEL) return SYS_PASS;
+    if (!w->net) return emulate(t, -EAFNOSUPPORT);
     t->scratch[0] = family;
     t->scratch[1] = type;
     t->scratch[2] = proto;
@@ -186,6 +186,15 @@ enum sys_action sys_socket(struct world *w, struct thread *t)
     t->regs_dirty = true;
     t->on_exit = socket_done;
     return SYS_PASS_EXIT;
+}
+
+/* Only AF_UNIX has socket pairs; other families answer as socket() does,
+ * then EOPNOTSUPP (inet and netlink have no socketpair), before the kernel
+ * would look at sv. */
+enum sys_action sys_socketpair(struct world *w, struct thread *t)
+{
+    int verdict = sock_pair_policy((int)ARG0(t), (int)ARG1(t), (int)ARG2(t));
+    return verdict < 0 ? emulate(t, verdict) : SYS_PASS;
 }
 
 /* ---- bind, listen, connect ---- */

@@ -143,6 +143,10 @@ void proc_on_exec(struct world *w, struct thread *t);
 void proc_on_exit(struct world *w, struct process *p);
 /* A clone/fork/vfork event stop: registers the child. */
 void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid, int event);
+/* prctl(PR_SET_CHILD_SUBREAPER). */
+enum sys_action proc_set_subreaper(struct world *w, struct thread *t);
+/* At a child's first stop: it sees the clone flags its parent passed. */
+void proc_child_clone_view(struct thread *c);
 
 /* disk.c: open with O_CREAT or O_SYNC; a write through an O_SYNC fd. */
 enum sys_action disk_open(struct world *w, struct thread *t, int dirfd, uint64_t addr, int flags);
@@ -160,6 +164,8 @@ void ftimes_note_path(struct world *w, struct machine *m, const char *mpath);
 void ftimes_flush(struct world *w, struct machine *m);
 void ftimes_free(struct machine *m);
 enum sys_action ftimes_fd_change(struct world *w, struct thread *t);
+/* Whether a file is outside the machine's disk (its output, dsim's). */
+bool outside_disk(const struct world *w, const struct stat *st);
 
 /* random.c */
 void random_fill(struct world *w, struct thread *t, void *buf, size_t len);

@@ -1,0 +1,25 @@
+/* Run directories: $TMPDIR/dsim-runs/dsim-run.XXXXXX, one per seed, with
+ * TMPDIR made absolute and free of symlinks (machines see their parent by
+ * that path, hidden). Each holds a file `lock` that the dsim process which
+ * made it keeps locked (flock) until the directory is gone, so the next
+ * dsim can tell one a killed dsim left behind (unlocked) from one in use,
+ * and removes it. A directory without `lock` (an older dsim's, or anything
+ * else) is never touched. */
+#ifndef DSIM_RUNDIR_H
+#define DSIM_RUNDIR_H
+#include <stddef.h>
+
+/* Makes and locks a new run directory, its path in dir; on the process's
+ * first call, first removes those killed dsims left. The lock's fd, or -1
+ * with a message in err. */
+int rundir_make(char *dir, size_t len, char *err, size_t errlen);
+/* The run in dir is over: it is removed later (rundir_cleanup), and stays
+ * locked until then. */
+void rundir_done(const char *dir, int lock);
+/* Removes the directories rundir_done was given, but the newest `keep`.
+ * With 0 before exiting. */
+void rundir_cleanup(int keep);
+/* Removes, from the directory of run directories at `runs`, each that
+ * has an unlocked `lock` file and belongs to this user. How many. */
+int rundir_remove_stale(const char *runs);
+#endif
