@@ -176,8 +176,29 @@ static void bind_own_file(struct world *w, struct machine *m, const char *root, 
     mount(src, dst, NULL, MS_BIND, NULL);
 }
 
-/* Runs in the new namespaces as pid 1, before the command exists. */
-static void init_setup(struct world *w, struct machine *m)
+/* The config's directory, as the machine's disk shows it (writes stay on
+ * the disk), also at CONFIG_MOUNT, where the command runs: what a program
+ * learns of its working directory (getcwd, CPython opening its script by
+ * absolute path) is then the same wherever the config lies on the host.
+ * The two directories made for it get fixed times. True if mounted. */
+static bool mount_config_dir(struct world *w, const char *root)
+{
+    if (!w->conf->dir_mounted) return false;
+    char parent[1200], dst[1200], src[1200];
+    snprintf(dst, sizeof dst, "%s%s", root, CONFIG_MOUNT);
+    snprintf(parent, sizeof parent, "%s", dst);
+    *strrchr(parent, '/') = 0;
+    bool made_parent = mkdir(parent, 0755) == 0, made = mkdir(dst, 0755) == 0;
+    struct timespec epoch[2] = { { (time_t)w->conf->epoch_s, 0 }, { (time_t)w->conf->epoch_s, 0 } };
+    if (made) utimensat(AT_FDCWD, dst, epoch, 0);
+    if (made_parent) utimensat(AT_FDCWD, parent, epoch, 0);
+    snprintf(src, sizeof src, "%s%s", root, w->conf->dir);
+    return mount(src, dst, NULL, MS_BIND | MS_REC, NULL) == 0;
+}
+
+/* Runs in the new namespaces as pid 1, before the command exists. True if
+ * the config's directory is at CONFIG_MOUNT. */
+static bool init_setup(struct world *w, struct machine *m)
 {
     sethostname(m->name, strlen(m->name));
     setdomainname("(none)", 6);
@@ -201,6 +222,7 @@ static void init_setup(struct world *w, struct machine *m)
     mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
     snprintf(dst, sizeof dst, "%s/sys", root);
     mount("/sys", dst, NULL, MS_BIND | MS_REC, NULL);
+    bool config_mounted = mount_config_dir(w, root);
     for (size_t i = 0; i < sizeof vfiles / sizeof *vfiles; i++) {
         snprintf(src, sizeof src, "%s/vfs/%s", w->run_dir, vfiles[i].name);
         snprintf(dst, sizeof dst, "%s%s", root, vfiles[i].target);
@@ -256,6 +278,7 @@ static void init_setup(struct world *w, struct machine *m)
         }
         close(s);
     }
+    return config_mounted;
 }
 
 /* execvp with the machine's PATH, not dsim's (no allocation: runs after fork). */
@@ -385,9 +408,9 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         char c;
         close(sync[1]);
         if (read(sync[0], &c, 1) != 1) _exit(1);
-        init_setup(w, m);
+        bool config_mounted = init_setup(w, m);
         pid_t cmd = fork();
-        if (cmd == 0) command_exec(m, fp, w->conf->dir, argv, envp);
+        if (cmd == 0) command_exec(m, fp, config_mounted ? CONFIG_MOUNT : w->conf->dir, argv, envp);
         syscall(SYS_close_range, 0, ~0U, 0);
         for (;;)
             if (wait(NULL) < 0 && errno == ECHILD) _exit(0);
