@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
-#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -327,40 +326,6 @@ void handle_status(struct world *w, pid_t pid, int status)
     else if (WIFSTOPPED(status)) handle_stop(w, t, status);
 }
 
-/* The spin watchdog. Without a PMU a thread is preempted only at syscalls,
- * so one spinning in user space on a flag that only a stopped thread could
- * set never stops. A real-time tick counts how long the running thread has
- * gone without a stop; past spin_limit the run fails with its stack. */
-#define TICK_MS 250
-static volatile sig_atomic_t stall_ticks;
-
-static void on_tick(int sig) { stall_ticks++; }
-
-void watchdog_arm(bool on)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_tick;     /* no SA_RESTART: waitpid returns EINTR */
-    if (on) sigaction(SIGALRM, &sa, NULL);
-    struct itimerval it = { { 0, TICK_MS * 1000 }, { 0, TICK_MS * 1000 } };
-    if (!on) memset(&it, 0, sizeof it);
-    setitimer(ITIMER_REAL, &it, NULL);
-    stall_ticks = 0;
-}
-
-static void spin_detected(struct world *w, struct thread *t)
-{
-    int status;
-    syscall(SYS_tgkill, t->proc->pid, t->tid, SIGSTOP);
-    while (waitpid(t->tid, &status, __WALL) < 0 && errno == EINTR) {}
-    char stack[4096] = "";
-    if (WIFSTOPPED(status)) stack_format(t->tid, stack, sizeof stack);
-    world_fail(w, OUT_SPIN, "machine %s thread %d ran %.1fs of real time without a syscall "
-               "(spinning on memory another thread would change? dsim preempts only at syscalls)\n%s",
-               t->proc->m->name, t->vtid, stall_ticks * TICK_MS / 1000.0, stack);
-    t->state = TS_DYING;
-}
-
 /* Waits until the running thread has stopped or died and every death or
  * first stop it caused has been seen: the next decision must not depend on
  * when the kernel delivers notices. */
@@ -377,11 +342,7 @@ static void settle(struct world *w, struct thread *t)
         pid_t pid = waitpid(-1, &status, __WALL);
         if (pid < 0) {
             if (errno == EINTR) {
-                uint64_t stalled_ns = (uint64_t)stall_ticks * TICK_MS * 1000000ULL;
-                if (t->state == TS_RUNNING && stalled_ns >= w->conf->spin_limit_ns) {
-                    spin_detected(w, t);
-                    return;
-                }
+                if (watchdog_check(w, t)) return;
                 continue;
             }
             if (errno == ECHILD) {
@@ -393,7 +354,7 @@ static void settle(struct world *w, struct thread *t)
             world_fail(w, OUT_INTERNAL, "waitpid: %s", strerror(errno));
             return;
         }
-        stall_ticks = 0;
+        watchdog_reset();
         handle_status(w, pid, status);
     }
 }
