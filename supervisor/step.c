@@ -299,12 +299,17 @@ void handle_status(struct world *w, pid_t pid, int status)
 {
     struct thread *t = world_thread_by_tid(w, pid);
     if (!t) {
-        for (size_t i = 0; i < w->nmachines; i++)
-            if (w->machines[i].init_pid == pid && (WIFEXITED(status) || WIFSIGNALED(status))) {
-                w->machines[i].init_reaped = true;
-                run_forget_init(pid);
-                return;
-            }
+        if (WIFEXITED(status) || WIFSIGNALED(status)) {
+            /* Reaped, so its pid may be a new process's at once (the host
+             * recycles them quickly when busy): no list may keep it. An
+             * init of an earlier incarnation is not its machine's any more
+             * but is in the list of inits to kill on an interrupt. */
+            run_forget_init(pid);
+            run_take_early_stop(w, pid);
+            for (size_t i = 0; i < w->nmachines; i++)
+                if (w->machines[i].init_pid == pid) w->machines[i].init_reaped = true;
+            return;
+        }
         if (WIFSTOPPED(status) && w->nearly < 64) w->early_stops[w->nearly++] = pid;
         return;
     }
