@@ -1,4 +1,5 @@
 #include "supervisor/machine.h"
+#include "supervisor/step.h"
 #include "supervisor/tracer.h"
 #include "syscalls/sys.h"
 #include <errno.h>
@@ -451,5 +452,20 @@ void machine_kill(struct world *w, struct machine *m)
             kill(t->tid, SIGKILL);
             t->state = TS_DYING;
         }
+    }
+}
+
+/* A killed init dies once the kernel has run it, which on a busy host can
+ * be long after its machine's last thread: until then its mount namespace
+ * holds the overlay on the machine's upper layers, which a restart would
+ * mount a second time (overlayfs: "upperdir is in-use ... undefined
+ * behavior") and a crash's rollback changes underneath. */
+void machine_wait_gone(struct world *w, struct machine *m)
+{
+    while (m->init_pid > 0 && !m->init_reaped) {
+        int status;
+        pid_t pid = waitpid(-1, &status, __WALL);
+        if (pid > 0) handle_status(w, pid, status);
+        else if (errno != EINTR) break;
     }
 }

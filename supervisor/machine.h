@@ -11,4 +11,7 @@ int machine_write_vfs(struct world *w);
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp);
 /* Kills every process of m (SIGKILL to its init); marks its threads dying. */
 void machine_kill(struct world *w, struct machine *m);
+/* After machine_kill and settle_all: waits until m's init is reaped, its
+ * namespaces and mounts with it, so that a restart never meets them. */
+void machine_wait_gone(struct world *w, struct machine *m);
 #endif
