@@ -197,9 +197,19 @@ static bool mount_config_dir(struct world *w, const char *root)
     return mount(src, dst, NULL, MS_BIND | MS_REC, NULL) == 0;
 }
 
+/* Init could not make the machine: it tells dsim why (over `report`) and
+ * dies, and the run fails with that reason. */
+static void init_fail(int report, const char *what)
+{
+    char msg[256];
+    int n = snprintf(msg, sizeof msg, "%s: %s", what, strerror(errno));
+    if (n > 0 && write(report, msg, (size_t)n) < 0) {}
+    _exit(1);
+}
+
 /* Runs in the new namespaces as pid 1, before the command exists. True if
  * the config's directory is at CONFIG_MOUNT. */
-static bool init_setup(struct world *w, struct machine *m)
+static bool init_setup(struct world *w, struct machine *m, int report)
 {
     sethostname(m->name, strlen(m->name));
     setdomainname("(none)", 6);
@@ -260,13 +270,14 @@ static bool init_setup(struct world *w, struct machine *m)
     char old[700];
     snprintf(old, sizeof old, "%s/.dsim-old-root", root);
     mkdir(old, 0700);
-    if (chdir(root) != 0 || syscall(SYS_pivot_root, ".", ".dsim-old-root") != 0) _exit(1);
+    if (chdir(root) != 0) init_fail(report, "chdir to the machine's disk");
+    if (syscall(SYS_pivot_root, ".", ".dsim-old-root") != 0) init_fail(report, "pivot_root into the machine's disk");
     umount2("/.dsim-old-root", MNT_DETACH);
     rmdir("/.dsim-old-root");
     /* Its making left the root directory with the host's time of now. */
     struct timespec root_times[2] = { host_root.st_mtim, host_root.st_mtim };
     utimensat(AT_FDCWD, "/", root_times, 0);
-    if (chdir("/") != 0) _exit(1);
+    if (chdir("/") != 0) init_fail(report, "chdir /");
     /* Bring up lo so localhost works; the namespace has no other interface. */
     int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (s >= 0) {
@@ -390,15 +401,32 @@ static pid_t waitpid_again(pid_t pid, int *status)
     return r;
 }
 
-int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp)
+/* What a wait for init or the command saw instead of what it expected. */
+static void describe_status(char *why, size_t len, const char *who, int status)
+{
+    if (WIFEXITED(status)) snprintf(why, len, "%s exited with status %d", who, WEXITSTATUS(status));
+    else if (WIFSIGNALED(status)) snprintf(why, len, "%s was killed by signal %d", who, WTERMSIG(status));
+    else snprintf(why, len, "%s stopped with signal %d (event %d)", who, WSTOPSIG(status), status >> 16);
+}
+
+int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp, char *why, size_t whylen)
 {
     m->proc_dev = 0;            /* a new /proc comes with the new namespace */
     char *command = m->incarnation > 0 && m->conf->command_after_restart ? m->conf->command_after_restart
                                                                          : m->conf->command;
     char *argv[] = { "/bin/sh", "-c", command, NULL };
+    int sync[2], report[2];
+    if (pipe2(sync, O_CLOEXEC) != 0) {
+        snprintf(why, whylen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    if (pipe2(report, O_CLOEXEC | O_NONBLOCK) != 0) {
+        snprintf(why, whylen, "pipe: %s", strerror(errno));
+        close(sync[0]);
+        close(sync[1]);
+        return -1;
+    }
     char **envp = build_env(m);
-    int sync[2];
-    if (pipe2(sync, O_CLOEXEC) != 0) { free_env(envp); return -1; }
     pid_t self = getpid();
     long init = syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWNET |
                         CLONE_NEWIPC | SIGCHLD, 0, 0, 0, 0);
@@ -408,32 +436,58 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         setsid();
         char c;
         close(sync[1]);
-        if (read(sync[0], &c, 1) != 1) _exit(1);
-        bool config_mounted = init_setup(w, m);
+        close(report[0]);
+        if (read(sync[0], &c, 1) != 1) init_fail(report[1], "waiting for dsim");
+        bool config_mounted = init_setup(w, m, report[1]);
         pid_t cmd = fork();
         if (cmd == 0) command_exec(m, fp, config_mounted ? CONFIG_MOUNT : w->conf->dir, argv, envp);
+        if (cmd < 0) init_fail(report[1], "fork");
         syscall(SYS_close_range, 0, ~0U, 0);
         for (;;)
             if (wait(NULL) < 0 && errno == ECHILD) _exit(0);
     }
+    int clone_errno = errno;
     free_env(envp);
     close(sync[0]);
-    if (init < 0) { close(sync[1]); return -1; }
+    close(report[1]);
+    if (init < 0) {
+        snprintf(why, whylen, "clone: %s", strerror(clone_errno));
+        close(sync[1]);
+        close(report[0]);
+        return -1;
+    }
     m->init_pid = (pid_t)init;
     m->init_reaped = false;
     int status;
     if (ptrace(PTRACE_SEIZE, init, 0, TRACE_OPTIONS) != 0 || write(sync[1], "x", 1) != 1) {
+        snprintf(why, whylen, "cannot trace its init: %s", strerror(errno));
         close(sync[1]);
+        close(report[0]);
         return -1;
     }
     close(sync[1]);
     /* The watchdog's SIGALRM interrupts these waits (no SA_RESTART). */
-    if (waitpid_again((pid_t)init, &status) != init || status >> 8 != (SIGTRAP | (PTRACE_EVENT_FORK << 8)))
+    pid_t got = waitpid_again((pid_t)init, &status);
+    if (got != init || status >> 8 != (SIGTRAP | (PTRACE_EVENT_FORK << 8))) {
+        char said[256] = "";
+        ssize_t n = read(report[0], said, sizeof said - 1);
+        if (n > 0) said[n] = 0;
+        if (got == init && (WIFEXITED(status) || WIFSIGNALED(status))) m->init_reaped = true;
+        if (n > 0) snprintf(why, whylen, "its init failed: %s", said);
+        else if (got == init) describe_status(why, whylen, "its init", status);
+        else snprintf(why, whylen, "waitpid for its init: %s", strerror(errno));
+        close(report[0]);
         return -1;
+    }
+    close(report[0]);
     pid_t cmd = (pid_t)tracer_eventmsg((pid_t)init);
     ptrace(PTRACE_DETACH, init, 0, 0);
-    if (waitpid_again(cmd, &status) != cmd || !WIFSTOPPED(status))
+    got = waitpid_again(cmd, &status);
+    if (got != cmd || !WIFSTOPPED(status)) {
+        if (got == cmd) describe_status(why, whylen, "its command", status);
+        else snprintf(why, whylen, "waitpid for its command: %s", strerror(errno));
         return -1;
+    }
     struct process *p = world_add_process(w, m, cmd, 2);
     p->sh = sighand_new(w);
     struct thread *t = world_add_thread(w, p, cmd, 2);
