@@ -17,6 +17,8 @@
 #include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -184,7 +186,10 @@ static void bind_own_file(struct world *w, struct machine *m, const char *root, 
  * The two directories made for it get fixed times. True if mounted. */
 static bool mount_config_dir(struct world *w, const char *root)
 {
-    if (!w->conf->dir_mounted) return false;
+    /* Not where the disk fell back to the host's own root: the directories
+     * would be made on the host. */
+    struct statfs fs;
+    if (!w->conf->dir_mounted || statfs(root, &fs) != 0 || fs.f_type != OVERLAYFS_SUPER_MAGIC) return false;
     char parent[1200], dst[1200], src[1200];
     snprintf(dst, sizeof dst, "%s%s", root, CONFIG_MOUNT);
     snprintf(parent, sizeof parent, "%s", dst);
