@@ -214,9 +214,19 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
      * a machine listing /tmp finds the same entries in every run, and no
      * other seed's disks. */
     snprintf(w->run_dir, sizeof w->run_dir, "%s/%s", tmp && *tmp ? tmp : "/tmp", RUNS_DIR);
-    if (mkdir(w->run_dir, 01777) == 0) chmod(w->run_dir, 01777);   /* whatever the umask */
-    strcat(w->run_dir, "/dsim-run.XXXXXX");
-    if (!mkdtemp(w->run_dir) || machine_write_vfs(w) != 0) {
+    size_t parent_len = strlen(w->run_dir);
+    bool made = false;
+    /* The parent is shared, and something that cleans $TMPDIR (another
+     * user, systemd-tmpfiles) may remove it while it is empty: made again
+     * if it went between the mkdir and the mkdtemp. */
+    for (int tries = 0; tries < 3 && !made; tries++) {
+        w->run_dir[parent_len] = 0;
+        if (mkdir(w->run_dir, 01777) == 0) chmod(w->run_dir, 01777);   /* whatever the umask */
+        strcat(w->run_dir, "/dsim-run.XXXXXX");
+        made = mkdtemp(w->run_dir) != NULL;
+        if (!made && errno != ENOENT) break;
+    }
+    if (!made || machine_write_vfs(w) != 0) {
         snprintf(r->reason, sizeof r->reason, "cannot create a run directory: %s", strerror(errno));
         r->outcome = OUT_INTERNAL;
         trace_free(w->trace);
