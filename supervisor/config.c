@@ -950,6 +950,7 @@ struct config *config_load(const char *path, char *err, size_t errlen)
         set_err(err, errlen, "%s: cannot resolve its directory: %s", path, strerror(errno));
         goto fail;
     }
+    c->dir_mounted = strcmp(c->dir, "/") != 0;
     netconf_parser_free(&p.net);
     free(p.line);
     free(buf);

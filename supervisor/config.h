@@ -80,12 +80,17 @@ enum tsc_mode { TSC_AUTO, TSC_TRAP, TSC_REWRITE };
 int tsc_mode_parse(const char *s, enum tsc_mode *out);
 extern const char *const tsc_mode_names[3];
 
+/* Where every machine of a config file sees the file's directory, and
+ * runs its command: the same path whatever the host's is. */
+#define CONFIG_MOUNT "/dsim/config"
+
 /* The world's wall clock at the start of a run, unless [simulation] epoch. */
 #define DEFAULT_EPOCH_S 1735689600LL     /* 2025-01-01T00:00:00Z */
 
 struct config {
     char *path;             /* as given on the command line */
     char *dir;              /* absolute directory holding the file */
+    bool dir_mounted;       /* machines see dir at CONFIG_MOUNT (not for dsim exec) */
     uint64_t duration_ns;   /* simulated time limit per seed (default 30s) */
     uint64_t quantum_ns;    /* virtual time one step costs (default 10us) */
     uint64_t spin_limit_ns; /* real time a thread may run without a syscall (30s) */

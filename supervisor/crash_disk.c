@@ -173,7 +173,12 @@ static const char *durable_source(struct world *w, struct machine *m, const stru
     struct stat st;
     disk_content_path(w, m, e->upath, rec, len);
     if (cf_lstat(rec, &st) == 0) return rec;
-    if (stat(e->mpath, &st) == 0 && S_ISREG(st.st_mode)) return e->mpath;
+    char host[4096];
+    const char *lower = disk_host_path(w, e->mpath, host, sizeof host);
+    if (stat(lower, &st) == 0 && S_ISREG(st.st_mode)) {
+        snprintf(rec, len, "%s", lower);
+        return rec;
+    }
     return "/dev/null";
 }
 

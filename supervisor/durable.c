@@ -64,8 +64,27 @@ static bool under(const char *path, const char *top)
     return !strcmp(top, "/") || (!strncmp(path, top, n) && (path[n] == 0 || path[n] == '/'));
 }
 
+/* Machines see the config's directory at CONFIG_MOUNT too (machine.c):
+ * paths there are its host paths on the disk, and the disk's entries there
+ * are named by them. */
+const char *disk_host_path(const struct world *w, const char *mpath, char *buf, size_t len)
+{
+    if (!w->conf->dir_mounted || !under(mpath, CONFIG_MOUNT)) return mpath;
+    snprintf(buf, len, "%s%s", w->conf->dir, mpath + strlen(CONFIG_MOUNT));
+    return buf;
+}
+
+static const char *machine_path(const struct world *w, const char *hpath, char *buf, size_t len)
+{
+    if (!w->conf->dir_mounted || !under(hpath, w->conf->dir)) return hpath;
+    snprintf(buf, len, "%s%s", CONFIG_MOUNT, hpath + strlen(w->conf->dir));
+    return buf;
+}
+
 bool disk_upper(const struct world *w, const struct machine *m, const char *mpath, char *out, size_t len)
 {
+    char host[4096];
+    mpath = disk_host_path(w, mpath, host, sizeof host);
     if (mpath[0] != '/' || kernel_fs(mpath) || strstr(mpath, " (deleted)")) return false;
     size_t best = 0, bestlen = 0;
     for (size_t i = 0; i < w->nlayers; i++)
@@ -208,13 +227,28 @@ void disk_walk(const char *upath, const char *mpath, disk_visit visit, void *arg
     if (d) closedir(d);
 }
 
+struct machine_walk { const struct world *w; disk_visit visit; void *arg; };
+
+/* The directories above the config's (made on the disk when a file in it
+ * was) are the host's layout, not the machine's: left out. */
+static void visit_by_machine_path(const char *upath, const char *hpath, const struct stat *st, void *arg)
+{
+    const struct machine_walk *mw = arg;
+    const struct config *c = mw->w->conf;
+    size_t n = strlen(hpath);
+    if (c->dir_mounted && S_ISDIR(st->st_mode) && !strncmp(c->dir, hpath, n) && c->dir[n] == '/') return;
+    char mpath[4096];
+    mw->visit(upath, machine_path(mw->w, hpath, mpath, sizeof mpath), st, mw->arg);
+}
+
 void disk_walk_layers(const struct world *w, const struct machine *m, disk_visit visit, void *arg)
 {
+    struct machine_walk mw = { w, visit, arg };
     for (size_t i = 0; i < w->nlayers; i++) {
         char layer[32], upath[1024];
         snprintf(layer, sizeof layer, "upper%zu", i);
         disk_dir(w, m, layer, upath, sizeof upath);
-        disk_walk(upath, w->layers[i], visit, arg);
+        disk_walk(upath, w->layers[i], visit_by_machine_path, &mw);
     }
 }
 

@@ -19,6 +19,9 @@ void disk_dir(const struct world *w, const struct machine *m, const char *what, 
 /* The upper-layer path of a machine path; false if it is on no overlay
  * (/proc, /dev, /dev/shm: not the machine's disk). */
 bool disk_upper(const struct world *w, const struct machine *m, const char *mpath, char *out, size_t len);
+/* The host path of a machine path: itself, but below CONFIG_MOUNT (the
+ * config's directory). Returns mpath or buf. */
+const char *disk_host_path(const struct world *w, const char *mpath, char *buf, size_t len);
 
 /* A name operation about to be made (at its entry stop): notes what the
  * upper layer holds at its paths now. NULL if it is not on the disk. */
@@ -40,8 +43,9 @@ void disk_crash(struct world *w, struct machine *m);
 void disk_keep(struct world *w, struct machine *m, const char *dir);
 
 /* Calls visit for every entry below upper-layer directory upath, parents
- * first, with its machine path below mpath; disk_walk_layers walks every
- * upper layer of m. In host directory order: sort what takes draws. */
+ * first, with its path below mpath; disk_walk_layers walks every upper
+ * layer of m, naming entries by machine path (the config's directory's by
+ * CONFIG_MOUNT). In host directory order: sort what takes draws. */
 typedef void (*disk_visit)(const char *upath, const char *mpath, const struct stat *st, void *arg);
 void disk_walk(const char *upath, const char *mpath, disk_visit visit, void *arg);
 void disk_walk_layers(const struct world *w, const struct machine *m, disk_visit visit, void *arg);

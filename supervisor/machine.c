@@ -1,4 +1,5 @@
 #include "supervisor/machine.h"
+#include "supervisor/step.h"
 #include "supervisor/tracer.h"
 #include "syscalls/sys.h"
 #include <errno.h>
@@ -16,6 +17,8 @@
 #include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -176,8 +179,42 @@ static void bind_own_file(struct world *w, struct machine *m, const char *root, 
     mount(src, dst, NULL, MS_BIND, NULL);
 }
 
-/* Runs in the new namespaces as pid 1, before the command exists. */
-static void init_setup(struct world *w, struct machine *m)
+/* The config's directory, as the machine's disk shows it (writes stay on
+ * the disk), also at CONFIG_MOUNT, where the command runs: what a program
+ * learns of its working directory (getcwd, CPython opening its script by
+ * absolute path) is then the same wherever the config lies on the host.
+ * The two directories made for it get fixed times. True if mounted. */
+static bool mount_config_dir(struct world *w, const char *root)
+{
+    /* Not where the disk fell back to the host's own root: the directories
+     * would be made on the host. */
+    struct statfs fs;
+    if (!w->conf->dir_mounted || statfs(root, &fs) != 0 || fs.f_type != OVERLAYFS_SUPER_MAGIC) return false;
+    char parent[1200], dst[1200], src[1200];
+    snprintf(dst, sizeof dst, "%s%s", root, CONFIG_MOUNT);
+    snprintf(parent, sizeof parent, "%s", dst);
+    *strrchr(parent, '/') = 0;
+    bool made_parent = mkdir(parent, 0755) == 0, made = mkdir(dst, 0755) == 0;
+    struct timespec epoch[2] = { { (time_t)w->conf->epoch_s, 0 }, { (time_t)w->conf->epoch_s, 0 } };
+    if (made) utimensat(AT_FDCWD, dst, epoch, 0);
+    if (made_parent) utimensat(AT_FDCWD, parent, epoch, 0);
+    snprintf(src, sizeof src, "%s%s", root, w->conf->dir);
+    return mount(src, dst, NULL, MS_BIND | MS_REC, NULL) == 0;
+}
+
+/* Init could not make the machine: it tells dsim why (over `report`) and
+ * dies, and the run fails with that reason. */
+static void init_fail(int report, const char *what)
+{
+    char msg[256];
+    int n = snprintf(msg, sizeof msg, "%s: %s", what, strerror(errno));
+    if (n > 0 && write(report, msg, (size_t)n) < 0) {}
+    _exit(1);
+}
+
+/* Runs in the new namespaces as pid 1, before the command exists. True if
+ * the config's directory is at CONFIG_MOUNT. */
+static bool init_setup(struct world *w, struct machine *m, int report)
 {
     sethostname(m->name, strlen(m->name));
     setdomainname("(none)", 6);
@@ -201,6 +238,7 @@ static void init_setup(struct world *w, struct machine *m)
     mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
     snprintf(dst, sizeof dst, "%s/sys", root);
     mount("/sys", dst, NULL, MS_BIND | MS_REC, NULL);
+    bool config_mounted = mount_config_dir(w, root);
     for (size_t i = 0; i < sizeof vfiles / sizeof *vfiles; i++) {
         snprintf(src, sizeof src, "%s/vfs/%s", w->run_dir, vfiles[i].name);
         snprintf(dst, sizeof dst, "%s%s", root, vfiles[i].target);
@@ -237,13 +275,14 @@ static void init_setup(struct world *w, struct machine *m)
     char old[700];
     snprintf(old, sizeof old, "%s/.dsim-old-root", root);
     mkdir(old, 0700);
-    if (chdir(root) != 0 || syscall(SYS_pivot_root, ".", ".dsim-old-root") != 0) _exit(1);
+    if (chdir(root) != 0) init_fail(report, "chdir to the machine's disk");
+    if (syscall(SYS_pivot_root, ".", ".dsim-old-root") != 0) init_fail(report, "pivot_root into the machine's disk");
     umount2("/.dsim-old-root", MNT_DETACH);
     rmdir("/.dsim-old-root");
     /* Its making left the root directory with the host's time of now. */
     struct timespec root_times[2] = { host_root.st_mtim, host_root.st_mtim };
     utimensat(AT_FDCWD, "/", root_times, 0);
-    if (chdir("/") != 0) _exit(1);
+    if (chdir("/") != 0) init_fail(report, "chdir /");
     /* Bring up lo so localhost works; the namespace has no other interface. */
     int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (s >= 0) {
@@ -256,6 +295,7 @@ static void init_setup(struct world *w, struct machine *m)
         }
         close(s);
     }
+    return config_mounted;
 }
 
 /* execvp with the machine's PATH, not dsim's (no allocation: runs after fork). */
@@ -368,15 +408,32 @@ static pid_t waitpid_again(pid_t pid, int *status)
     return r;
 }
 
-int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp)
+/* What a wait for init or the command saw instead of what it expected. */
+static void describe_status(char *why, size_t len, const char *who, int status)
+{
+    if (WIFEXITED(status)) snprintf(why, len, "%s exited with status %d", who, WEXITSTATUS(status));
+    else if (WIFSIGNALED(status)) snprintf(why, len, "%s was killed by signal %d", who, WTERMSIG(status));
+    else snprintf(why, len, "%s stopped with signal %d (event %d)", who, WSTOPSIG(status), status >> 16);
+}
+
+int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp, char *why, size_t whylen)
 {
     m->proc_dev = 0;            /* a new /proc comes with the new namespace */
     char *command = m->incarnation > 0 && m->conf->command_after_restart ? m->conf->command_after_restart
                                                                          : m->conf->command;
     char *argv[] = { "/bin/sh", "-c", command, NULL };
+    int sync[2], report[2];
+    if (pipe2(sync, O_CLOEXEC) != 0) {
+        snprintf(why, whylen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    if (pipe2(report, O_CLOEXEC | O_NONBLOCK) != 0) {
+        snprintf(why, whylen, "pipe: %s", strerror(errno));
+        close(sync[0]);
+        close(sync[1]);
+        return -1;
+    }
     char **envp = build_env(m);
-    int sync[2];
-    if (pipe2(sync, O_CLOEXEC) != 0) { free_env(envp); return -1; }
     pid_t self = getpid();
     long init = syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWNET |
                         CLONE_NEWIPC | SIGCHLD, 0, 0, 0, 0);
@@ -386,32 +443,58 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         setsid();
         char c;
         close(sync[1]);
-        if (read(sync[0], &c, 1) != 1) _exit(1);
-        init_setup(w, m);
+        close(report[0]);
+        if (read(sync[0], &c, 1) != 1) init_fail(report[1], "waiting for dsim");
+        bool config_mounted = init_setup(w, m, report[1]);
         pid_t cmd = fork();
-        if (cmd == 0) command_exec(m, fp, w->conf->dir, !w->tsc_rewrite, argv, envp);
+        if (cmd == 0) command_exec(m, fp, config_mounted ? CONFIG_MOUNT : w->conf->dir, !w->tsc_rewrite, argv, envp);
+        if (cmd < 0) init_fail(report[1], "fork");
         syscall(SYS_close_range, 0, ~0U, 0);
         for (;;)
             if (wait(NULL) < 0 && errno == ECHILD) _exit(0);
     }
+    int clone_errno = errno;
     free_env(envp);
     close(sync[0]);
-    if (init < 0) { close(sync[1]); return -1; }
+    close(report[1]);
+    if (init < 0) {
+        snprintf(why, whylen, "clone: %s", strerror(clone_errno));
+        close(sync[1]);
+        close(report[0]);
+        return -1;
+    }
     m->init_pid = (pid_t)init;
     m->init_reaped = false;
     int status;
     if (ptrace(PTRACE_SEIZE, init, 0, TRACE_OPTIONS) != 0 || write(sync[1], "x", 1) != 1) {
+        snprintf(why, whylen, "cannot trace its init: %s", strerror(errno));
         close(sync[1]);
+        close(report[0]);
         return -1;
     }
     close(sync[1]);
     /* The watchdog's SIGALRM interrupts these waits (no SA_RESTART). */
-    if (waitpid_again((pid_t)init, &status) != init || status >> 8 != (SIGTRAP | (PTRACE_EVENT_FORK << 8)))
+    pid_t got = waitpid_again((pid_t)init, &status);
+    if (got != init || status >> 8 != (SIGTRAP | (PTRACE_EVENT_FORK << 8))) {
+        char said[256] = "";
+        ssize_t n = read(report[0], said, sizeof said - 1);
+        if (n > 0) said[n] = 0;
+        if (got == init && (WIFEXITED(status) || WIFSIGNALED(status))) m->init_reaped = true;
+        if (n > 0) snprintf(why, whylen, "its init failed: %s", said);
+        else if (got == init) describe_status(why, whylen, "its init", status);
+        else snprintf(why, whylen, "waitpid for its init: %s", strerror(errno));
+        close(report[0]);
         return -1;
+    }
+    close(report[0]);
     pid_t cmd = (pid_t)tracer_eventmsg((pid_t)init);
     ptrace(PTRACE_DETACH, init, 0, 0);
-    if (waitpid_again(cmd, &status) != cmd || !WIFSTOPPED(status))
+    got = waitpid_again(cmd, &status);
+    if (got != cmd || !WIFSTOPPED(status)) {
+        if (got == cmd) describe_status(why, whylen, "its command", status);
+        else snprintf(why, whylen, "waitpid for its command: %s", strerror(errno));
         return -1;
+    }
     struct process *p = world_add_process(w, m, cmd, 2);
     p->sh = sighand_new(w);
     struct thread *t = world_add_thread(w, p, cmd, 2);
@@ -430,5 +513,20 @@ void machine_kill(struct world *w, struct machine *m)
             kill(t->tid, SIGKILL);
             t->state = TS_DYING;
         }
+    }
+}
+
+/* A killed init dies once the kernel has run it, which on a busy host can
+ * be long after its machine's last thread: until then its mount namespace
+ * holds the overlay on the machine's upper layers, which a restart would
+ * mount a second time (overlayfs: "upperdir is in-use ... undefined
+ * behavior") and a crash's rollback changes underneath. */
+void machine_wait_gone(struct world *w, struct machine *m)
+{
+    while (m->init_pid > 0 && !m->init_reaped) {
+        int status;
+        pid_t pid = waitpid(-1, &status, __WALL);
+        if (pid > 0) handle_status(w, pid, status);
+        else if (errno != EINTR) break;
     }
 }

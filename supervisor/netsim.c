@@ -2,6 +2,7 @@
  * The relay that moves TCP bytes and UDP datagrams is in relay.c. */
 #include "supervisor/netsim_int.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,7 @@ int netsim_init(struct world *w)
     n->epfd = -1;
     n->relay_fd = -1;
     n->udp_fd = -1;
+    n->dirfd = -1;
     n->addrs = calloc(w->nmachines, sizeof *n->addrs);
     n->next_port = calloc(w->nmachines, sizeof *n->next_port);
     for (size_t i = 0; i < w->nmachines; i++) {
@@ -102,12 +104,18 @@ int netsim_open(struct world *w)
     struct netsim *n = w->net;
     if (n->epfd >= 0) return 0;
     if (mkdir(n->dir, 0700) != 0 && errno != EEXIST) return -1;
+    /* An AF_UNIX address holds 107 bytes, less than a run directory's path
+     * may need ($TMPDIR is the caller's): every address names the directory
+     * through a descriptor, so its length, and whether the network works,
+     * does not depend on where $TMPDIR is. */
+    if ((n->dirfd = open(n->dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) return -1;
+    snprintf(n->addr_dir, sizeof n->addr_dir, "/proc/self/fd/%d", n->dirfd);
     n->epfd = epoll_create1(EPOLL_CLOEXEC);
     n->relay_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     n->udp_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (n->epfd < 0 || n->relay_fd < 0 || n->udp_fd < 0) return -1;
     struct sockaddr_un a;
-    if (netsim_unix_addr(&a, n->dir, "relay") != 0) {
+    if (netsim_unix_addr(&a, n->addr_dir, "relay") != 0) {
         errno = ENAMETOOLONG;
         return -1;
     }
@@ -133,6 +141,7 @@ void netsim_free(struct world *w)
     if (n->epfd >= 0) close(n->epfd);
     if (n->relay_fd >= 0) close(n->relay_fd);
     if (n->udp_fd >= 0) close(n->udp_fd);
+    if (n->dirfd >= 0) close(n->dirfd);
     net_model_free(n->model);
     free(n->addrs);
     free(n->next_port);
@@ -334,7 +343,7 @@ int netsim_bind_path(struct world *w, struct simsock *s, int copy)
     struct sockaddr_un a;
     char leaf[32];
     snprintf(leaf, sizeof leaf, "%lu", (unsigned long)s->ino);
-    if (netsim_unix_addr(&a, w->net->dir, leaf) != 0) return -ENAMETOOLONG;
+    if (netsim_unix_addr(&a, w->net->addr_dir, leaf) != 0) return -ENAMETOOLONG;
     unlink(a.sun_path);
     if (bind(copy, (struct sockaddr *)&a, sizeof a) != 0) return -errno;
     s->path = strdup(a.sun_path);

@@ -18,6 +18,8 @@ struct netsim {
     struct evq *queue;          /* packets in flight */
     struct prng pick;           /* choices that are not the model's (SO_REUSEPORT) */
     char dir[272];              /* run_dir/net: where kernel sockets are bound */
+    int dirfd;                  /* dir, held open: addresses name it through */
+    char addr_dir[32];          /* /proc/self/fd/DIRFD, as short for any TMPDIR */
     int epfd;                   /* the relay's ends, for "what was written" */
     int relay_fd;               /* the listener tracee connections attach to */
     int udp_fd;                 /* datagrams are delivered from this socket */

@@ -625,7 +625,7 @@ int netsim_connect(struct world *w, struct simsock *s, int copy, const struct sa
     if (err) return err;
     if (netsim_open(w) != 0) return -errno;
     struct sockaddr_un a;
-    if (netsim_unix_addr(&a, n->dir, "relay") != 0) return -ENAMETOOLONG;
+    if (netsim_unix_addr(&a, n->addr_dir, "relay") != 0) return -ENAMETOOLONG;
     if (connect(copy, (struct sockaddr *)&a, sizeof a) != 0) return -errno;
     int fd = accept4(n->relay_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return -errno;

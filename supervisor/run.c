@@ -75,8 +75,9 @@ static void loop(struct world *w, const struct filter_prog *fp)
         for (size_t i = 0; i < w->nmachines; i++) {
             struct machine *m = &w->machines[i];
             if (m->started || m->exited || m->start_at > w->now) continue;
-            if (machine_start(w, m, fp) != 0) {
-                world_fail(w, OUT_INTERNAL, "cannot start machine %s: %s", m->name, strerror(errno));
+            char why[512];
+            if (machine_start(w, m, fp, why, sizeof why) != 0) {
+                world_fail(w, OUT_INTERNAL, "cannot start machine %s: %s", m->name, why);
                 return;
             }
             for (int k = 0; k < MAX_INITS; k++) if (!live_inits[k]) { live_inits[k] = m->init_pid; break; }

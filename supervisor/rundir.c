@@ -136,23 +136,29 @@ int rundir_make(char *dir, size_t len, char *err, size_t errlen)
         snprintf(err, errlen, "TMPDIR %s: path too long", base);
         return -1;
     }
-    if (mkdir(runs, 01777) == 0) chmod(runs, 01777);    /* whatever the umask */
-    struct stat st;
-    if (lstat(runs, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s is not a directory", runs);
-        return -1;
-    }
-    if (!swept) {
-        swept = true;
-        rundir_remove_stale(runs);
-    }
-    if ((size_t)snprintf(dir, len, "%s/" RUN_PREFIX "XXXXXX", runs) >= len) {
-        snprintf(err, errlen, "TMPDIR %s: path too long", base);
-        return -1;
-    }
-    if (!mkdtemp(dir)) {
-        snprintf(err, errlen, "%s: %s", runs, strerror(errno));
-        return -1;
+    /* The parent is shared, and something that cleans $TMPDIR (another
+     * user, systemd-tmpfiles) may remove it while it is empty: it is made
+     * again if it went between the mkdir and the mkdtemp. */
+    for (int tries = 0;; tries++) {
+        if (mkdir(runs, 01777) == 0) chmod(runs, 01777);    /* whatever the umask */
+        struct stat st;
+        if (lstat(runs, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "%s is not a directory", runs);
+            return -1;
+        }
+        if (!swept) {
+            swept = true;
+            rundir_remove_stale(runs);
+        }
+        if ((size_t)snprintf(dir, len, "%s/" RUN_PREFIX "XXXXXX", runs) >= len) {
+            snprintf(err, errlen, "TMPDIR %s: path too long", base);
+            return -1;
+        }
+        if (mkdtemp(dir)) break;
+        if (errno != ENOENT || tries == 2) {
+            snprintf(err, errlen, "%s: %s", runs, strerror(errno));
+            return -1;
+        }
     }
     int lock = take_lock(dir);
     if (lock < 0) snprintf(err, errlen, "cannot lock %s: %s", dir, strerror(errno));

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
-#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -306,12 +305,17 @@ void handle_status(struct world *w, pid_t pid, int status)
 {
     struct thread *t = world_thread_by_tid(w, pid);
     if (!t) {
-        for (size_t i = 0; i < w->nmachines; i++)
-            if (w->machines[i].init_pid == pid && (WIFEXITED(status) || WIFSIGNALED(status))) {
-                w->machines[i].init_reaped = true;
-                run_forget_init(pid);
-                return;
-            }
+        if (WIFEXITED(status) || WIFSIGNALED(status)) {
+            /* Reaped, so its pid may be a new process's at once (the host
+             * recycles them quickly when busy): no list may keep it. An
+             * init of an earlier incarnation is not its machine's any more
+             * but is in the list of inits to kill on an interrupt. */
+            run_forget_init(pid);
+            run_take_early_stop(w, pid);
+            for (size_t i = 0; i < w->nmachines; i++)
+                if (w->machines[i].init_pid == pid) w->machines[i].init_reaped = true;
+            return;
+        }
         if (WIFSTOPPED(status) && w->nearly < 64) w->early_stops[w->nearly++] = pid;
         return;
     }
@@ -333,42 +337,6 @@ void handle_status(struct world *w, pid_t pid, int status)
     else if (WIFSTOPPED(status)) handle_stop(w, t, status);
 }
 
-/* The spin watchdog. Without a PMU a thread is preempted only at syscalls,
- * so one spinning in user space on a flag that only a stopped thread could
- * set never stops. A real-time tick counts how long the running thread has
- * gone without a stop; past spin_limit the run fails with its stack. */
-#define TICK_MS 250
-static volatile sig_atomic_t stall_ticks;
-
-static void on_tick(int sig) { stall_ticks++; }
-
-void watchdog_arm(bool on)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_tick;     /* no SA_RESTART: waitpid returns EINTR */
-    if (on) sigaction(SIGALRM, &sa, NULL);
-    struct itimerval it = { { 0, TICK_MS * 1000 }, { 0, TICK_MS * 1000 } };
-    if (!on) memset(&it, 0, sizeof it);
-    setitimer(ITIMER_REAL, &it, NULL);
-    stall_ticks = 0;
-}
-
-void watchdog_touch(void) { stall_ticks = 0; }
-
-static void spin_detected(struct world *w, struct thread *t)
-{
-    int status;
-    syscall(SYS_tgkill, t->proc->pid, t->tid, SIGSTOP);
-    while (waitpid(t->tid, &status, __WALL) < 0 && errno == EINTR) {}
-    char stack[4096] = "";
-    if (WIFSTOPPED(status)) stack_format(t->tid, stack, sizeof stack);
-    world_fail(w, OUT_SPIN, "machine %s thread %d ran %.1fs of real time without a syscall "
-               "(spinning on memory another thread would change? dsim preempts only at syscalls)\n%s",
-               t->proc->m->name, t->vtid, stall_ticks * TICK_MS / 1000.0, stack);
-    t->state = TS_DYING;
-}
-
 /* Waits until the running thread has stopped or died and every death or
  * first stop it caused has been seen: the next decision must not depend on
  * when the kernel delivers notices. The watchdog counts from here and from
@@ -376,7 +344,7 @@ static void spin_detected(struct world *w, struct thread *t)
  * crash's rollback, rewriting code at an exec) is no tracee's time. */
 static void settle(struct world *w, struct thread *t)
 {
-    stall_ticks = 0;
+    watchdog_reset();
     while (t->state == TS_RUNNING || pending_events(w)) {
         if (w->held_at_exit && !pending_events(w)) {
             struct thread *h = w->held_at_exit;
@@ -388,11 +356,7 @@ static void settle(struct world *w, struct thread *t)
         pid_t pid = waitpid(-1, &status, __WALL);
         if (pid < 0) {
             if (errno == EINTR) {
-                uint64_t stalled_ns = (uint64_t)stall_ticks * TICK_MS * 1000000ULL;
-                if (t->state == TS_RUNNING && stalled_ns >= w->conf->spin_limit_ns) {
-                    spin_detected(w, t);
-                    return;
-                }
+                if (watchdog_check(w, t)) return;
                 continue;
             }
             if (errno == ECHILD) {
@@ -405,7 +369,7 @@ static void settle(struct world *w, struct thread *t)
             return;
         }
         handle_status(w, pid, status);
-        stall_ticks = 0;
+        watchdog_reset();
     }
 }
 

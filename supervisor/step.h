@@ -15,9 +15,11 @@ void settle_all(struct world *w);
 void handle_status(struct world *w, pid_t pid, int status);
 /* The canonical text of t's pending syscall. */
 void format_call(struct world *w, struct thread *t, char *buf, size_t len);
-/* Arms (or disarms) the real-time tick of the spin watchdog. */
+/* The spin watchdog (watchdog.c): arms (or disarms) its real-time tick;
+ * forgets the stall measured so far (a notice came); at a tick, fails the
+ * run with `spin` and returns true if t has run spin_limit of its own time
+ * (on a CPU or asleep in the kernel, not waiting for one) without a stop. */
 void watchdog_arm(bool on);
-/* The supervisor itself spent real time (unwinding a stack): the running
- * thread's count starts again. */
-void watchdog_touch(void);
+void watchdog_reset(void);
+bool watchdog_check(struct world *w, struct thread *t);
 #endif

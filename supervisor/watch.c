@@ -51,7 +51,7 @@ static void take_stack(struct watch *wt, uint64_t index, const char *line)
         if (t && stack_format(t->tid, stack, sizeof stack) > 0) s->text = strdup(stack);
         break;
     }
-    watchdog_touch();           /* unwinding took real time, not the tracee */
+    watchdog_reset();           /* unwinding took real time, not the tracee */
 }
 
 /* "MACHINE TID" of a line, in key. */

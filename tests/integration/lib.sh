@@ -8,7 +8,7 @@ PROGS="$SRCDIR/tests/programs"
 BIN="$BUILDDIR/tests/programs/bin"
 mkdir -p "$BIN"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/dsim-test.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+trap 'busy_stop; rm -rf "$TMP"' EXIT
 # dsim's run directories go here too, so a test that kills dsim with SIGKILL
 # (which leaves its run directory behind) leaves nothing in /tmp.
 export TMPDIR="$TMP"
@@ -88,4 +88,35 @@ one_hash() {
 disk_decisions() {
     timeout -k 5 120 "$DSIM" replay "$1" "$2" --trace "$TMP/dd.gz" >/dev/null 2>&1
     "$DSIM" trace "$TMP/dd.gz" --syscall disk:
+}
+
+# result_of RESULTS.jsonl SEED: "HASH OUTCOME" of SEED in a --results file.
+result_of() {
+    sed -n "s/^{\"seed\":$2,\"outcome\":\"\([^\"]*\)\".*\"hash\":\"\([0-9a-f-]*\)\".*/\2 \1/p" "$1"
+}
+
+# busy_start N: a busy host: N busy loops pinned to each CPU this test may
+# use (each bounded by `timeout 300`), until busy_stop (the EXIT trap calls
+# it too). busy_cpus lists those CPUs. Each loop is a session of its own,
+# as unrelated jobs are: with autogroup scheduling, loops sharing the
+# test's session would share one CPU share between them.
+BUSY_PIDS=""
+busy_cpus() {
+    awk -F'[:,]' '/^Cpus_allowed_list:/ { for (i = 2; i <= NF; i++) { n = split($i, r, "-");
+        for (c = r[1]; c <= r[n]; c++) printf "%d ", c } }' /proc/self/status
+}
+busy_start() {
+    local cpu k
+    for cpu in $(busy_cpus); do
+        for k in $(seq "$1"); do
+            timeout 300 setsid taskset -c "$cpu" sh -c 'while :; do :; done' &
+            BUSY_PIDS="$BUSY_PIDS $!"
+        done
+    done
+}
+busy_stop() {
+    [ -n "$BUSY_PIDS" ] || return 0
+    kill $BUSY_PIDS 2>/dev/null
+    wait $BUSY_PIDS 2>/dev/null
+    BUSY_PIDS=""
 }

@@ -38,6 +38,7 @@ echo "leak=${LEAKME-unset}"
 echo "home=$HOME"
 echo "host=$(uname -n)"
 echo "pwd=$(pwd -P)"
+echo "listing=$(ls | tr '\n' ' ' | sed 's/ $//')"
 echo "to stderr" >&2
 EOF
 # Config lines stay short and free of " ;" (inih: line limit, inline comments).
@@ -75,7 +76,8 @@ grep -qx 'leak=unset' main.stdout || bad "the caller's environment leaked"
 grep -qx 'home=/root' main.stdout || bad "HOME is not /root"
 grep -qx 'host=main' main.stdout || bad "machine main's hostname is not main"
 grep -qx 'host=late' late.stdout || bad "machine late's hostname is not late"
-grep -qx "pwd=$(cd "$A" && pwd -P)" main.stdout || bad "not run in the config's directory"
+grep -qx "pwd=/dsim/config" main.stdout || bad "not run in the config's directory, at /dsim/config"
+grep -qx "listing=cluster.conf main.sh" main.stdout || bad "/dsim/config does not hold the config's directory"
 grep -qx 'to stderr' main.stderr || bad "main.stderr lacks the line"
 grep -qx 'bg started' bg.stdout || bad "the daemon did not run"
 t0=\$(sed -n 's/^t=//p' main.stdout)
