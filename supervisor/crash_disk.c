@@ -168,24 +168,24 @@ static void tear(const char *upath, const char *durable, off_t cut)
 
 /* The file's durable content: its record, else (never synced since the
  * last crash) the lower layer's file it was copied from, else nothing. */
-static const char *durable_source(struct world *w, struct machine *m, const struct entry *e, char *rec, size_t len)
+/* rec is where the durable content is recorded (on the disk), always;
+ * the source returned may be the lower layer's file on the host (in host,
+ * read only), never written. */
+static const char *durable_source(struct world *w, struct machine *m, const struct entry *e, char *rec, size_t len,
+                                  char *host, size_t hostlen)
 {
     struct stat st;
     disk_content_path(w, m, e->upath, rec, len);
     if (cf_lstat(rec, &st) == 0) return rec;
-    char host[4096];
-    const char *lower = disk_host_path(w, e->mpath, host, sizeof host);
-    if (stat(lower, &st) == 0 && S_ISREG(st.st_mode)) {
-        snprintf(rec, len, "%s", lower);
-        return rec;
-    }
+    const char *lower = disk_host_path(w, e->mpath, host, hostlen);
+    if (stat(lower, &st) == 0 && S_ISREG(st.st_mode)) return lower;
     return "/dev/null";
 }
 
 static void crash_file(struct world *w, struct machine *m, const struct entry *e)
 {
-    char rec[4096];
-    const char *durable = durable_source(w, m, e, rec, sizeof rec);
+    char rec[4096], host[4096];
+    const char *durable = durable_source(w, m, e, rec, sizeof rec, host, sizeof host);
     if (same_content(e->upath, durable)) return;
     struct stat dst;
     off_t dsize = (cf_lstat(durable, &dst) == 0 || (errno == EXDEV && stat(durable, &dst) == 0)) ? dst.st_size : 0;

@@ -127,14 +127,13 @@ static void mkdirs_outside(const char *path)
     }
 }
 
-/* Opens a file of a machine's disk (confined), or for reading a host file
- * (a lower layer's: the host's own names), or a --output copy. */
+/* Opens a file of a machine's disk (confined) to read or write, or a host
+ * file (a lower layer's, by the host's own names) only to read. */
 static int open_any(const char *path, int flags, mode_t mode)
 {
     int fd = cf_open(path, flags, mode);
-    if (fd >= 0 || errno != EXDEV) return fd;
-    if (flags & O_CREAT) mkdirs_outside(path);
-    return open(path, flags | O_CLOEXEC | ((flags & O_ACCMODE) == O_RDONLY ? 0 : O_NOFOLLOW), mode);
+    if (fd >= 0 || errno != EXDEV || (flags & O_ACCMODE) != O_RDONLY) return fd;
+    return open(path, flags | O_CLOEXEC, mode);
 }
 
 /* Writes all of buf, through interruptions. */
@@ -177,7 +176,8 @@ static int copy_fd(int in, int out)
     return 0;
 }
 
-/* Copies src over dst in place (dst keeps its inode if it exists). */
+/* Copies src over dst in place (dst keeps its inode if it exists). dst is
+ * on a machine's disk: nothing outside it is ever written. */
 int disk_copy_file(const char *src, const char *dst)
 {
     int in = open_any(src, O_RDONLY, 0);
@@ -420,6 +420,17 @@ void disk_all_synced(struct world *w, struct machine *m)
 
 /* ---- keeping a failing seed's disk ---- */
 
+/* A file of the disk copied to the --output directory (the user's): made
+ * anew, never through a symlink. */
+static void keep_copy(const char *upath, const char *dst)
+{
+    int in = cf_open(upath, O_RDONLY, 0);
+    int out = in < 0 ? -1 : open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (out >= 0 && copy_fd(in, out) != 0) {}
+    if (in >= 0) close(in);
+    if (out >= 0) close(out);
+}
+
 /* Copies one entry to the same machine path below the keep directory.
  * Whiteouts (deletions of host files) and device nodes are not copied. */
 static void keep_entry(const char *upath, const char *mpath, const struct stat *st, void *keepdir)
@@ -429,7 +440,7 @@ static void keep_entry(const char *upath, const char *mpath, const struct stat *
     ssize_t n;
     mkdirs_outside(dst);
     if (S_ISDIR(st->st_mode)) mkdir(dst, 0755);
-    else if (S_ISREG(st->st_mode)) disk_copy_file(upath, dst);
+    else if (S_ISREG(st->st_mode)) keep_copy(upath, dst);
     else if (S_ISLNK(st->st_mode) && (n = cf_readlink(upath, target, sizeof target - 1)) > 0) {
         target[n] = 0;
         if (symlink(target, dst) != 0) {}
