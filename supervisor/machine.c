@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -21,6 +22,14 @@
 #include <sys/wait.h>
 #include <sched.h>
 #include <unistd.h>
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
+/* Fds of pid 1 while it forks the command (init_fds). INIT_READY_FD is
+ * the one the image closes when it is ready (init_image.S). */
+enum { INIT_READY_FD = 3, INIT_WAIT_FD = 4, INIT_IMAGE_FD = 5 };
 
 /* The environment every machine starts with; never the caller's. */
 static const char *const default_env[] = {
@@ -278,29 +287,12 @@ static void exec_in_path(char *const argv[], char *const envp[])
     }
 }
 
-static void command_exec(struct machine *m, const struct filter_prog *fp, const char *dir,
-                         char *const argv[], char *const envp[])
+/* Limits are the machine's, every one, not the host's or the caller's:
+ * the stack limit shapes the memory layout, programs read and raise the
+ * fd limit, and a shell's ulimit prints them all. -1 if a limit that must
+ * hold cannot be set (the host's hard limit is lower). */
+static int pin_limits(void)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    dup2(devnull, 0);
-    dup2(m->out_fd, 1);
-    dup2(m->err_fd, 2);
-    /* Nothing of dsim's (the trace file, the caller's fds, the caller's
-     * ignored or blocked signals: a shell starts background jobs with
-     * SIGINT and SIGQUIT ignored) may reach the machine. */
-    syscall(SYS_close_range, 3, ~0U, 0);
-    struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; } dfl = { SIG_DFL, 0, 0, 0 };
-    for (int sig = 1; sig <= 64; sig++)       /* raw: glibc guards its own 32 and 33 */
-        if (sig != SIGKILL && sig != SIGSTOP) syscall(SYS_rt_sigaction, sig, &dfl, NULL, 8);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    umask(022);
-    if (chdir(dir) != 0) _exit(126);
-    /* Limits are the machine's, every one, not the host's or the caller's:
-     * the stack limit shapes the memory layout, programs read and raise the
-     * fd limit, and a shell's ulimit prints them all. */
     static const struct { int res; struct rlimit lim; bool strict; } limits[] = {
         { RLIMIT_STACK, { 8 << 20, RLIM_INFINITY }, true }, { RLIMIT_NOFILE, { 1024, 4096 }, true },
         { RLIMIT_CORE, { 0, RLIM_INFINITY }, true }, { RLIMIT_NPROC, { 63536, 63536 }, true },
@@ -314,19 +306,51 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
         { RLIMIT_MSGQUEUE, { 819200, 819200 }, false }, { RLIMIT_NICE, { 0, 0 }, false },
         { RLIMIT_RTPRIO, { 0, 0 }, false }, { RLIMIT_RTTIME, { RLIM_INFINITY, RLIM_INFINITY }, false },
     };
+    int r = 0;
     for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
         if (setrlimit(limits[i].res, &limits[i].lim) == 0) continue;
-        if (limits[i].strict) {          /* never the host's */
-            static const char msg[] = "dsim: cannot pin the machine's resource limits (the host's hard limit is lower)\n";
-            if (write(2, msg, sizeof msg - 1) < 0) {}
-            _exit(126);
-        }
+        if (limits[i].strict) r = -1;   /* never the host's */
         /* The others: as close as the host's hard limit allows. */
         struct rlimit cur;
         if (getrlimit(limits[i].res, &cur) == 0) {
             cur.rlim_cur = cur.rlim_max;
             setrlimit(limits[i].res, &cur);
         }
+    }
+    return r;
+}
+
+/* Nothing of dsim's or the caller's signal state (a shell starts
+ * background jobs with SIGINT and SIGQUIT ignored) may reach the machine. */
+static void default_signals(void)
+{
+    struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; } dfl = { SIG_DFL, 0, 0, 0 };
+    for (int sig = 1; sig <= 64; sig++)       /* raw: glibc guards its own 32 and 33 */
+        if (sig != SIGKILL && sig != SIGSTOP) syscall(SYS_rt_sigaction, sig, &dfl, NULL, 8);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static void command_exec(struct machine *m, const struct filter_prog *fp, const char *dir,
+                         char *const argv[], char *const envp[])
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* pid 1 first becomes the machine's init (init_exec): until then, its
+     * command line and name are dsim's, and the command must not look. */
+    close(INIT_READY_FD);
+    char c;
+    while (read(INIT_WAIT_FD, &c, 1) < 0 && errno == EINTR) {}
+    /* Only stdin, stdout and stderr (machine_stdio): nothing of dsim's (the
+     * trace file, the caller's fds) may reach the machine. */
+    syscall(SYS_close_range, 3, ~0U, 0);
+    default_signals();
+    umask(022);
+    if (chdir(dir) != 0) _exit(126);
+    if (pin_limits() != 0) {
+        static const char msg[] = "dsim: cannot pin the machine's resource limits (the host's hard limit is lower)\n";
+        if (write(2, msg, sizeof msg - 1) < 0) {}
+        _exit(126);
     }
     setpriority(PRIO_PROCESS, 0, 0);     /* not the caller's nice value */
     personality(ADDR_NO_RANDOMIZE);
@@ -337,6 +361,80 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
     if (m->conf->argv) exec_in_path(m->conf->argv, envp);
     else execve(argv[0], argv, envp);
     _exit(127);
+}
+
+/* ---- pid 1 ---- */
+
+/* The program pid 1 becomes (init_image.S), in a memfd: exec'd from there
+ * it needs no file on the host, nor an exec-able /tmp. -1 and errno. */
+static int init_image_fd(void)
+{
+    extern const char dsim_init_image[], dsim_init_image_end[];
+    size_t len = (size_t)(dsim_init_image_end - dsim_init_image);
+    /* MFD_EXEC: kernels with vm.memfd_noexec (6.3) want it said. */
+    int fd = (int)syscall(SYS_memfd_create, "init", MFD_CLOEXEC | MFD_EXEC);
+    if (fd < 0 && errno == EINVAL) fd = (int)syscall(SYS_memfd_create, "init", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    if (write(fd, dsim_init_image, len) != (ssize_t)len) {
+        close(fd);
+        errno = EIO;
+        return -1;
+    }
+    return fd;
+}
+
+/* The machine's stdin (/dev/null), stdout and stderr, as fds 0, 1 and 2 of
+ * init, and so of the command it forks. */
+static int machine_stdio(struct machine *m)
+{
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    return devnull < 0 || dup2(devnull, 0) < 0 || dup2(m->out_fd, 1) < 0 || dup2(m->err_fd, 2) < 0 ? -1 : 0;
+}
+
+static int fd_above(int fd, int floor)
+{
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+    close(fd);
+    return moved;
+}
+
+/* Puts the image at INIT_IMAGE_FD and a pipe at INIT_WAIT_FD (read end)
+ * and INIT_READY_FD (write end, kept across init's exec), and closes every
+ * other fd but stdio: the command is forked with a small fd table of its
+ * own. */
+static int init_fds(int image)
+{
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) != 0) return -1;
+    int floor = INIT_IMAGE_FD + 1;
+    image = fd_above(image, floor);
+    ready[0] = fd_above(ready[0], floor);
+    ready[1] = fd_above(ready[1], floor);
+    if (image < 0 || ready[0] < 0 || ready[1] < 0 || dup3(image, INIT_IMAGE_FD, O_CLOEXEC) < 0 ||
+        dup3(ready[0], INIT_WAIT_FD, O_CLOEXEC) < 0 || dup2(ready[1], INIT_READY_FD) < 0)
+        return -1;
+    syscall(SYS_close_range, floor, ~0U, 0);
+    return 0;
+}
+
+/* pid 1 execs the image with a fixed command line and an empty
+ * environment, in a state of its own, not dsim's or the caller's (signal
+ * dispositions, limits, nice value, umask). It never returns. */
+static void init_exec(void)
+{
+    default_signals();
+    pin_limits();
+    setpriority(PRIO_PROCESS, 0, 0);
+    umask(022);
+    close(INIT_WAIT_FD);
+    for (int fd = 0; fd <= 2; fd++) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    char *const argv[] = { "/sbin/init", NULL }, *const envp[] = { NULL };
+    syscall(SYS_execveat, INIT_IMAGE_FD, "", argv, envp, AT_EMPTY_PATH);
+    /* Loud, in the machine's stderr: its pid 1 would be dsim's. */
+    char msg[160];
+    int n = snprintf(msg, sizeof msg, "dsim: cannot exec the machine's init: %s\n", strerror(errno));
+    if (write(2, msg, (size_t)n) < 0) {}
+    _exit(126);
 }
 
 static char **build_env(struct machine *m)
@@ -385,12 +483,16 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         char c;
         close(sync[1]);
         if (read(sync[0], &c, 1) != 1) _exit(1);
+        int image = init_image_fd();
+        if (image < 0) {
+            fprintf(stderr, "dsim: cannot make the machine's init: %s\n", strerror(errno));
+            _exit(126);
+        }
         init_setup(w, m);
+        if (machine_stdio(m) != 0 || init_fds(image) != 0) _exit(126);
         pid_t cmd = fork();
         if (cmd == 0) command_exec(m, fp, w->conf->dir, argv, envp);
-        syscall(SYS_close_range, 0, ~0U, 0);
-        for (;;)
-            if (wait(NULL) < 0 && errno == ECHILD) _exit(0);
+        init_exec();
     }
     free_env(envp);
     close(sync[0]);
