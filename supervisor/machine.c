@@ -54,14 +54,25 @@ static const struct vfile vfiles[] = {
     { "/proc/sys/kernel/osrelease", "osrelease" },
 };
 
-static int write_file(const char *dir, const char *name, const char *text)
+/* Gives a file dsim made for the machines their boot time, not the host's
+ * clock at the run's start (its ctime, which cannot be set, is shown as
+ * its mtime: syscalls/stat.c). */
+void machine_file_times(const struct world *w, int dirfd, const char *path)
+{
+    struct timespec boot[2] = { { (time_t)world_boot_s(w), 0 }, { (time_t)world_boot_s(w), 0 } };
+    utimensat(dirfd, path, boot, 0);
+}
+
+static int write_file(const struct world *w, const char *dir, const char *name, const char *text)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     fputs(text, f);
-    return fclose(f);
+    if (fclose(f)) return -1;
+    machine_file_times(w, AT_FDCWD, path);
+    return 0;
 }
 
 int machine_write_vfs(struct world *w)
@@ -82,38 +93,38 @@ int machine_write_vfs(struct world *w)
             "cpu cores\t: %u\napicid\t\t: %u\nflags\t\t: fpu tsc cx8 cmov mmx fxsr sse sse2 "
             "ht syscall nx lm sse3 ssse3 cx16 sse4_1 sse4_2 popcnt\nbogomips\t: 2000.00\n\n",
             i, n, i, n, i);
-    if (write_file(dir, "cpuinfo", buf)) return -1;
+    if (write_file(w, dir, "cpuinfo", buf)) return -1;
     unsigned long long kb = w->conf->memory_bytes / 1024;
     snprintf(buf, sizeof buf,
         "MemTotal:       %llu kB\nMemFree:        %llu kB\nMemAvailable:   %llu kB\n"
         "Buffers:               0 kB\nCached:                0 kB\nSwapCached:            0 kB\n"
         "SwapTotal:             0 kB\nSwapFree:              0 kB\n", kb, kb / 2, kb / 2);
-    if (write_file(dir, "meminfo", buf)) return -1;
+    if (write_file(w, dir, "meminfo", buf)) return -1;
     snprintf(buf, sizeof buf, n > 1 ? "0-%u\n" : "0\n", n - 1);
-    if (write_file(dir, "cpus", buf)) return -1;
-    if (write_file(dir, "boot_id", "6473696d-0000-4000-8000-000000000001\n")) return -1;
+    if (write_file(w, dir, "cpus", buf)) return -1;
+    if (write_file(w, dir, "boot_id", "6473696d-0000-4000-8000-000000000001\n")) return -1;
     /* The kernel uname(2) tells of (syscalls/info.c). */
-    if (write_file(dir, "version", "Linux version " DSIM_KERNEL_RELEASE " (dsim@dsim) (gcc) " DSIM_KERNEL_VERSION "\n") ||
-        write_file(dir, "osrelease", DSIM_KERNEL_RELEASE "\n"))
+    if (write_file(w, dir, "version", "Linux version " DSIM_KERNEL_RELEASE " (dsim@dsim) (gcc) " DSIM_KERNEL_VERSION "\n") ||
+        write_file(w, dir, "osrelease", DSIM_KERNEL_RELEASE "\n"))
         return -1;
     /* CPU times and counters of an idle machine booted at the epoch. */
     off = (size_t)snprintf(buf, sizeof buf, "cpu  0 0 0 0 0 0 0 0 0 0\n");
     for (unsigned i = 0; i < n && off < sizeof buf - 512; i++)
         off += (size_t)snprintf(buf + off, sizeof buf - off, "cpu%u 0 0 0 0 0 0 0 0 0 0\n", i);
     snprintf(buf + off, sizeof buf - off, "intr 0\nctxt 0\nbtime %llu\nprocesses 1\nprocs_running 1\n"
-             "procs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n", (unsigned long long)(w->conf->epoch_s - (int64_t)(DSIM_BOOT_NS / 1000000000)));
-    if (write_file(dir, "stat", buf)) return -1;
-    if (write_file(dir, "loadavg", "0.00 0.00 0.00 1/1 1\n")) return -1;
+             "procs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n", (unsigned long long)world_boot_s(w));
+    if (write_file(w, dir, "stat", buf)) return -1;
+    if (write_file(w, dir, "loadavg", "0.00 0.00 0.00 1/1 1\n")) return -1;
     /* Not the host's resolver, which may even sit at a cluster address
      * (10.0.0.2 in some clouds): one outside the cluster (TEST-NET-1), so
      * a name missing from /etc/hosts fails at once (ENETUNREACH). */
-    if (write_file(dir, "resolv.conf", "nameserver 192.0.2.1\noptions attempts:1 timeout:1\n")) return -1;
+    if (write_file(w, dir, "resolv.conf", "nameserver 192.0.2.1\noptions attempts:1 timeout:1\n")) return -1;
     /* Every machine's name resolves to its address, from each machine. */
     off = (size_t)snprintf(buf, sizeof buf, "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n");
     for (size_t i = 0; i < w->conf->nmachines && off < sizeof buf - 100; i++)
         off += (size_t)snprintf(buf + off, sizeof buf - off, "%s\t%s\n", w->conf->machines[i].address,
                                 w->conf->machines[i].name);
-    return write_file(dir, "hosts", buf);
+    return write_file(w, dir, "hosts", buf);
 }
 
 /* An overlay of the host directory `lower` at root+lower whose writes go to
@@ -163,10 +174,18 @@ static void disk_setup(struct world *w, struct machine *m, char *root, size_t ro
     size_t rl = strlen(runs), nl = strlen(RUNS_DIR);
     if (rl >= nl && !strcmp(runs + rl - nl, RUNS_DIR) &&
         mount("tmpfs", hide, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=4k") == 0) {
-        struct timespec epoch[2] = { { (time_t)w->conf->epoch_s, 0 }, { (time_t)w->conf->epoch_s, 0 } };
-        utimensat(AT_FDCWD, hide, epoch, 0);
+        machine_file_times(w, AT_FDCWD, hide);
         mount(NULL, hide, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
     }
+}
+
+/* Binds src over dst, with its boot time and noatime (the run directory's
+ * filesystem would stamp the host's clock at a read); flags: MS_RDONLY. */
+static void bind_fixed(const struct world *w, const char *src, const char *dst, unsigned long flags)
+{
+    machine_file_times(w, AT_FDCWD, src);
+    if (mount(src, dst, NULL, MS_BIND, NULL) == 0)
+        mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_NOATIME | flags, NULL);
 }
 
 /* A file of the machine's own, vfs/NAME.MACHINE holding text, bound over
@@ -182,7 +201,7 @@ static void bind_own_file(struct world *w, struct machine *m, const char *root, 
         close(fd);
     }
     snprintf(dst, sizeof dst, "%s%s", root, target);
-    mount(src, dst, NULL, MS_BIND, NULL);
+    bind_fixed(w, src, dst, 0);
 }
 
 /* Runs in the new namespaces as pid 1, before the command exists. */
@@ -207,26 +226,27 @@ static void init_setup(struct world *w, struct machine *m)
     snprintf(dst, sizeof dst, "%s/dev", root);
     mount("/dev", dst, NULL, MS_BIND | MS_REC, NULL);
     snprintf(dst, sizeof dst, "%s/dev/shm", root);          /* POSIX shm: the machine's own */
-    mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+    if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=1777") == 0)
+        machine_file_times(w, AT_FDCWD, dst);
     snprintf(dst, sizeof dst, "%s/sys", root);
     mount("/sys", dst, NULL, MS_BIND | MS_REC, NULL);
     for (size_t i = 0; i < sizeof vfiles / sizeof *vfiles; i++) {
         snprintf(src, sizeof src, "%s/vfs/%s", w->run_dir, vfiles[i].name);
         snprintf(dst, sizeof dst, "%s%s", root, vfiles[i].target);
         /* Read-only: the files are shared by every machine of the run. */
-        if (mount(src, dst, NULL, MS_BIND, NULL) == 0) mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+        bind_fixed(w, src, dst, MS_RDONLY);
     }
     /* Uptime moves with virtual time: a file of the machine's own, which the
      * supervisor rewrites whenever the machine opens /proc/uptime. */
     snprintf(src, sizeof src, "%s/vfs/uptime.%s", w->run_dir, m->name);
     close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
     snprintf(dst, sizeof dst, "%s/proc/uptime", root);
-    mount(src, dst, NULL, MS_BIND, NULL);
+    bind_fixed(w, src, dst, 0);
     /* A new UUID at each open, from the machine's entropy (syscalls/info.c). */
     snprintf(src, sizeof src, "%s/vfs/uuid.%s", w->run_dir, m->name);
     close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
     snprintf(dst, sizeof dst, "%s/proc/sys/kernel/random/uuid", root);
-    mount(src, dst, NULL, MS_BIND, NULL);
+    bind_fixed(w, src, dst, 0);
     char text[80];
     snprintf(text, sizeof text, "%s\n", m->name);
     bind_own_file(w, m, root, "hostname", "/etc/hostname", text);
@@ -466,7 +486,7 @@ static pid_t waitpid_again(pid_t pid, int *status)
 
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp)
 {
-    m->proc_dev = 0;            /* a new /proc comes with the new namespace */
+    m->proc_dev = m->sys_dev = m->dev_dev = 0;     /* a new /proc comes with the new namespace */
     char *command = m->incarnation > 0 && m->conf->command_after_restart ? m->conf->command_after_restart
                                                                          : m->conf->command;
     char *argv[] = { "/bin/sh", "-c", command, NULL };

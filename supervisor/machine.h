@@ -7,6 +7,9 @@
 
 /* Writes the files every machine sees in place of host facts (cpuinfo...). */
 int machine_write_vfs(struct world *w);
+/* Gives a file dsim made for the machines (at path, relative to dirfd)
+ * their boot time. */
+void machine_file_times(const struct world *w, int dirfd, const char *path);
 /* Starts m; its command's first thread is added to w in TS_NEW. 0 or -1. */
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp);
 /* Kills every process of m (SIGKILL to its init); marks its threads dying. */

@@ -215,7 +215,11 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     snprintf(w->run_dir, sizeof w->run_dir, "%s/%s", tmp && *tmp ? tmp : "/tmp", RUNS_DIR);
     if (mkdir(w->run_dir, 01777) == 0) chmod(w->run_dir, 01777);   /* whatever the umask */
     strcat(w->run_dir, "/dsim-run.XXXXXX");
-    if (!mkdtemp(w->run_dir) || machine_write_vfs(w) != 0) {
+    /* Before the fixed files: their ctimes then count as made in the run
+     * (shown as their mtimes, the boot time; syscalls/stat.c). */
+    bool made = mkdtemp(w->run_dir) != NULL;
+    if (made) run_start_stamp(w);
+    if (!made || machine_write_vfs(w) != 0) {
         snprintf(r->reason, sizeof r->reason, "cannot create a run directory: %s", strerror(errno));
         r->outcome = OUT_INTERNAL;
         trace_free(w->trace);
@@ -223,7 +227,6 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         return -1;
     }
     disk_layers_init(w);
-    run_start_stamp(w);
     struct stat hs;
     if (stat(w->run_dir, &hs) == 0) w->host_devs[0] = hs.st_dev;
     for (int fd = 1; fd <= 2; fd++)

@@ -137,6 +137,7 @@ struct machine {
     bool stamped;               /* it changed a file on its disk (ctimes in stat results) */
     struct idmap ids;           /* the inode and device numbers it sees */
     dev_t proc_dev;             /* its /proc's device, once looked up (0 = not yet) */
+    dev_t sys_dev, dev_dev;     /* its /sys's and /dev's, looked up with it */
     int out_fd, err_fd;     /* where its stdout and stderr go */
     bool stacks;            /* note the stack at each of its syscalls */
     int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */
@@ -252,6 +253,12 @@ static inline int64_t machine_elapsed(const struct world *w, const struct machin
 static inline uint64_t machine_monotonic(const struct world *w, const struct machine *m)
 {
     return DSIM_BOOT_NS + (uint64_t)machine_elapsed(w, m);
+}
+/* When the machines booted, on the world's wall clock (seconds): the time
+ * of dsim's fixed files and of the kernel's own ones (/proc, /sys, /dev). */
+static inline int64_t world_boot_s(const struct world *w)
+{
+    return w->conf->epoch_s - (int64_t)(DSIM_BOOT_NS / 1000000000);
 }
 static inline uint64_t machine_realtime(const struct world *w, const struct machine *m)
 {

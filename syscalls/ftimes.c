@@ -57,6 +57,12 @@ void ftimes_note_path(struct world *w, struct machine *m, const char *mpath)
 {
     char upath[4096];
     if (disk_upper(w, m, mpath, upath, sizeof upath)) note(w, m, 0, 0, upath);
+    /* The machine's own /dev/shm is no layer of its disk: reached
+     * through its root. */
+    else if (!strncmp(mpath, "/dev/shm/", 9) || !strcmp(mpath, "/dev/shm")) {
+        snprintf(upath, sizeof upath, "/proc/%d/root%s", (int)m->init_pid, mpath);
+        note(w, m, 0, 0, upath);
+    }
 }
 
 /* Stamps every noted file with its time, and forgets them. */

@@ -1,5 +1,6 @@
 /* What a machine learns about its host: fixed, per machine, never the host's. */
 #include "syscalls/sys.h"
+#include "supervisor/machine.h"
 #include "supervisor/tracer.h"
 #include <fcntl.h>
 #include <stdio.h>
@@ -169,5 +170,6 @@ enum sys_action sys_open(struct world *w, struct thread *t)
     int n = live_files[i].text(w, m, text, sizeof text);
     int fd = open(file, O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (fd >= 0) { if (write(fd, text, (size_t)n) < 0) {} close(fd); }
+    machine_file_times(w, AT_FDCWD, file);
     return SYS_PASS;
 }

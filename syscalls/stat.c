@@ -12,7 +12,9 @@
  * - statx's birth time is the host's clock: reported as unavailable, as
  *   filesystems without one do;
  * - pipes, sockets and /proc entries carry the host's time of their making
- *   (and of a pipe's last write): they show the machine's boot time;
+ *   (and of a pipe's last write), /sys and /dev entries the host's time of
+ *   its boot or of a device's use: they show the machine's boot time, as
+ *   do dsim's fixed files (machine.c stamps them);
  * - a file changed by a path dsim does not follow (writes through a shared
  *   mapping) carries the host's time in both mtime and ctime (dsim's own
  *   stamps leave ctime apart): it shows, and is stamped with, the
@@ -40,28 +42,46 @@ static bool in_run(const struct world *w, int64_t sec, int64_t nsec)
     return sec > w->host_start.tv_sec || (sec == w->host_start.tv_sec && nsec >= w->host_start.tv_nsec);
 }
 
+/* The devices of the machine's /proc, /sys and /dev, looked up once per
+ * incarnation (its /proc is new; /sys and /dev are the host's, bound). */
+void machine_kernel_devs(struct machine *m)
+{
+    if (m->proc_dev) return;
+    static const char *const dirs[] = { "proc", "sys", "dev" };
+    dev_t *devs[] = { &m->proc_dev, &m->sys_dev, &m->dev_dev };
+    for (int i = 0; i < 3; i++) {
+        char path[64];
+        struct stat st;
+        snprintf(path, sizeof path, "/proc/%d/root/%s", (int)m->init_pid, dirs[i]);
+        if (stat(path, &st) == 0) *devs[i] = st.st_dev;
+    }
+}
+
 /* Files whose times the kernel keeps on the host's clock, untouched by
- * dsim: pipes, sockets, and everything in the machine's /proc. */
+ * dsim, and made in the run: pipes, sockets, and everything in the
+ * machine's /proc. */
 static bool host_timed(struct machine *m, mode_t mode, dev_t dev)
 {
     if (S_ISFIFO(mode) || S_ISSOCK(mode)) return true;
-    if (!m->proc_dev) {
-        char path[64];
-        struct stat st;
-        snprintf(path, sizeof path, "/proc/%d/root/proc", (int)m->init_pid);
-        if (stat(path, &st) == 0) m->proc_dev = st.st_dev;
-    }
+    machine_kernel_devs(m);
     return m->proc_dev && dev == m->proc_dev;
 }
 
-/* When the machines booted, on the world's wall clock. */
-static int64_t boot_time_s(const struct world *w) { return w->conf->epoch_s - (int64_t)(DSIM_BOOT_NS / 1000000000); }
+/* Files of the host's /sys and /dev, which every machine sees: their times
+ * are the host's (its boot, its devices' use), older than the run. */
+static bool host_kernel_file(struct machine *m, dev_t dev)
+{
+    machine_kernel_devs(m);
+    return (m->sys_dev && dev == m->sys_dev) || (m->dev_dev && dev == m->dev_dev);
+}
 
-/* A regular file the kernel stamped on the host's clock after the run
- * began, both times at once: changed behind dsim's back. */
+/* A regular file or directory the kernel stamped on the host's clock
+ * after the run began, both times at once: changed behind dsim's back (a
+ * write through a shared mapping; an entry made in /dev/shm, which is no
+ * layer of the disk). */
 static bool unfollowed(const struct world *w, mode_t mode, int64_t ms, int64_t mns, int64_t cs, int64_t cns)
 {
-    return S_ISREG(mode) && in_run(w, ms, mns) && ms == cs && mns == cns;
+    return (S_ISREG(mode) || S_ISDIR(mode)) && in_run(w, ms, mns) && ms == cs && mns == cns;
 }
 
 /* Stamps the file the stat call looked at with the machine's time now
@@ -93,8 +113,9 @@ static void statx_done(struct world *w, struct thread *t, uint64_t at)
     if (sx.stx_mask & STATX_INO) sx.stx_ino = idmap_ino(ids, dev, sx.stx_ino);
     sx.stx_dev_major = major(vdev);
     sx.stx_dev_minor = minor(vdev);
-    if (in_run(w, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec) && host_timed(t->proc->m, sx.stx_mode, dev)) {
-        sx.stx_atime = sx.stx_mtime = sx.stx_ctime = (struct statx_timestamp){ .tv_sec = boot_time_s(w) };
+    if ((in_run(w, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec) && host_timed(t->proc->m, sx.stx_mode, dev)) ||
+        host_kernel_file(t->proc->m, dev)) {
+        sx.stx_atime = sx.stx_mtime = sx.stx_ctime = (struct statx_timestamp){ .tv_sec = world_boot_s(w) };
     } else if (unfollowed(w, sx.stx_mode, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec, sx.stx_ctime.tv_sec,
                           sx.stx_ctime.tv_nsec)) {
         struct timespec now = restamp(w, t);
@@ -120,10 +141,11 @@ static void stat_done(struct world *w, struct thread *t, long result)
     struct stat st;
     if (mem_read(t->tid, at, &st, sizeof st) != 0) return;
     struct idmap *ids = &t->proc->m->ids;
-    bool host = in_run(w, st.st_mtim.tv_sec, st.st_mtim.tv_nsec) && host_timed(t->proc->m, st.st_mode, st.st_dev);
+    bool host = (in_run(w, st.st_mtim.tv_sec, st.st_mtim.tv_nsec) && host_timed(t->proc->m, st.st_mode, st.st_dev)) ||
+                host_kernel_file(t->proc->m, st.st_dev);
     st.st_ino = idmap_ino(ids, st.st_dev, st.st_ino);
     st.st_dev = idmap_dev(ids, st.st_dev);
-    if (host) st.st_atim = st.st_mtim = st.st_ctim = (struct timespec){ .tv_sec = (time_t)boot_time_s(w) };
+    if (host) st.st_atim = st.st_mtim = st.st_ctim = (struct timespec){ .tv_sec = (time_t)world_boot_s(w) };
     else if (unfollowed(w, st.st_mode, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec))
         st.st_atim = st.st_mtim = st.st_ctim = restamp(w, t);
     else if (in_run(w, st.st_ctim.tv_sec, st.st_ctim.tv_nsec)) st.st_ctim = st.st_mtim;

@@ -141,6 +141,9 @@ void ftimes_flush(struct world *w, struct machine *m);
 void ftimes_free(struct machine *m);
 enum sys_action ftimes_fd_change(struct world *w, struct thread *t);
 
+/* stat.c: the devices of m's /proc, /sys and /dev (m->proc_dev...). */
+void machine_kernel_devs(struct machine *m);
+
 /* random.c */
 void random_fill(struct world *w, struct thread *t, void *buf, size_t len);
 /* Fills len bytes at addr in the tracee: len, the bytes done before a bad
