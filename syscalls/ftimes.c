@@ -98,7 +98,7 @@ void ftimes_free(struct machine *m)
 }
 
 /* The regular file open as the tracee's fd changes now. */
-static enum sys_action fd_change(struct world *w, struct thread *t, int fd)
+enum sys_action ftimes_fd_note(struct world *w, struct thread *t, int fd)
 {
     struct stat st;
     int copy = fd_probe(w, t, fd, &st);
@@ -112,15 +112,7 @@ static enum sys_action fd_change(struct world *w, struct thread *t, int fd)
 }
 
 /* ftruncate, fallocate, futimens: changes through an fd. */
-enum sys_action ftimes_fd_change(struct world *w, struct thread *t) { return fd_change(w, t, (int)ARG0(t)); }
-
-/* Copies the kernel makes between fds (coreutils cat and cp use
- * copy_file_range; shutil, sendfile): the file written is the output fd. */
-enum sys_action sys_fd_copy(struct world *w, struct thread *t)
-{
-    long nr = SYSNR(t);
-    return fd_change(w, t, (int)(nr == SYS_sendfile ? ARG0(t) : ARG2(t)));
-}
+enum sys_action ftimes_fd_change(struct world *w, struct thread *t) { return ftimes_fd_note(w, t, (int)ARG0(t)); }
 
 /* A path's file changes now (noted before the call: the stamp waits for
  * the next step anyway). */
