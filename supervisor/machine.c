@@ -52,7 +52,13 @@ static const struct vfile vfiles[] = {
     { "/etc/resolv.conf", "resolv.conf" },
     { "/proc/version", "version" },
     { "/proc/sys/kernel/osrelease", "osrelease" },
+    { "/proc/sys/kernel/version", "kversion" },
+    { "/proc/cmdline", "cmdline" },
 };
+
+/* The kernel's log is the host's: a machine reads none, and what it writes
+ * there goes nowhere (not into the host's log). */
+static const char *const null_files[] = { "/dev/kmsg", "/proc/kmsg" };
 
 /* Gives a file dsim made for the machines their boot time, not the host's
  * clock at the run's start (its ctime, which cannot be set, is shown as
@@ -105,7 +111,8 @@ int machine_write_vfs(struct world *w)
     if (write_file(w, dir, "boot_id", "6473696d-0000-4000-8000-000000000001\n")) return -1;
     /* The kernel uname(2) tells of (syscalls/info.c). */
     if (write_file(w, dir, "version", "Linux version " DSIM_KERNEL_RELEASE " (dsim@dsim) (gcc) " DSIM_KERNEL_VERSION "\n") ||
-        write_file(w, dir, "osrelease", DSIM_KERNEL_RELEASE "\n"))
+        write_file(w, dir, "osrelease", DSIM_KERNEL_RELEASE "\n") || write_file(w, dir, "kversion", DSIM_KERNEL_VERSION "\n") ||
+        write_file(w, dir, "cmdline", "BOOT_IMAGE=/boot/vmlinuz-" DSIM_KERNEL_RELEASE " root=/dev/vda ro quiet\n"))
         return -1;
     /* CPU times and counters of an idle machine booted at the epoch. */
     off = (size_t)snprintf(buf, sizeof buf, "cpu  0 0 0 0 0 0 0 0 0 0\n");
@@ -242,11 +249,19 @@ static void init_setup(struct world *w, struct machine *m)
     close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
     snprintf(dst, sizeof dst, "%s/proc/uptime", root);
     bind_fixed(w, src, dst, 0);
-    /* A new UUID at each open, from the machine's entropy (syscalls/info.c). */
-    snprintf(src, sizeof src, "%s/vfs/uuid.%s", w->run_dir, m->name);
-    close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
-    snprintf(dst, sizeof dst, "%s/proc/sys/kernel/random/uuid", root);
-    bind_fixed(w, src, dst, 0);
+    /* A new UUID at each open, from the machine's entropy, and a timer
+     * list of the machine's clocks (syscalls/info.c). */
+    static const char *const live[][2] = { { "uuid", "/proc/sys/kernel/random/uuid" }, { "timer_list", "/proc/timer_list" } };
+    for (size_t i = 0; i < sizeof live / sizeof *live; i++) {
+        snprintf(src, sizeof src, "%s/vfs/%s.%s", w->run_dir, live[i][0], m->name);
+        close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
+        snprintf(dst, sizeof dst, "%s%s", root, live[i][1]);
+        bind_fixed(w, src, dst, 0);
+    }
+    for (size_t i = 0; i < sizeof null_files / sizeof *null_files; i++) {
+        snprintf(dst, sizeof dst, "%s%s", root, null_files[i]);
+        mount("/dev/null", dst, NULL, MS_BIND, NULL);
+    }
     char text[80];
     snprintf(text, sizeof text, "%s\n", m->name);
     bind_own_file(w, m, root, "hostname", "/etc/hostname", text);
@@ -487,6 +502,7 @@ static pid_t waitpid_again(pid_t pid, int *status)
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp)
 {
     m->proc_dev = m->sys_dev = m->dev_dev = 0;     /* a new /proc comes with the new namespace */
+    m->ns_known = false;
     char *command = m->incarnation > 0 && m->conf->command_after_restart ? m->conf->command_after_restart
                                                                          : m->conf->command;
     char *argv[] = { "/bin/sh", "-c", command, NULL };

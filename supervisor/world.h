@@ -138,6 +138,9 @@ struct machine {
     struct idmap ids;           /* the inode and device numbers it sees */
     dev_t proc_dev;             /* its /proc's device, once looked up (0 = not yet) */
     dev_t sys_dev, dev_dev;     /* its /sys's and /dev's, looked up with it */
+#define MACHINE_NS_KINDS 8
+    ino_t ns_host[MACHINE_NS_KINDS];    /* its namespaces' host inodes (syscalls/stat.c) */
+    bool ns_known;              /* ns_host looked up for this incarnation */
     int out_fd, err_fd;     /* where its stdout and stderr go */
     bool stacks;            /* note the stack at each of its syscalls */
     int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */

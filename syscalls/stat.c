@@ -23,7 +23,9 @@
  *   on the host moves: a disk of fixed size (tmpfs: half the machine's
  *   memory), half free, and no fsid;
  * - a /proc fd link to a pipe or socket names its host inode number
- *   (readlink): the machine's is shown, as its fstat gives. */
+ *   (readlink): the machine's is shown, as its fstat gives;
+ * - namespaces (/proc/PID/ns links and their stat) are numbered by the
+ *   host's allocator: a machine's show a fresh boot's fixed numbers. */
 #include "syscalls/sys.h"
 #include "supervisor/tracer.h"
 #include <fcntl.h>
@@ -75,6 +77,52 @@ static bool host_kernel_file(struct machine *m, dev_t dev)
     return (m->sys_dev && dev == m->sys_dev) || (m->dev_dev && dev == m->dev_dev);
 }
 
+/* ---- namespaces ---- */
+
+/* A machine's namespaces show the numbers a freshly booted Linux gives its
+ * first ones: the same in every run and on every host, whatever the host's
+ * allocator hands a run's new namespaces (and whichever namespaces dsim
+ * itself runs in). */
+static const struct { const char *kind; uint64_t ino; } ns_numbers[MACHINE_NS_KINDS] = {
+    { "cgroup", 4026531835ULL }, { "ipc", 4026531839ULL }, { "mnt", 4026531841ULL }, { "net", 4026531840ULL },
+    { "pid", 4026531836ULL }, { "time", 4026531834ULL }, { "user", 4026531837ULL }, { "uts", 4026531838ULL },
+};
+
+/* The device of the kernel's namespace file system (one for the host). */
+static dev_t nsfs_dev(void)
+{
+    static dev_t dev;
+    struct stat st;
+    if (!dev && stat("/proc/self/ns/net", &st) == 0) dev = st.st_dev;
+    return dev;
+}
+
+/* The machine's number for a namespace, by its host inode: those of its
+ * init (the machine's own, and those it shares with dsim) get the fixed
+ * ones, any other the machine's next number. */
+static uint64_t ns_ino(struct machine *m, uint64_t host_ino)
+{
+    if (!m->ns_known) {
+        for (int i = 0; i < MACHINE_NS_KINDS; i++) {
+            char path[64];
+            struct stat st;
+            snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)m->init_pid, ns_numbers[i].kind);
+            m->ns_host[i] = stat(path, &st) == 0 ? st.st_ino : 0;
+        }
+        m->ns_known = true;
+    }
+    for (int i = 0; i < MACHINE_NS_KINDS; i++)
+        if (m->ns_host[i] && m->ns_host[i] == host_ino) return ns_numbers[i].ino;
+    return idmap_ino(&m->ids, nsfs_dev(), host_ino);
+}
+
+static bool ns_kind(const char *kind)
+{
+    for (int i = 0; i < MACHINE_NS_KINDS; i++)
+        if (!strcmp(kind, ns_numbers[i].kind)) return true;
+    return false;
+}
+
 /* A regular file or directory the kernel stamped on the host's clock
  * after the run began, both times at once: changed behind dsim's back (a
  * write through a shared mapping; an entry made in /dev/shm, which is no
@@ -110,7 +158,7 @@ static void statx_done(struct world *w, struct thread *t, uint64_t at)
     if (mem_read(t->tid, at, &sx, sizeof sx) != 0) return;
     struct idmap *ids = &t->proc->m->ids;
     uint64_t dev = makedev(sx.stx_dev_major, sx.stx_dev_minor), vdev = idmap_dev(ids, dev);
-    if (sx.stx_mask & STATX_INO) sx.stx_ino = idmap_ino(ids, dev, sx.stx_ino);
+    if (sx.stx_mask & STATX_INO) sx.stx_ino = dev == nsfs_dev() ? ns_ino(t->proc->m, sx.stx_ino) : idmap_ino(ids, dev, sx.stx_ino);
     sx.stx_dev_major = major(vdev);
     sx.stx_dev_minor = minor(vdev);
     if ((in_run(w, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec) && host_timed(t->proc->m, sx.stx_mode, dev)) ||
@@ -143,7 +191,7 @@ static void stat_done(struct world *w, struct thread *t, long result)
     struct idmap *ids = &t->proc->m->ids;
     bool host = (in_run(w, st.st_mtim.tv_sec, st.st_mtim.tv_nsec) && host_timed(t->proc->m, st.st_mode, st.st_dev)) ||
                 host_kernel_file(t->proc->m, st.st_dev);
-    st.st_ino = idmap_ino(ids, st.st_dev, st.st_ino);
+    st.st_ino = st.st_dev == nsfs_dev() ? ns_ino(t->proc->m, st.st_ino) : idmap_ino(ids, st.st_dev, st.st_ino);
     st.st_dev = idmap_dev(ids, st.st_dev);
     if (host) st.st_atim = st.st_mtim = st.st_ctim = (struct timespec){ .tv_sec = (time_t)world_boot_s(w) };
     else if (unfollowed(w, st.st_mode, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec))
@@ -195,7 +243,8 @@ enum sys_action sys_statfs(struct world *w, struct thread *t)
     return SYS_PASS_EXIT;
 }
 
-/* ---- readlink of /proc/PID/fd/N: "pipe:[INODE]", "socket:[INODE]" ---- */
+/* ---- readlink of /proc/PID/fd/N ("pipe:[INODE]", "socket:[INODE]") and
+ * /proc/PID/ns/KIND ("net:[INODE]") ---- */
 
 /* The devices of the kernel's pipe and socket file systems (the same for
  * every process on the host): what an fstat of a pipe or socket gives. */
@@ -236,11 +285,14 @@ static void readlink_done(struct world *w, struct thread *t, long result)
     link[len] = 0;
     unsigned long long ino;
     char kind[8], close_bracket;
+    bool pipe_or_socket = false;
     if (len && sscanf(link, "%7[a-z]:[%llu%c", kind, &ino, &close_bracket) == 3 && close_bracket == ']' &&
-        (!strcmp(kind, "socket") || !strcmp(kind, "pipe"))) {
+        ((pipe_or_socket = !strcmp(kind, "socket") || !strcmp(kind, "pipe")) || ns_kind(kind))) {
         /* The machine's number for that inode, as its fstat gives (stat_done). */
-        int n = snprintf(link, sizeof link, "%s:[%llu]", kind,
-                         (unsigned long long)idmap_ino(&t->proc->m->ids, kernel_fs_dev(!strcmp(kind, "socket")), ino));
+        struct machine *m = t->proc->m;
+        uint64_t mine = pipe_or_socket ? idmap_ino(&m->ids, kernel_fs_dev(!strcmp(kind, "socket")), ino)
+                                       : ns_ino(m, ino);
+        int n = snprintf(link, sizeof link, "%s:[%llu]", kind, (unsigned long long)mine);
         len = n > 0 ? (size_t)n : 0;
     } else if (!redirected) {
         return;                             /* not a link to rewrite, and in place */
@@ -270,7 +322,7 @@ enum sys_action sys_readlink(struct world *w, struct thread *t)
     (void)w;
     bool at = SYSNR(t) == SYS_readlinkat;
     char path[64];
-    if (mem_read_str(t->tid, at ? ARG1(t) : ARG0(t), path, sizeof path) < 0 || !strstr(path, "fd/"))
+    if (mem_read_str(t->tid, at ? ARG1(t) : ARG0(t), path, sizeof path) < 0 || (!strstr(path, "fd/") && !strstr(path, "ns/")))
         return SYS_PASS;
     unsigned long long *bufreg = at ? &t->regs.rdx : &t->regs.rsi, *sizereg = at ? &t->regs.r10 : &t->regs.rdx;
     t->scratch[0] = 0;
