@@ -454,9 +454,11 @@ static int init_fds(int image)
 
 /* pid 1 execs the image with a fixed command line and an empty
  * environment, in a state of its own, not dsim's or the caller's (signal
- * dispositions, limits, nice value, umask). It never returns. */
+ * dispositions, limits, nice value, umask), without address
+ * randomization. It never returns. */
 static void init_exec(void)
 {
+    personality(ADDR_NO_RANDOMIZE);     /* its maps and /proc/1/stat's addresses */
     default_signals();
     pin_limits();
     setpriority(PRIO_PROCESS, 0, 0);

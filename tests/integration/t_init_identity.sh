@@ -32,6 +32,9 @@ status SigCgt:	0000000000000000
 OUT
 head -n 9 "$TMP/s1.out" | diff "$TMP/want" - >&2 || fail "pid 1 is not the machine's init"
 grep -Eq '^limits Max open files +1024 +4096 ' "$TMP/s1.out" || fail "pid 1 has the caller's fd limit"
+grep -qx 'maps 00010000-00011000 r-xp /memfd:init (deleted)' "$TMP/s1.out" ||
+    fail "pid 1's map does not show its program"
+grep -qx 'maps 7ffffffde000-7ffffffff000 rw-p \[stack\]' "$TMP/s1.out" || fail "pid 1's stack is randomized"
 
 # Whoever starts dsim: another environment, SIGINT and SIGQUIT ignored (a
 # shell's background job), lower limits, another umask and nice value.

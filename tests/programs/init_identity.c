@@ -1,7 +1,8 @@
 /* init_identity: what a program learns of its machine's pid 1, as
  * systemd-detect-virt-style checks read it: /proc/1/cmdline and environ
  * (NULs shown as '|'), comm, the exe link, and from /proc/1/status its
- * name, umask and signal state, and its soft limits from /proc/1/limits.
+ * name, umask and signal state, its limits from /proc/1/limits and its
+ * memory map (/proc/1/maps: addresses, permissions, names).
  * Each line is "KEY VALUE". Natively they are the host's init's; under
  * dsim, its init's, the same on every run, host and caller. */
 #define _GNU_SOURCE
@@ -61,5 +62,14 @@ int main(void)
 	show_lines("status", "/proc/1/status", status);
 	static const char *const limits[] = { "Max", NULL };
 	show_lines("limits", "/proc/1/limits", limits);
+	char line[512], range[64], perms[8], name[256];
+	FILE *f = fopen("/proc/1/maps", "re");
+	while (f && fgets(line, sizeof line, f)) {
+		name[0] = 0;
+		if (sscanf(line, "%63s %7s %*s %*s %*s %255[^\n]", range, perms, name) >= 2)
+			printf("maps %s %s %s\n", range, perms, name);
+	}
+	if (f)
+		fclose(f);
 	return 0;
 }
