@@ -505,6 +505,7 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
 {
     m->proc_dev = m->sys_dev = m->dev_dev = 0;     /* a new /proc comes with the new namespace */
     m->ns_known = false;
+    m->boot_ns = machine_monotonic(w, m);
     char *command = m->incarnation > 0 && m->conf->command_after_restart ? m->conf->command_after_restart
                                                                          : m->conf->command;
     char *argv[] = { "/bin/sh", "-c", command, NULL };

@@ -328,11 +328,13 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     free(w->dead);
     for (size_t i = 0; i < w->ndeadprocs; i++) {
         if (w->deadprocs[i]->sh) sighand_put(w->deadprocs[i]->sh);
+        free(w->deadprocs[i]->pf_text);
         free(w->deadprocs[i]);
     }
     free(w->deadprocs);
     for (size_t i = 0; i < w->nprocs; i++) {
         if (w->procs[i]->sh) sighand_put(w->procs[i]->sh);
+        free(w->procs[i]->pf_text);
         free(w->procs[i]);
     }
     free(w->threads);

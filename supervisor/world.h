@@ -72,6 +72,8 @@ struct thread {
 
     uint64_t ctid_addr;     /* CLONE_CHILD_CLEARTID / set_tid_address */
     uint64_t steps;
+    uint64_t start_ns;      /* made at this machine monotonic time */
+    uint64_t nvcsw, nivcsw; /* it blocked; another was picked while it was ready */
     bool exit_expected;     /* its own exit(): no group death follows */
 };
 
@@ -110,6 +112,12 @@ struct process {
     uint64_t alarm_interval;
     struct thread *vfork_parent; /* held until this child execs or exits */
     uint64_t dead_steps;    /* steps of its threads compacted out of the world's list */
+    uint64_t dead_nvcsw, dead_nivcsw;   /* and their context switches */
+    uint64_t start_ns;      /* made at this machine monotonic time */
+    uint64_t rss_peak_kb;   /* the most resident memory /proc showed it (procfs.c) */
+    char *pf_text;          /* the /proc file it reads: the snapshot (procfs.c) */
+    size_t pf_len;
+    ino_t pf_ino;
     uint64_t children_steps; /* steps of the children it waited for, and of theirs */
 };
 
@@ -126,6 +134,7 @@ struct machine {
     int incarnation;        /* 0, then 1 after the first restart, ... */
     bool crashing;          /* a crash fault is killing it */
     uint64_t paused_until;  /* a pause fault: not scheduled before then */
+    uint64_t boot_ns;       /* its monotonic time when this incarnation started */
     struct process *main;   /* the command's process (pid 2) */
     struct prng entropy;
     struct prng disk;           /* what a crash keeps of its undurable writes */
@@ -277,6 +286,8 @@ void world_compact_threads(struct world *w);
 struct process *world_add_process(struct world *w, struct machine *m, pid_t pid, pid_t vpid);
 /* The steps all of p's threads took, dead ones included: its CPU time. */
 uint64_t process_steps(const struct world *w, const struct process *p);
+/* Its threads' context switches, dead ones included (getrusage). */
+void process_switches(const struct world *w, const struct process *p, uint64_t *nvcsw, uint64_t *nivcsw);
 void world_fail(struct world *w, enum outcome o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* True (and forgotten) if pid's first stop came before its clone event. */

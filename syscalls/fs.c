@@ -297,6 +297,36 @@ static enum sys_action random_read(struct world *w, struct thread *t, int copy, 
     return emulate(t, random_into(w, t, &b));
 }
 
+/* A process's /proc file that dsim makes (procfs.c): its text from the
+ * file position (or the call's offset) into the caller's buffers, and the
+ * position moves on. False if it is no such file. */
+static bool proc_read(struct world *w, struct thread *t, int copy, const struct stat *st, bool vec, bool positional,
+                      enum sys_action *a)
+{
+    bool at_offset = positional && !(SYSNR(t) == SYS_preadv2 && (long)ARG3(t) == -1);
+    if (!procfs_file(t->proc->m, st) || (at_offset && (long)ARG3(t) < 0)) return false;
+    off_t pos = at_offset ? (off_t)ARG3(t) : lseek(copy, 0, SEEK_CUR);
+    size_t len;
+    const char *text = pos < 0 ? NULL : procfs_text(w, t, (int)ARG0(t), copy, st, (uint64_t)pos, &len);
+    if (!text) return false;
+    struct ubufs b;
+    long err = 0;
+    if (!vec) ubufs_one(&b, ARG1(t), ARG2(t));
+    else err = ubufs_vec(&b, t, ARG1(t), ARG2(t));
+    size_t done = 0, from = (size_t)pos < len ? (size_t)pos : len;
+    for (unsigned long i = 0; !err && i < b.n && from + done < len; i++) {
+        size_t n = b.iov[i].iov_len < len - from - done ? b.iov[i].iov_len : len - from - done;
+        if (mem_write(t->tid, (uint64_t)(uintptr_t)b.iov[i].iov_base, text + from + done, n) != 0) {
+            if (!done) err = -EFAULT;
+            break;
+        }
+        done += n;
+    }
+    if (!err && !at_offset) lseek(copy, pos + (off_t)done, SEEK_SET);
+    *a = emulate(t, err ? err : (long)done);
+    return true;
+}
+
 /* read, readv, pread64, preadv, preadv2. */
 static enum sys_action read_call(struct world *w, struct thread *t, bool vec, bool positional)
 {
@@ -304,8 +334,10 @@ static enum sys_action read_call(struct world *w, struct thread *t, bool vec, bo
     struct stat st;
     int copy = fd_probe(w, t, fd, &st);
     if (copy < 0) return fd_copy_error(w, t, fd);
-    if (random_dev(&st)) {
-        enum sys_action a = random_read(w, t, copy, vec, positional);
+    enum sys_action a;
+    if (random_dev(&st)) a = random_read(w, t, copy, vec, positional);
+    else if (!proc_read(w, t, copy, &st, vec, positional, &a)) a = SYS_BLOCK;
+    if (a != SYS_BLOCK) {
         close(copy);
         return a;
     }

@@ -93,6 +93,13 @@ enum sys_action sys_getrusage(struct world *w, struct thread *t)
     ru.ru_utime.tv_sec = (time_t)(cpu / 1000000000ULL);
     ru.ru_utime.tv_usec = (suseconds_t)(cpu % 1000000000ULL / 1000);
     if (who != RUSAGE_CHILDREN || cpu) ru.ru_maxrss = 16384;
+    /* Context switches as /proc/PID/status shows them (procfs.c). */
+    uint64_t nvcsw = t->nvcsw, nivcsw = t->nivcsw;
+    if (who == RUSAGE_SELF) process_switches(w, t->proc, &nvcsw, &nivcsw);
+    if (who != RUSAGE_CHILDREN) {
+        ru.ru_nvcsw = (long)nvcsw;
+        ru.ru_nivcsw = (long)nivcsw;
+    }
     return emulate(t, mem_write(t->tid, ARG1(t), &ru, sizeof ru) ? -EFAULT : 0);
 }
 

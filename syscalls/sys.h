@@ -158,6 +158,13 @@ enum sys_action ftimes_fd_note(struct world *w, struct thread *t, int fd);
 /* stat.c: the devices of m's /proc, /sys and /dev (m->proc_dev...). */
 void machine_kernel_devs(struct machine *m);
 
+/* procfs.c: the text dsim serves for a read at pos of tracee fd fd (copy,
+ * with its stat st), if it is one of a process's /proc files dsim makes
+ * (stat, status, statm, schedstat, io, maps); else NULL. */
+bool procfs_file(struct machine *m, const struct stat *st);    /* a file of m's /proc */
+const char *procfs_text(struct world *w, struct thread *t, int fd, int copy, const struct stat *st, uint64_t pos,
+                        size_t *len);
+
 /* random.c */
 void random_fill(struct world *w, struct thread *t, void *buf, size_t len);
 /* Fills len bytes at addr in the tracee: len, the bytes done before a bad
