@@ -1,4 +1,5 @@
 #include "supervisor/machine.h"
+#include "supervisor/durable.h"
 #include "supervisor/tracer.h"
 #include "syscalls/sys.h"
 #include <errno.h>
@@ -134,6 +135,17 @@ int machine_write_vfs(struct world *w)
     return write_file(w, dir, "hosts", buf);
 }
 
+/* Makes dir with the mode, owner and times of the host directory from. */
+static void mkdir_like(const char *dir, const char *from)
+{
+    struct stat ls;
+    if (mkdir(dir, 0755) != 0 || stat(from, &ls) != 0) return;
+    if (chown(dir, ls.st_uid, ls.st_gid) != 0) {}
+    chmod(dir, ls.st_mode & 07777);
+    struct timespec times[2] = { ls.st_mtim, ls.st_mtim };
+    utimensat(AT_FDCWD, dir, times, 0);
+}
+
 /* An overlay of the host directory `lower` at root+lower whose writes go to
  * the machine's disk (layer n). Falls back to a bind mount, which does let
  * writes through, for a filesystem overlayfs refuses. */
@@ -143,13 +155,9 @@ static void overlay(const char *disk, const char *root, const char *lower, int n
     snprintf(upper, sizeof upper, "%s/upper%d", disk, n);
     snprintf(work, sizeof work, "%s/work%d", disk, n);
     snprintf(target, sizeof target, "%s%s", root, strcmp(lower, "/") ? lower : "");
-    /* The merged directory shows its upper one's times: the lower's, not
-     * the moment the run began. */
-    struct stat ls;
-    if (mkdir(upper, 0755) == 0 && stat(lower, &ls) == 0) {
-        struct timespec times[2] = { ls.st_mtim, ls.st_mtim };
-        utimensat(AT_FDCWD, upper, times, 0);
-    }
+    /* The merged directory shows its upper one's mode, owner and times:
+     * the lower's, not the moment the run began (a /tmp mount keeps 1777). */
+    mkdir_like(upper, lower);
     mkdir(work, 0755);
     /* Relative to the disk: /proc/self/mounts shows the options as given,
      * and the run directory's name differs in every run. */
@@ -157,6 +165,44 @@ static void overlay(const char *disk, const char *root, const char *lower, int n
     else snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
     /* noatime: a read would stamp the host's clock (file times are dsim's). */
     if (mount("overlay", target, "overlay", MS_NOATIME, opts) != 0) mount(lower, target, NULL, MS_BIND, NULL);
+}
+
+const char *const machine_tmp_dirs[MACHINE_TMP_DIRS] = { "/tmp", "/var/tmp" };
+
+/* The upper-layer directory of the host directory mpath, made before the
+ * overlay is mounted: the components it lacks like their lower ones, the
+ * last with the machine's boot time. From its layer's root on, the upper
+ * path ends as mpath does. */
+static void upper_dir(struct world *w, struct machine *m, const char *mpath)
+{
+    char upper[4096], lower[4096];
+    struct stat ls;
+    if (!disk_upper(w, m, mpath, upper, sizeof upper) || stat(mpath, &ls) != 0 || !S_ISDIR(ls.st_mode)) return;
+    size_t ulen = strlen(upper), mlen = strlen(mpath), made[64];
+    int nmade = 0;
+    for (size_t i = 1; i <= ulen && nmade < 64; i++) {
+        if (upper[i] != '/' && upper[i] != 0) continue;
+        size_t after = ulen - i;            /* this prefix is mpath less its last `after` bytes */
+        char was = upper[i];
+        upper[i] = 0;
+        if (after <= mlen && mkdir(upper, 0755) == 0) made[nmade++] = i;
+        upper[i] = was;
+    }
+    /* Times last, deepest first: making a child moves its parent's. */
+    for (int k = nmade; k-- > 0;) {
+        size_t i = made[k], after = ulen - i;
+        char was = upper[i];
+        upper[i] = 0;
+        snprintf(lower, sizeof lower, "%.*s", (int)(mlen - after), mpath);
+        if (stat(lower[0] ? lower : "/", &ls) == 0) {
+            if (chown(upper, ls.st_uid, ls.st_gid) != 0) {}
+            chmod(upper, ls.st_mode & 07777);
+            struct timespec times[2] = { ls.st_mtim, ls.st_mtim };
+            utimensat(AT_FDCWD, upper, times, 0);
+        }
+        upper[i] = was;
+    }
+    machine_file_times(w, AT_FDCWD, upper);
 }
 
 /* The machine's disk: every host filesystem seen through an overlay whose
@@ -170,19 +216,33 @@ static void disk_setup(struct world *w, struct machine *m, char *root, size_t ro
     mkdir(disk, 0755);
     snprintf(root, rootlen, "%s/root", disk);
     mkdir(root, 0755);
+    /* /tmp and /var/tmp are the machine's from its start, as on a fresh
+     * machine: their times and link counts are no longer the host's, which
+     * move whenever anything on the host makes a file there (what a
+     * listing shows of them: syscalls/dirs.c). */
+    if (m->incarnation == 0)
+        for (int i = 0; i < MACHINE_TMP_DIRS; i++) upper_dir(w, m, machine_tmp_dirs[i]);
     for (size_t n = 0; n < w->nlayers; n++) overlay(disk, root, w->layers[n], (int)n);
-    /* The run directories' parent looks empty: no run's files, this one's
-     * included (its name changes every run), and times that do not move. */
-    char runs[600], hide[1200];
-    snprintf(runs, sizeof runs, "%s", w->run_dir);
-    char *slash = strrchr(runs, '/');
+    /* The run directories' parents look empty: no run's files, this one's
+     * included (its name changes every run), nor another dsim's with
+     * TMPDIR unset, /tmp or /var/tmp; and times that do not move. */
+    char runs[3][600], hide[1200];
+    snprintf(runs[0], sizeof runs[0], "%s", w->run_dir);
+    char *slash = strrchr(runs[0], '/');
     if (slash) *slash = 0;
-    snprintf(hide, sizeof hide, "%s%s", root, runs);
-    size_t rl = strlen(runs), nl = strlen(RUNS_DIR);
-    if (rl >= nl && !strcmp(runs + rl - nl, RUNS_DIR) &&
-        mount("tmpfs", hide, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=4k") == 0) {
-        machine_file_times(w, AT_FDCWD, hide);
-        mount(NULL, hide, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+    snprintf(runs[1], sizeof runs[1], "/tmp/%s", RUNS_DIR);
+    snprintf(runs[2], sizeof runs[2], "/var/tmp/%s", RUNS_DIR);
+    for (int i = 0; i < 3; i++) {
+        size_t rl = strlen(runs[i]), nl = strlen(RUNS_DIR);
+        struct stat st;
+        if (rl < nl || strcmp(runs[i] + rl - nl, RUNS_DIR) || (i && !strcmp(runs[i], runs[0])) ||
+            stat(runs[i], &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        snprintf(hide, sizeof hide, "%s%s", root, runs[i]);
+        if (mount("tmpfs", hide, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=4k") == 0) {
+            machine_file_times(w, AT_FDCWD, hide);
+            mount(NULL, hide, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+        }
     }
 }
 
@@ -504,7 +564,7 @@ static pid_t waitpid_again(pid_t pid, int *status)
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp)
 {
     m->proc_dev = m->sys_dev = m->dev_dev = 0;     /* a new /proc comes with the new namespace */
-    m->ns_known = false;
+    m->ns_known = m->tmp_known = false;
     m->boot_ns = machine_monotonic(w, m);
     char *command = m->incarnation > 0 && m->conf->command_after_restart ? m->conf->command_after_restart
                                                                          : m->conf->command;

@@ -5,6 +5,11 @@
 #include "supervisor/filter.h"
 #include "supervisor/world.h"
 
+/* The directories whose listings show a machine only what it made there
+ * (and the way to its working directory): /tmp and /var/tmp. */
+#define MACHINE_TMP_DIRS 2
+extern const char *const machine_tmp_dirs[MACHINE_TMP_DIRS];
+
 /* Writes the files every machine sees in place of host facts (cpuinfo...). */
 int machine_write_vfs(struct world *w);
 /* Gives a file dsim made for the machines (at path, relative to dirfd)

@@ -150,6 +150,9 @@ struct machine {
 #define MACHINE_NS_KINDS 8
     ino_t ns_host[MACHINE_NS_KINDS];    /* its namespaces' host inodes (syscalls/stat.c) */
     bool ns_known;              /* ns_host looked up for this incarnation */
+    dev_t tmp_dev[2];           /* its /tmp and /var/tmp (syscalls/dirs.c) */
+    ino_t tmp_ino[2];
+    bool tmp_known;
     int out_fd, err_fd;     /* where its stdout and stderr go */
     bool stacks;            /* note the stack at each of its syscalls */
     int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */
