@@ -564,7 +564,7 @@ static pid_t waitpid_again(pid_t pid, int *status)
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp)
 {
     m->proc_dev = m->sys_dev = m->dev_dev = 0;     /* a new /proc comes with the new namespace */
-    m->ns_known = m->tmp_known = false;
+    m->ns_known = m->tmp_known = m->kernel_devs_known = false;
     m->boot_ns = machine_monotonic(w, m);
     char *command = m->incarnation > 0 && m->conf->command_after_restart ? m->conf->command_after_restart
                                                                          : m->conf->command;

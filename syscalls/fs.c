@@ -335,9 +335,9 @@ static enum sys_action read_call(struct world *w, struct thread *t, bool vec, bo
     int copy = fd_probe(w, t, fd, &st);
     if (copy < 0) return fd_copy_error(w, t, fd);
     enum sys_action a;
-    if (random_dev(&st)) a = random_read(w, t, copy, vec, positional);
-    else if (!proc_read(w, t, copy, &st, vec, positional, &a)) a = SYS_BLOCK;
-    if (a != SYS_BLOCK) {
+    bool served = random_dev(&st) ? (a = random_read(w, t, copy, vec, positional), true)
+                                  : proc_read(w, t, copy, &st, vec, positional, &a);
+    if (served) {
         close(copy);
         return a;
     }

@@ -48,7 +48,8 @@ static bool in_run(const struct world *w, int64_t sec, int64_t nsec)
  * incarnation (its /proc is new; /sys and /dev are the host's, bound). */
 void machine_kernel_devs(struct machine *m)
 {
-    if (m->proc_dev) return;
+    if (m->kernel_devs_known) return;
+    m->kernel_devs_known = true;        /* once: reads ask on every call */
     static const char *const dirs[] = { "proc", "sys", "dev" };
     dev_t *devs[] = { &m->proc_dev, &m->sys_dev, &m->dev_dev };
     for (int i = 0; i < 3; i++) {
