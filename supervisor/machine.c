@@ -246,12 +246,12 @@ static void disk_setup(struct world *w, struct machine *m, char *root, size_t ro
     }
 }
 
-/* Binds src over dst, with its boot time and noatime (the run directory's
- * filesystem would stamp the host's clock at a read); flags: MS_RDONLY. */
+/* Binds src over dst, with its boot time (flags: MS_RDONLY, which takes a
+ * remount). The access time a read stamps is not shown (stat.c). */
 static void bind_fixed(const struct world *w, const char *src, const char *dst, unsigned long flags)
 {
     machine_file_times(w, AT_FDCWD, src);
-    if (mount(src, dst, NULL, MS_BIND, NULL) == 0)
+    if (mount(src, dst, NULL, MS_BIND, NULL) == 0 && flags)
         mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_NOATIME | flags, NULL);
 }
 

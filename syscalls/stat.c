@@ -78,6 +78,14 @@ static bool host_kernel_file(struct machine *m, dev_t dev)
     return (m->sys_dev && dev == m->sys_dev) || (m->dev_dev && dev == m->dev_dev);
 }
 
+/* dsim's files bound into the machine (syscalls/info.c, machine.c) live on
+ * the run directory's filesystem, which stamps the host's clock as their
+ * access time when they are read: it is shown as their mtime. */
+static bool run_dir_file(const struct world *w, dev_t dev)
+{
+    return w->host_devs[0] && dev == w->host_devs[0];
+}
+
 /* ---- namespaces ---- */
 
 /* A machine's namespaces show the numbers a freshly booted Linux gives its
@@ -173,6 +181,7 @@ static void statx_done(struct world *w, struct thread *t, uint64_t at)
     }
     else if ((sx.stx_mask & STATX_CTIME) && in_run(w, sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec)) sx.stx_ctime = sx.stx_mtime;
     else if (sx.stx_mask & STATX_ATIME) sx.stx_atime = sx.stx_mtime;
+    if (run_dir_file(w, dev) && (sx.stx_mask & STATX_ATIME)) sx.stx_atime = sx.stx_mtime;
     sx.stx_mask &= ~(unsigned)STATX_BTIME;
     sx.stx_btime = (struct statx_timestamp){ 0 };
     mem_write(t->tid, at, &sx, sizeof sx);
@@ -190,8 +199,9 @@ static void stat_done(struct world *w, struct thread *t, long result)
     struct stat st;
     if (mem_read(t->tid, at, &st, sizeof st) != 0) return;
     struct idmap *ids = &t->proc->m->ids;
-    bool host = (in_run(w, st.st_mtim.tv_sec, st.st_mtim.tv_nsec) && host_timed(t->proc->m, st.st_mode, st.st_dev)) ||
-                host_kernel_file(t->proc->m, st.st_dev);
+    dev_t dev = st.st_dev;
+    bool host = (in_run(w, st.st_mtim.tv_sec, st.st_mtim.tv_nsec) && host_timed(t->proc->m, st.st_mode, dev)) ||
+                host_kernel_file(t->proc->m, dev);
     st.st_ino = st.st_dev == nsfs_dev() ? ns_ino(t->proc->m, st.st_ino) : idmap_ino(ids, st.st_dev, st.st_ino);
     st.st_dev = idmap_dev(ids, st.st_dev);
     if (host) st.st_atim = st.st_mtim = st.st_ctim = (struct timespec){ .tv_sec = (time_t)world_boot_s(w) };
@@ -199,6 +209,7 @@ static void stat_done(struct world *w, struct thread *t, long result)
         st.st_atim = st.st_mtim = st.st_ctim = restamp(w, t);
     else if (in_run(w, st.st_ctim.tv_sec, st.st_ctim.tv_nsec)) st.st_ctim = st.st_mtim;
     else st.st_atim = st.st_mtim;
+    if (run_dir_file(w, dev)) st.st_atim = st.st_mtim;
     mem_write(t->tid, at, &st, sizeof st);
 }
 
