@@ -1,5 +1,6 @@
 #include "supervisor/machine.h"
 #include "supervisor/step.h"
+#include "supervisor/durable.h"
 #include "supervisor/tracer.h"
 #include "syscalls/sys.h"
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -24,6 +26,14 @@
 #include <sys/wait.h>
 #include <sched.h>
 #include <unistd.h>
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
+/* Fds of pid 1 while it forks the command (init_fds). INIT_READY_FD is
+ * the one the image closes when it is ready (init_image.S). */
+enum { INIT_READY_FD = 3, INIT_WAIT_FD = 4, INIT_IMAGE_FD = 5 };
 
 /* The environment every machine starts with; never the caller's. */
 static const char *const default_env[] = {
@@ -46,16 +56,33 @@ static const struct vfile vfiles[] = {
     { "/etc/resolv.conf", "resolv.conf" },
     { "/proc/version", "version" },
     { "/proc/sys/kernel/osrelease", "osrelease" },
+    { "/proc/sys/kernel/version", "kversion" },
+    { "/proc/cmdline", "cmdline" },
 };
 
-static int write_file(const char *dir, const char *name, const char *text)
+/* The kernel's log is the host's: a machine reads none, and what it writes
+ * there goes nowhere (not into the host's log). */
+static const char *const null_files[] = { "/dev/kmsg", "/proc/kmsg" };
+
+/* Gives a file dsim made for the machines their boot time, not the host's
+ * clock at the run's start (its ctime, which cannot be set, is shown as
+ * its mtime: syscalls/stat.c). */
+void machine_file_times(const struct world *w, int dirfd, const char *path)
+{
+    struct timespec boot[2] = { { (time_t)world_boot_s(w), 0 }, { (time_t)world_boot_s(w), 0 } };
+    utimensat(dirfd, path, boot, 0);
+}
+
+static int write_file(const struct world *w, const char *dir, const char *name, const char *text)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     fputs(text, f);
-    return fclose(f);
+    if (fclose(f)) return -1;
+    machine_file_times(w, AT_FDCWD, path);
+    return 0;
 }
 
 int machine_write_vfs(struct world *w)
@@ -76,38 +103,50 @@ int machine_write_vfs(struct world *w)
             "cpu cores\t: %u\napicid\t\t: %u\nflags\t\t: fpu tsc cx8 cmov mmx fxsr sse sse2 "
             "ht syscall nx lm sse3 ssse3 cx16 sse4_1 sse4_2 popcnt\nbogomips\t: 2000.00\n\n",
             i, n, i, n, i);
-    if (write_file(dir, "cpuinfo", buf)) return -1;
+    if (write_file(w, dir, "cpuinfo", buf)) return -1;
     unsigned long long kb = w->conf->memory_bytes / 1024;
     snprintf(buf, sizeof buf,
         "MemTotal:       %llu kB\nMemFree:        %llu kB\nMemAvailable:   %llu kB\n"
         "Buffers:               0 kB\nCached:                0 kB\nSwapCached:            0 kB\n"
         "SwapTotal:             0 kB\nSwapFree:              0 kB\n", kb, kb / 2, kb / 2);
-    if (write_file(dir, "meminfo", buf)) return -1;
+    if (write_file(w, dir, "meminfo", buf)) return -1;
     snprintf(buf, sizeof buf, n > 1 ? "0-%u\n" : "0\n", n - 1);
-    if (write_file(dir, "cpus", buf)) return -1;
-    if (write_file(dir, "boot_id", "6473696d-0000-4000-8000-000000000001\n")) return -1;
+    if (write_file(w, dir, "cpus", buf)) return -1;
+    if (write_file(w, dir, "boot_id", "6473696d-0000-4000-8000-000000000001\n")) return -1;
     /* The kernel uname(2) tells of (syscalls/info.c). */
-    if (write_file(dir, "version", "Linux version " DSIM_KERNEL_RELEASE " (dsim@dsim) (gcc) " DSIM_KERNEL_VERSION "\n") ||
-        write_file(dir, "osrelease", DSIM_KERNEL_RELEASE "\n"))
+    if (write_file(w, dir, "version", "Linux version " DSIM_KERNEL_RELEASE " (dsim@dsim) (gcc) " DSIM_KERNEL_VERSION "\n") ||
+        write_file(w, dir, "osrelease", DSIM_KERNEL_RELEASE "\n") || write_file(w, dir, "kversion", DSIM_KERNEL_VERSION "\n") ||
+        write_file(w, dir, "cmdline", "BOOT_IMAGE=/boot/vmlinuz-" DSIM_KERNEL_RELEASE " root=/dev/vda ro quiet\n"))
         return -1;
     /* CPU times and counters of an idle machine booted at the epoch. */
     off = (size_t)snprintf(buf, sizeof buf, "cpu  0 0 0 0 0 0 0 0 0 0\n");
     for (unsigned i = 0; i < n && off < sizeof buf - 512; i++)
         off += (size_t)snprintf(buf + off, sizeof buf - off, "cpu%u 0 0 0 0 0 0 0 0 0 0\n", i);
     snprintf(buf + off, sizeof buf - off, "intr 0\nctxt 0\nbtime %llu\nprocesses 1\nprocs_running 1\n"
-             "procs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n", (unsigned long long)(w->conf->epoch_s - (int64_t)(DSIM_BOOT_NS / 1000000000)));
-    if (write_file(dir, "stat", buf)) return -1;
-    if (write_file(dir, "loadavg", "0.00 0.00 0.00 1/1 1\n")) return -1;
+             "procs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n", (unsigned long long)world_boot_s(w));
+    if (write_file(w, dir, "stat", buf)) return -1;
+    if (write_file(w, dir, "loadavg", "0.00 0.00 0.00 1/1 1\n")) return -1;
     /* Not the host's resolver, which may even sit at a cluster address
      * (10.0.0.2 in some clouds): one outside the cluster (TEST-NET-1), so
      * a name missing from /etc/hosts fails at once (ENETUNREACH). */
-    if (write_file(dir, "resolv.conf", "nameserver 192.0.2.1\noptions attempts:1 timeout:1\n")) return -1;
+    if (write_file(w, dir, "resolv.conf", "nameserver 192.0.2.1\noptions attempts:1 timeout:1\n")) return -1;
     /* Every machine's name resolves to its address, from each machine. */
     off = (size_t)snprintf(buf, sizeof buf, "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n");
     for (size_t i = 0; i < w->conf->nmachines && off < sizeof buf - 100; i++)
         off += (size_t)snprintf(buf + off, sizeof buf - off, "%s\t%s\n", w->conf->machines[i].address,
                                 w->conf->machines[i].name);
-    return write_file(dir, "hosts", buf);
+    return write_file(w, dir, "hosts", buf);
+}
+
+/* Makes dir with the mode, owner and times of the host directory from. */
+static void mkdir_like(const char *dir, const char *from)
+{
+    struct stat ls;
+    if (mkdir(dir, 0755) != 0 || stat(from, &ls) != 0) return;
+    if (chown(dir, ls.st_uid, ls.st_gid) != 0) {}
+    chmod(dir, ls.st_mode & 07777);
+    struct timespec times[2] = { ls.st_mtim, ls.st_mtim };
+    utimensat(AT_FDCWD, dir, times, 0);
 }
 
 /* An overlay of the host directory `lower` at root+lower whose writes go to
@@ -119,13 +158,9 @@ static void overlay(const char *disk, const char *root, const char *lower, int n
     snprintf(upper, sizeof upper, "%s/upper%d", disk, n);
     snprintf(work, sizeof work, "%s/work%d", disk, n);
     snprintf(target, sizeof target, "%s%s", root, strcmp(lower, "/") ? lower : "");
-    /* The merged directory shows its upper one's times: the lower's, not
-     * the moment the run began. */
-    struct stat ls;
-    if (mkdir(upper, 0755) == 0 && stat(lower, &ls) == 0) {
-        struct timespec times[2] = { ls.st_mtim, ls.st_mtim };
-        utimensat(AT_FDCWD, upper, times, 0);
-    }
+    /* The merged directory shows its upper one's mode, owner and times:
+     * the lower's, not the moment the run began (a /tmp mount keeps 1777). */
+    mkdir_like(upper, lower);
     mkdir(work, 0755);
     /* Relative to the disk: /proc/self/mounts shows the options as given,
      * and the run directory's name differs in every run. */
@@ -133,6 +168,44 @@ static void overlay(const char *disk, const char *root, const char *lower, int n
     else snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
     /* noatime: a read would stamp the host's clock (file times are dsim's). */
     if (mount("overlay", target, "overlay", MS_NOATIME, opts) != 0) mount(lower, target, NULL, MS_BIND, NULL);
+}
+
+const char *const machine_tmp_dirs[MACHINE_TMP_DIRS] = { "/tmp", "/var/tmp" };
+
+/* The upper-layer directory of the host directory mpath, made before the
+ * overlay is mounted: the components it lacks like their lower ones, the
+ * last with the machine's boot time. From its layer's root on, the upper
+ * path ends as mpath does. */
+static void upper_dir(struct world *w, struct machine *m, const char *mpath)
+{
+    char upper[4096], lower[4096];
+    struct stat ls;
+    if (!disk_upper(w, m, mpath, upper, sizeof upper) || stat(mpath, &ls) != 0 || !S_ISDIR(ls.st_mode)) return;
+    size_t ulen = strlen(upper), mlen = strlen(mpath), made[64];
+    int nmade = 0;
+    for (size_t i = 1; i <= ulen && nmade < 64; i++) {
+        if (upper[i] != '/' && upper[i] != 0) continue;
+        size_t after = ulen - i;            /* this prefix is mpath less its last `after` bytes */
+        char was = upper[i];
+        upper[i] = 0;
+        if (after <= mlen && mkdir(upper, 0755) == 0) made[nmade++] = i;
+        upper[i] = was;
+    }
+    /* Times last, deepest first: making a child moves its parent's. */
+    for (int k = nmade; k-- > 0;) {
+        size_t i = made[k], after = ulen - i;
+        char was = upper[i];
+        upper[i] = 0;
+        snprintf(lower, sizeof lower, "%.*s", (int)(mlen - after), mpath);
+        if (stat(lower[0] ? lower : "/", &ls) == 0) {
+            if (chown(upper, ls.st_uid, ls.st_gid) != 0) {}
+            chmod(upper, ls.st_mode & 07777);
+            struct timespec times[2] = { ls.st_mtim, ls.st_mtim };
+            utimensat(AT_FDCWD, upper, times, 0);
+        }
+        upper[i] = was;
+    }
+    machine_file_times(w, AT_FDCWD, upper);
 }
 
 /* The machine's disk: every host filesystem seen through an overlay whose
@@ -146,21 +219,43 @@ static void disk_setup(struct world *w, struct machine *m, char *root, size_t ro
     mkdir(disk, 0755);
     snprintf(root, rootlen, "%s/root", disk);
     mkdir(root, 0755);
+    /* /tmp and /var/tmp are the machine's from its start, as on a fresh
+     * machine: their times and link counts are no longer the host's, which
+     * move whenever anything on the host makes a file there (what a
+     * listing shows of them: syscalls/dirs.c). */
+    if (m->incarnation == 0)
+        for (int i = 0; i < MACHINE_TMP_DIRS; i++) upper_dir(w, m, machine_tmp_dirs[i]);
     for (size_t n = 0; n < w->nlayers; n++) overlay(disk, root, w->layers[n], (int)n);
-    /* The run directories' parent looks empty: no run's files, this one's
-     * included (its name changes every run), and times that do not move. */
-    char runs[600], hide[1200];
-    snprintf(runs, sizeof runs, "%s", w->run_dir);
-    char *slash = strrchr(runs, '/');
+    /* The run directories' parents look empty: no run's files, this one's
+     * included (its name changes every run), nor another dsim's with
+     * TMPDIR unset, /tmp or /var/tmp; and times that do not move. */
+    char runs[3][600], hide[1200];
+    snprintf(runs[0], sizeof runs[0], "%s", w->run_dir);
+    char *slash = strrchr(runs[0], '/');
     if (slash) *slash = 0;
-    snprintf(hide, sizeof hide, "%s%s", root, runs);
-    size_t rl = strlen(runs), nl = strlen(RUNS_DIR);
-    if (rl >= nl && !strcmp(runs + rl - nl, RUNS_DIR) &&
-        mount("tmpfs", hide, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=4k") == 0) {
-        struct timespec epoch[2] = { { (time_t)w->conf->epoch_s, 0 }, { (time_t)w->conf->epoch_s, 0 } };
-        utimensat(AT_FDCWD, hide, epoch, 0);
-        mount(NULL, hide, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+    snprintf(runs[1], sizeof runs[1], "/tmp/%s", RUNS_DIR);
+    snprintf(runs[2], sizeof runs[2], "/var/tmp/%s", RUNS_DIR);
+    for (int i = 0; i < 3; i++) {
+        size_t rl = strlen(runs[i]), nl = strlen(RUNS_DIR);
+        struct stat st;
+        if (rl < nl || strcmp(runs[i] + rl - nl, RUNS_DIR) || (i && !strcmp(runs[i], runs[0])) ||
+            stat(runs[i], &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        snprintf(hide, sizeof hide, "%s%s", root, runs[i]);
+        if (mount("tmpfs", hide, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=4k") == 0) {
+            machine_file_times(w, AT_FDCWD, hide);
+            mount(NULL, hide, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+        }
     }
+}
+
+/* Binds src over dst, with its boot time (flags: MS_RDONLY, which takes a
+ * remount). The access time a read stamps is not shown (stat.c). */
+static void bind_fixed(const struct world *w, const char *src, const char *dst, unsigned long flags)
+{
+    machine_file_times(w, AT_FDCWD, src);
+    if (mount(src, dst, NULL, MS_BIND, NULL) == 0 && flags)
+        mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_NOATIME | flags, NULL);
 }
 
 /* A file of the machine's own, vfs/NAME.MACHINE holding text, bound over
@@ -176,7 +271,7 @@ static void bind_own_file(struct world *w, struct machine *m, const char *root, 
         close(fd);
     }
     snprintf(dst, sizeof dst, "%s%s", root, target);
-    mount(src, dst, NULL, MS_BIND, NULL);
+    bind_fixed(w, src, dst, 0);
 }
 
 /* The config's directory, as the machine's disk shows it (writes stay on
@@ -235,7 +330,8 @@ static bool init_setup(struct world *w, struct machine *m, int report)
     snprintf(dst, sizeof dst, "%s/dev", root);
     mount("/dev", dst, NULL, MS_BIND | MS_REC, NULL);
     snprintf(dst, sizeof dst, "%s/dev/shm", root);          /* POSIX shm: the machine's own */
-    mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+    if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=1777") == 0)
+        machine_file_times(w, AT_FDCWD, dst);
     snprintf(dst, sizeof dst, "%s/sys", root);
     mount("/sys", dst, NULL, MS_BIND | MS_REC, NULL);
     bool config_mounted = mount_config_dir(w, root);
@@ -243,19 +339,27 @@ static bool init_setup(struct world *w, struct machine *m, int report)
         snprintf(src, sizeof src, "%s/vfs/%s", w->run_dir, vfiles[i].name);
         snprintf(dst, sizeof dst, "%s%s", root, vfiles[i].target);
         /* Read-only: the files are shared by every machine of the run. */
-        if (mount(src, dst, NULL, MS_BIND, NULL) == 0) mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+        bind_fixed(w, src, dst, MS_RDONLY);
     }
     /* Uptime moves with virtual time: a file of the machine's own, which the
      * supervisor rewrites whenever the machine opens /proc/uptime. */
     snprintf(src, sizeof src, "%s/vfs/uptime.%s", w->run_dir, m->name);
     close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
     snprintf(dst, sizeof dst, "%s/proc/uptime", root);
-    mount(src, dst, NULL, MS_BIND, NULL);
-    /* A new UUID at each open, from the machine's entropy (syscalls/info.c). */
-    snprintf(src, sizeof src, "%s/vfs/uuid.%s", w->run_dir, m->name);
-    close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
-    snprintf(dst, sizeof dst, "%s/proc/sys/kernel/random/uuid", root);
-    mount(src, dst, NULL, MS_BIND, NULL);
+    bind_fixed(w, src, dst, 0);
+    /* A new UUID at each open, from the machine's entropy, and a timer
+     * list of the machine's clocks (syscalls/info.c). */
+    static const char *const live[][2] = { { "uuid", "/proc/sys/kernel/random/uuid" }, { "timer_list", "/proc/timer_list" } };
+    for (size_t i = 0; i < sizeof live / sizeof *live; i++) {
+        snprintf(src, sizeof src, "%s/vfs/%s.%s", w->run_dir, live[i][0], m->name);
+        close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
+        snprintf(dst, sizeof dst, "%s%s", root, live[i][1]);
+        bind_fixed(w, src, dst, 0);
+    }
+    for (size_t i = 0; i < sizeof null_files / sizeof *null_files; i++) {
+        snprintf(dst, sizeof dst, "%s%s", root, null_files[i]);
+        mount("/dev/null", dst, NULL, MS_BIND, NULL);
+    }
     char text[80];
     snprintf(text, sizeof text, "%s\n", m->name);
     bind_own_file(w, m, root, "hostname", "/etc/hostname", text);
@@ -318,29 +422,12 @@ static void exec_in_path(char *const argv[], char *const envp[])
     }
 }
 
-static void command_exec(struct machine *m, const struct filter_prog *fp, const char *dir, bool tsc_fault,
-                         char *const argv[], char *const envp[])
+/* Limits are the machine's, every one, not the host's or the caller's:
+ * the stack limit shapes the memory layout, programs read and raise the
+ * fd limit, and a shell's ulimit prints them all. -1 if a limit that must
+ * hold cannot be set (the host's hard limit is lower). */
+static int pin_limits(void)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    dup2(devnull, 0);
-    dup2(m->out_fd, 1);
-    dup2(m->err_fd, 2);
-    /* Nothing of dsim's (the trace file, the caller's fds, the caller's
-     * ignored or blocked signals: a shell starts background jobs with
-     * SIGINT and SIGQUIT ignored) may reach the machine. */
-    syscall(SYS_close_range, 3, ~0U, 0);
-    struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; } dfl = { SIG_DFL, 0, 0, 0 };
-    for (int sig = 1; sig <= 64; sig++)       /* raw: glibc guards its own 32 and 33 */
-        if (sig != SIGKILL && sig != SIGSTOP) syscall(SYS_rt_sigaction, sig, &dfl, NULL, 8);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    umask(022);
-    if (chdir(dir) != 0) _exit(126);
-    /* Limits are the machine's, every one, not the host's or the caller's:
-     * the stack limit shapes the memory layout, programs read and raise the
-     * fd limit, and a shell's ulimit prints them all. */
     static const struct { int res; struct rlimit lim; bool strict; } limits[] = {
         { RLIMIT_STACK, { 8 << 20, RLIM_INFINITY }, true }, { RLIMIT_NOFILE, { 1024, 4096 }, true },
         { RLIMIT_CORE, { 0, RLIM_INFINITY }, true }, { RLIMIT_NPROC, { 63536, 63536 }, true },
@@ -354,19 +441,51 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
         { RLIMIT_MSGQUEUE, { 819200, 819200 }, false }, { RLIMIT_NICE, { 0, 0 }, false },
         { RLIMIT_RTPRIO, { 0, 0 }, false }, { RLIMIT_RTTIME, { RLIM_INFINITY, RLIM_INFINITY }, false },
     };
+    int r = 0;
     for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
         if (setrlimit(limits[i].res, &limits[i].lim) == 0) continue;
-        if (limits[i].strict) {          /* never the host's */
-            static const char msg[] = "dsim: cannot pin the machine's resource limits (the host's hard limit is lower)\n";
-            if (write(2, msg, sizeof msg - 1) < 0) {}
-            _exit(126);
-        }
+        if (limits[i].strict) r = -1;   /* never the host's */
         /* The others: as close as the host's hard limit allows. */
         struct rlimit cur;
         if (getrlimit(limits[i].res, &cur) == 0) {
             cur.rlim_cur = cur.rlim_max;
             setrlimit(limits[i].res, &cur);
         }
+    }
+    return r;
+}
+
+/* Nothing of dsim's or the caller's signal state (a shell starts
+ * background jobs with SIGINT and SIGQUIT ignored) may reach the machine. */
+static void default_signals(void)
+{
+    struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; } dfl = { SIG_DFL, 0, 0, 0 };
+    for (int sig = 1; sig <= 64; sig++)       /* raw: glibc guards its own 32 and 33 */
+        if (sig != SIGKILL && sig != SIGSTOP) syscall(SYS_rt_sigaction, sig, &dfl, NULL, 8);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static void command_exec(struct machine *m, const struct filter_prog *fp, const char *dir, bool tsc_fault,
+                         char *const argv[], char *const envp[])
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* pid 1 first becomes the machine's init (init_exec): until then, its
+     * command line and name are dsim's, and the command must not look. */
+    close(INIT_READY_FD);
+    char c;
+    while (read(INIT_WAIT_FD, &c, 1) < 0 && errno == EINTR) {}
+    /* Only stdin, stdout and stderr (machine_stdio): nothing of dsim's (the
+     * trace file, the caller's fds) may reach the machine. */
+    syscall(SYS_close_range, 3, ~0U, 0);
+    default_signals();
+    umask(022);
+    if (chdir(dir) != 0) _exit(126);
+    if (pin_limits() != 0) {
+        static const char msg[] = "dsim: cannot pin the machine's resource limits (the host's hard limit is lower)\n";
+        if (write(2, msg, sizeof msg - 1) < 0) {}
+        _exit(126);
     }
     setpriority(PRIO_PROCESS, 0, 0);     /* not the caller's nice value */
     personality(ADDR_NO_RANDOMIZE);
@@ -379,6 +498,82 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
     if (m->conf->argv) exec_in_path(m->conf->argv, envp);
     else execve(argv[0], argv, envp);
     _exit(127);
+}
+
+/* ---- pid 1 ---- */
+
+/* The program pid 1 becomes (init_image.S), in a memfd: exec'd from there
+ * it needs no file on the host, nor an exec-able /tmp. -1 and errno. */
+static int init_image_fd(void)
+{
+    extern const char dsim_init_image[], dsim_init_image_end[];
+    size_t len = (size_t)(dsim_init_image_end - dsim_init_image);
+    /* MFD_EXEC: kernels with vm.memfd_noexec (6.3) want it said. */
+    int fd = (int)syscall(SYS_memfd_create, "init", MFD_CLOEXEC | MFD_EXEC);
+    if (fd < 0 && errno == EINVAL) fd = (int)syscall(SYS_memfd_create, "init", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    if (write(fd, dsim_init_image, len) != (ssize_t)len) {
+        close(fd);
+        errno = EIO;
+        return -1;
+    }
+    return fd;
+}
+
+/* The machine's stdin (/dev/null), stdout and stderr, as fds 0, 1 and 2 of
+ * init, and so of the command it forks. */
+static int machine_stdio(struct machine *m)
+{
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    return devnull < 0 || dup2(devnull, 0) < 0 || dup2(m->out_fd, 1) < 0 || dup2(m->err_fd, 2) < 0 ? -1 : 0;
+}
+
+static int fd_above(int fd, int floor)
+{
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+    close(fd);
+    return moved;
+}
+
+/* Puts the image at INIT_IMAGE_FD and a pipe at INIT_WAIT_FD (read end)
+ * and INIT_READY_FD (write end, kept across init's exec), and closes every
+ * other fd but stdio: the command is forked with a small fd table of its
+ * own. */
+static int init_fds(int image)
+{
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) != 0) return -1;
+    int floor = INIT_IMAGE_FD + 1;
+    image = fd_above(image, floor);
+    ready[0] = fd_above(ready[0], floor);
+    ready[1] = fd_above(ready[1], floor);
+    if (image < 0 || ready[0] < 0 || ready[1] < 0 || dup3(image, INIT_IMAGE_FD, O_CLOEXEC) < 0 ||
+        dup3(ready[0], INIT_WAIT_FD, O_CLOEXEC) < 0 || dup2(ready[1], INIT_READY_FD) < 0)
+        return -1;
+    syscall(SYS_close_range, floor, ~0U, 0);
+    return 0;
+}
+
+/* pid 1 execs the image with a fixed command line and an empty
+ * environment, in a state of its own, not dsim's or the caller's (signal
+ * dispositions, limits, nice value, umask), without address
+ * randomization. It never returns. */
+static void init_exec(void)
+{
+    personality(ADDR_NO_RANDOMIZE);     /* its maps and /proc/1/stat's addresses */
+    default_signals();
+    pin_limits();
+    setpriority(PRIO_PROCESS, 0, 0);
+    umask(022);
+    close(INIT_WAIT_FD);
+    for (int fd = 0; fd <= 2; fd++) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    char *const argv[] = { "/sbin/init", NULL }, *const envp[] = { NULL };
+    syscall(SYS_execveat, INIT_IMAGE_FD, "", argv, envp, AT_EMPTY_PATH);
+    /* Loud, in the machine's stderr: its pid 1 would be dsim's. */
+    char msg[160];
+    int n = snprintf(msg, sizeof msg, "dsim: cannot exec the machine's init: %s\n", strerror(errno));
+    if (write(2, msg, (size_t)n) < 0) {}
+    _exit(126);
 }
 
 static char **build_env(struct machine *m)
@@ -418,7 +613,9 @@ static void describe_status(char *why, size_t len, const char *who, int status)
 
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp, char *why, size_t whylen)
 {
-    m->proc_dev = 0;            /* a new /proc comes with the new namespace */
+    m->proc_dev = m->sys_dev = m->dev_dev = 0;     /* a new /proc comes with the new namespace */
+    m->ns_known = m->tmp_known = m->kernel_devs_known = false;
+    m->boot_ns = machine_monotonic(w, m);
     char *command = m->incarnation > 0 && m->conf->command_after_restart ? m->conf->command_after_restart
                                                                          : m->conf->command;
     char *argv[] = { "/bin/sh", "-c", command, NULL };
@@ -445,13 +642,16 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         close(sync[1]);
         close(report[0]);
         if (read(sync[0], &c, 1) != 1) init_fail(report[1], "waiting for dsim");
+        int image = init_image_fd();
+        if (image < 0) init_fail(report[1], "cannot make the machine's init");
         bool config_mounted = init_setup(w, m, report[1]);
+        if (machine_stdio(m) != 0) init_fail(report[1], "the machine's stdin, stdout and stderr");
+        /* From here on report[1] is closed: a failure shows in the
+         * machine's stderr, and as init's exit status. */
+        if (init_fds(image) != 0) _exit(126);
         pid_t cmd = fork();
         if (cmd == 0) command_exec(m, fp, config_mounted ? CONFIG_MOUNT : w->conf->dir, !w->tsc_rewrite, argv, envp);
-        if (cmd < 0) init_fail(report[1], "fork");
-        syscall(SYS_close_range, 0, ~0U, 0);
-        for (;;)
-            if (wait(NULL) < 0 && errno == ECHILD) _exit(0);
+        init_exec();
     }
     int clone_errno = errno;
     free_env(envp);

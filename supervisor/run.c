@@ -209,6 +209,9 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     char why[512] = "";
     int lock = rundir_make(w->run_dir, sizeof w->run_dir, why, sizeof why);
     bool made = lock >= 0;
+    /* Before the fixed files: their ctimes then count as made in the run
+     * (shown as their mtimes, the boot time; syscalls/stat.c). */
+    if (made) run_start_stamp(w);
     if (made && machine_write_vfs(w) != 0) {
         snprintf(why, sizeof why, "%s", strerror(errno));
         made = false;
@@ -223,7 +226,6 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         return -1;
     }
     disk_layers_init(w);
-    run_start_stamp(w);
     struct stat hs;
     if (stat(w->run_dir, &hs) == 0) w->host_devs[0] = hs.st_dev;
     for (int fd = 1; fd <= 2; fd++)
@@ -326,12 +328,14 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     for (size_t i = 0; i < w->ndeadprocs; i++) {
         if (w->deadprocs[i]->sh) sighand_put(w->deadprocs[i]->sh);
         code_sites_put(w->deadprocs[i]->code);
+        free(w->deadprocs[i]->pf_text);
         free(w->deadprocs[i]);
     }
     free(w->deadprocs);
     for (size_t i = 0; i < w->nprocs; i++) {
         if (w->procs[i]->sh) sighand_put(w->procs[i]->sh);
         code_sites_put(w->procs[i]->code);
+        free(w->procs[i]->pf_text);
         free(w->procs[i]);
     }
     free(w->threads);

@@ -405,6 +405,8 @@ enum sys_action block(struct thread *t, uint64_t deadline, ready_fn ready)
 
 void step(struct world *w, struct thread *t)
 {
+    /* Another was picked while the last one could have gone on. */
+    if (w->running && w->running != t && w->running->state == TS_READY) w->running->nivcsw++;
     w->running = t;
     if (t->state == TS_NEW || t->state == TS_HELD) {
         resume(t, 0);
@@ -453,6 +455,7 @@ void step(struct world *w, struct thread *t)
         if (!t->retry) {
             record_call(w, t, call, " blocks", 0, false);
             t->blocked_since = w->now;
+            t->nvcsw++;
         }
         t->state = TS_BLOCKED;
         t->retry = true;

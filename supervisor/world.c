@@ -55,6 +55,7 @@ struct thread *world_add_thread(struct world *w, struct process *p, pid_t tid, p
 {
     struct thread *t = calloc(1, sizeof *t);
     t->id = ++w->threads_made;
+    t->start_ns = machine_monotonic(w, p->m);
     t->tid = tid;
     t->vtid = vtid;
     t->proc = p;
@@ -89,6 +90,8 @@ void world_compact_threads(struct world *w)
         GROW(w->dead, w->ndead, w->capdead);
         w->dead[w->ndead++] = t;
         t->proc->dead_steps += t->steps;      /* its process's CPU time keeps them */
+        t->proc->dead_nvcsw += t->nvcsw;
+        t->proc->dead_nivcsw += t->nivcsw;
     }
     w->nthreads = k;
     /* Processes their parents have reaped, likewise (kill_group still
@@ -114,9 +117,21 @@ uint64_t process_steps(const struct world *w, const struct process *p)
     return steps;
 }
 
+void process_switches(const struct world *w, const struct process *p, uint64_t *nvcsw, uint64_t *nivcsw)
+{
+    *nvcsw = p->dead_nvcsw;
+    *nivcsw = p->dead_nivcsw;
+    for (size_t i = 0; i < w->nthreads; i++)
+        if (w->threads[i]->proc == p) {
+            *nvcsw += w->threads[i]->nvcsw;
+            *nivcsw += w->threads[i]->nivcsw;
+        }
+}
+
 struct process *world_add_process(struct world *w, struct machine *m, pid_t pid, pid_t vpid)
 {
     struct process *p = calloc(1, sizeof *p);
+    p->start_ns = machine_monotonic(w, m);
     p->pid = pid;
     p->vpid = vpid;
     p->m = m;

@@ -78,6 +78,8 @@ struct thread {
 
     uint64_t ctid_addr;     /* CLONE_CHILD_CLEARTID / set_tid_address */
     uint64_t steps;
+    uint64_t start_ns;      /* made at this machine monotonic time */
+    uint64_t nvcsw, nivcsw; /* it blocked; another was picked while it was ready */
     bool exit_expected;     /* its own exit(): no group death follows */
     /* An mmap/mprotect making code executable, between its entry and exit
      * stops (supervisor/rewrite.h): 0 or the syscall, and its arguments. */
@@ -130,6 +132,12 @@ struct process {
     uint64_t cpu_itimer_at[2], cpu_itimer_interval[2];
     struct thread *vfork_parent; /* held until this child execs or exits */
     uint64_t dead_steps;    /* steps of its threads compacted out of the world's list */
+    uint64_t dead_nvcsw, dead_nivcsw;   /* and their context switches */
+    uint64_t start_ns;      /* made at this machine monotonic time */
+    uint64_t rss_peak_kb;   /* the most resident memory /proc showed it (procfs.c) */
+    char *pf_text;          /* the /proc file it reads: the snapshot (procfs.c) */
+    size_t pf_len;
+    ino_t pf_ino;
     uint64_t children_steps; /* steps of the children it waited for, and of theirs */
     struct code_sites *code; /* its address space's rewritten instructions (rewrite.h) */
 };
@@ -147,6 +155,7 @@ struct machine {
     int incarnation;        /* 0, then 1 after the first restart, ... */
     bool crashing;          /* a crash fault is killing it */
     uint64_t paused_until;  /* a pause fault: not scheduled before then */
+    uint64_t boot_ns;       /* its monotonic time when this incarnation started */
     struct process *main;   /* the command's process (pid 2) */
     struct prng entropy;
     struct prng disk;           /* what a crash keeps of its undurable writes */
@@ -158,6 +167,14 @@ struct machine {
     bool stamped;               /* it changed a file on its disk (ctimes in stat results) */
     struct idmap ids;           /* the inode and device numbers it sees */
     dev_t proc_dev;             /* its /proc's device, once looked up (0 = not yet) */
+    dev_t sys_dev, dev_dev;     /* its /sys's and /dev's, looked up with it */
+    bool kernel_devs_known;     /* the three looked up (0: not found) */
+#define MACHINE_NS_KINDS 8
+    ino_t ns_host[MACHINE_NS_KINDS];    /* its namespaces' host inodes (syscalls/stat.c) */
+    bool ns_known;              /* ns_host looked up for this incarnation */
+    dev_t tmp_dev[2];           /* its /tmp and /var/tmp (syscalls/dirs.c) */
+    ino_t tmp_ino[2];
+    bool tmp_known;
     int out_fd, err_fd;     /* where its stdout and stderr go */
     bool stacks;            /* note the stack at each of its syscalls */
     int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */
@@ -279,6 +296,12 @@ static inline uint64_t machine_monotonic(const struct world *w, const struct mac
 {
     return DSIM_BOOT_NS + (uint64_t)machine_elapsed(w, m);
 }
+/* When the machines booted, on the world's wall clock (seconds): the time
+ * of dsim's fixed files and of the kernel's own ones (/proc, /sys, /dev). */
+static inline int64_t world_boot_s(const struct world *w)
+{
+    return w->conf->epoch_s - (int64_t)(DSIM_BOOT_NS / 1000000000);
+}
 static inline uint64_t machine_realtime(const struct world *w, const struct machine *m)
 {
     return (uint64_t)(w->conf->epoch_s * 1000000000LL + m->clock_offset_ns + machine_elapsed(w, m));
@@ -293,6 +316,8 @@ void world_compact_threads(struct world *w);
 struct process *world_add_process(struct world *w, struct machine *m, pid_t pid, pid_t vpid);
 /* The steps all of p's threads took, dead ones included: its CPU time. */
 uint64_t process_steps(const struct world *w, const struct process *p);
+/* Its threads' context switches, dead ones included (getrusage). */
+void process_switches(const struct world *w, const struct process *p, uint64_t *nvcsw, uint64_t *nivcsw);
 void world_fail(struct world *w, enum outcome o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* True (and forgotten) if pid's first stop came before its clone event. */

@@ -2,9 +2,12 @@
  * the filesystem (ext4 hashes names with a per-filesystem seed), so the same
  * files listed on another host would come out in another order. dsim lists
  * the directory itself, sorts by name, and serves entries from the index
- * kept in the open file's own position (so lseek/rewinddir still work). */
+ * kept in the open file's own position (so lseek/rewinddir still work).
+ * The machine's /tmp and /var/tmp list only what the machine put there. */
 #include "supervisor/xalloc.h"
 #include "syscalls/sys.h"
+#include "supervisor/durable.h"
+#include "supervisor/machine.h"
 #include "supervisor/tracer.h"
 #include <dirent.h>
 #include <fcntl.h>
@@ -64,6 +67,43 @@ static void free_entries(struct entry *v, long n)
     free(v);
 }
 
+/* The machine's /tmp or /var/tmp (machine_tmp_dirs) that st is, or -1. */
+static int tmp_dir(struct machine *m, const struct stat *st)
+{
+    if (!m->tmp_known) {
+        for (int i = 0; i < MACHINE_TMP_DIRS; i++) {
+            char path[64];
+            struct stat ts;
+            snprintf(path, sizeof path, "/proc/%d/root%s", (int)m->init_pid, machine_tmp_dirs[i]);
+            bool ok = stat(path, &ts) == 0;
+            m->tmp_dev[i] = ok ? ts.st_dev : 0;
+            m->tmp_ino[i] = ok ? ts.st_ino : 0;
+        }
+        m->tmp_known = true;
+    }
+    for (int i = 0; i < MACHINE_TMP_DIRS; i++)
+        if (m->tmp_ino[i] && st->st_ino == m->tmp_ino[i] && st->st_dev == m->tmp_dev[i]) return i;
+    return -1;
+}
+
+/* Whether a listing of the machine's /tmp or /var/tmp shows an entry: the
+ * host's /tmp holds what every process of the host makes there, other
+ * dsim runs and tests included, which come and go while a seed runs. So
+ * the machine sees, as on a fresh machine, what it made or changed there
+ * (its disk's upper layer has it), and the way to its working directory;
+ * host files stay reachable by name. */
+static bool tmp_shows(struct world *w, struct machine *m, int which, const char *name)
+{
+    if (!strcmp(name, ".") || !strcmp(name, "..")) return true;
+    char path[4096], upath[4200];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", machine_tmp_dirs[which], name);
+    if (disk_upper(w, m, path, upath, sizeof upath) && lstat(upath, &st) == 0) return true;
+    size_t n = strlen(path);
+    const char *dir = w->conf->dir;
+    return dir && !strncmp(dir, path, n) && (dir[n] == 0 || dir[n] == '/');
+}
+
 enum sys_action sys_getdents64(struct world *w, struct thread *t)
 {
     int copy = fd_copy(w, t, (int)ARG0(t));
@@ -77,6 +117,15 @@ enum sys_action sys_getdents64(struct world *w, struct thread *t)
     bool proc = fstatfs(copy, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
     long n = list_entries(copy, !proc, &v);
     if (n < 0) { close(copy); return emulate(t, n); }
+    int tmp = proc ? -1 : tmp_dir(t->proc->m, &st);
+    if (tmp >= 0) {
+        long kept = 0;
+        for (long i = 0; i < n; i++) {
+            if (tmp_shows(w, t->proc->m, tmp, v[i].name)) v[kept++] = v[i];
+            else free(v[i].name);
+        }
+        n = kept;
+    }
     off_t pos = lseek(copy, 0, SEEK_CUR);
     size_t count = (size_t)ARG2(t), used = 0;
     char *out = malloc(count ? count : 1);

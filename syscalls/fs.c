@@ -106,7 +106,7 @@ int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st)
 
 /* A copy that could not be made. A bad fd is the kernel's to report, and it
  * does so at once; any other failure is dsim's own and stops the run. */
-static enum sys_action copy_error(struct world *w, struct thread *t, int fd)
+enum sys_action fd_copy_error(struct world *w, struct thread *t, int fd)
 {
     if (errno == EBADF) return SYS_PASS;
     world_fail(w, OUT_INTERNAL, "cannot copy fd %d of machine %s thread %d: %s", fd,
@@ -116,7 +116,7 @@ static enum sys_action copy_error(struct world *w, struct thread *t, int fd)
 
 /* dsim's own stdout and stderr: nothing simulated waits on them, so a write
  * there may block in the kernel. */
-static bool is_external(const struct world *w, const struct stat *st)
+bool fd_external(const struct world *w, const struct stat *st)
 {
     for (int i = 0; i < w->nexternal; i++)
         if (w->external[i].dev == st->st_dev && w->external[i].ino == st->st_ino) return true;
@@ -129,7 +129,7 @@ static int must_wait(struct world *w, struct thread *t, int copy, const struct s
 {
     mode_t type = st->st_mode & S_IFMT;
     bool wait = type != S_IFREG && type != S_IFDIR && type != S_IFBLK && type != S_IFCHR &&
-                !is_external(w, st);
+                !fd_external(w, st);
     if (wait) {
         int fl = fcntl(copy, F_GETFL), acc = fl & O_ACCMODE;
         struct pollfd p = { copy, events, 0 };
@@ -263,12 +263,15 @@ static size_t ubufs_gather(struct thread *t, const struct ubufs *b, size_t skip,
 
 /* ---- reads ---- */
 
-static bool is_random_dev(const struct stat *st)
+/* /dev/random, /dev/urandom and /dev/hwrng (a hardware generator's bytes),
+ * by device number, whatever the path. */
+bool random_dev(const struct stat *st)
 {
-    return S_ISCHR(st->st_mode) && (st->st_rdev == makedev(1, 8) || st->st_rdev == makedev(1, 9));
+    return S_ISCHR(st->st_mode) &&
+           (st->st_rdev == makedev(1, 8) || st->st_rdev == makedev(1, 9) || st->st_rdev == makedev(10, 183));
 }
 
-/* /dev/random and /dev/urandom read the machine's seeded stream. */
+/* The random devices read the machine's seeded stream. */
 static long random_into(struct world *w, struct thread *t, const struct ubufs *b)
 {
     size_t done = 0;
@@ -297,15 +300,47 @@ static enum sys_action random_read(struct world *w, struct thread *t, int copy, 
     return emulate(t, random_into(w, t, &b));
 }
 
+/* A process's /proc file that dsim makes (procfs.c): its text from the
+ * file position (or the call's offset) into the caller's buffers, and the
+ * position moves on. False if it is no such file. */
+static bool proc_read(struct world *w, struct thread *t, int copy, const struct stat *st, bool vec, bool positional,
+                      enum sys_action *a)
+{
+    bool at_offset = positional && !(SYSNR(t) == SYS_preadv2 && (long)ARG3(t) == -1);
+    if (!procfs_file(t->proc->m, st) || (at_offset && (long)ARG3(t) < 0)) return false;
+    off_t pos = at_offset ? (off_t)ARG3(t) : lseek(copy, 0, SEEK_CUR);
+    size_t len;
+    const char *text = pos < 0 ? NULL : procfs_text(w, t, (int)ARG0(t), copy, st, (uint64_t)pos, &len);
+    if (!text) return false;
+    struct ubufs b;
+    long err = 0;
+    if (!vec) ubufs_one(&b, ARG1(t), ARG2(t));
+    else err = ubufs_vec(&b, t, ARG1(t), ARG2(t));
+    size_t done = 0, from = (size_t)pos < len ? (size_t)pos : len;
+    for (unsigned long i = 0; !err && i < b.n && from + done < len; i++) {
+        size_t n = b.iov[i].iov_len < len - from - done ? b.iov[i].iov_len : len - from - done;
+        if (mem_write(t->tid, (uint64_t)(uintptr_t)b.iov[i].iov_base, text + from + done, n) != 0) {
+            if (!done) err = -EFAULT;
+            break;
+        }
+        done += n;
+    }
+    if (!err && !at_offset) lseek(copy, pos + (off_t)done, SEEK_SET);
+    *a = emulate(t, err ? err : (long)done);
+    return true;
+}
+
 /* read, readv, pread64, preadv, preadv2. */
 static enum sys_action read_call(struct world *w, struct thread *t, bool vec, bool positional)
 {
     int fd = (int)ARG0(t);
     struct stat st;
     int copy = fd_probe(w, t, fd, &st);
-    if (copy < 0) return copy_error(w, t, fd);
-    if (is_random_dev(&st)) {
-        enum sys_action a = random_read(w, t, copy, vec, positional);
+    if (copy < 0) return fd_copy_error(w, t, fd);
+    enum sys_action a;
+    bool served = random_dev(&st) ? (a = random_read(w, t, copy, vec, positional), true)
+                                  : proc_read(w, t, copy, &st, vec, positional, &a);
+    if (served) {
         close(copy);
         return a;
     }
@@ -335,7 +370,7 @@ static enum sys_action recv_call(struct world *w, struct thread *t, int flags)
     int fd = (int)ARG0(t);
     struct stat st;
     int copy = fd_probe(w, t, fd, &st);
-    if (copy < 0) return copy_error(w, t, fd);
+    if (copy < 0) return fd_copy_error(w, t, fd);
     if (!S_ISSOCK(st.st_mode)) {        /* ENOTSOCK, at once */
         close(copy);
         return SYS_PASS;
@@ -410,7 +445,7 @@ static bool stream_socket(int copy)
  * file description the tracee shares: it is set only while the supervisor
  * writes, when no tracee runs. It also keeps writes of up to PIPE_BUF bytes
  * all-or-nothing. */
-static ssize_t put(int copy, bool sock, int fl, const void *buf, size_t n, int flags)
+ssize_t fd_put(int copy, bool sock, int fl, const void *buf, size_t n, int flags)
 {
     if (sock) return send(copy, buf, n, flags | MSG_DONTWAIT | MSG_NOSIGNAL);
     if (fcntl(copy, F_SETFL, fl | O_NONBLOCK) != 0) return -1;
@@ -424,7 +459,7 @@ static ssize_t put(int copy, bool sock, int fl, const void *buf, size_t n, int f
 /* EPIPE raises SIGPIPE as Linux does: a pipe always, a socket only when
  * nothing was sent and MSG_NOSIGNAL was not given. The kernel delivers it
  * when the thread returns from the call. */
-static void write_sigpipe(struct world *w, struct thread *t, bool sock, int flags)
+void raise_sigpipe(struct world *w, struct thread *t, bool sock, int flags)
 {
     if (sock && (t->partial > 0 || (flags & MSG_NOSIGNAL))) return;
     syscall(SYS_tgkill, t->proc->pid, t->tid, SIGPIPE);
@@ -446,15 +481,15 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
 
     struct stat st = c->st;
     int copy = c->probed ? c->copy : fd_probe(w, t, c->fd, &st);
-    if (copy < 0) return again && errno == EBADF ? write_end(t, -EBADF) : copy_error(w, t, c->fd);
+    if (copy < 0) return again && errno == EBADF ? write_end(t, -EBADF) : fd_copy_error(w, t, c->fd);
     bool sock = S_ISSOCK(st.st_mode);
     int fl = fcntl(copy, F_GETFL);
-    bool ours = (S_ISFIFO(st.st_mode) || sock) && !is_external(w, &st) && fl >= 0 &&
+    bool ours = (S_ISFIFO(st.st_mode) || sock) && !fd_external(w, &st) && fl >= 0 &&
                 !(fl & O_NONBLOCK) && !(c->flags & MSG_DONTWAIT) && (fl & O_ACCMODE) != O_RDONLY;
     /* A datagram goes whole or not at all: one over a step is too big
      * anyway (EMSGSIZE), and the kernel says so at once. */
     if (!ours || (sock && c->b.total > WRITE_STEP && !stream_socket(copy))) {
-        bool file = S_ISREG(st.st_mode) && !is_external(w, &st);
+        bool file = S_ISREG(st.st_mode) && !fd_external(w, &st);
         if (file) ftimes_note_fd(w, t, copy, &st);      /* its mtime: now, on the machine's clock */
         else close(copy);
         if (file && fl >= 0 && (fl & O_DSYNC) && t->partial == 0) return disk_sync_write(w, t, c->fd);
@@ -466,7 +501,7 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
     char *buf = malloc(want);
     if (!buf) abort();
     size_t got = ubufs_gather(t, &c->b, (size_t)t->partial, buf, want);
-    ssize_t k = got ? put(copy, sock, fl, buf, got, c->flags & ~MSG_DONTWAIT) : -1;
+    ssize_t k = got ? fd_put(copy, sock, fl, buf, got, c->flags & ~MSG_DONTWAIT) : -1;
     int err = !got ? EFAULT : k < 0 ? errno : 0;
     free(buf);
     if (k > 0) t->partial += k;
@@ -484,7 +519,7 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
         return block(t, deadline, fd_ready_check);
     }
     close(copy);
-    if (err == EPIPE) write_sigpipe(w, t, sock, c->flags);
+    if (err == EPIPE) raise_sigpipe(w, t, sock, c->flags);
     return write_end(t, -err);
 }
 
@@ -506,7 +541,7 @@ static bool sim_write(struct world *w, struct thread *t, struct wcall *c, enum s
         /* No connection (never connected, listening, dissolved): EPIPE,
          * with SIGPIPE unless MSG_NOSIGNAL, as tcp_sendmsg does. */
         close(copy);
-        write_sigpipe(w, t, true, c->flags);
+        raise_sigpipe(w, t, true, c->flags);
         *a = emulate(t, -EPIPE);
         return true;
     }
@@ -693,7 +728,7 @@ enum sys_action sys_fcntl(struct world *w, struct thread *t)
     int cmd = (int)ARG1(t), fd = (int)ARG0(t);
     if (cmd != F_SETLKW && cmd != F_OFD_SETLKW) return SYS_PASS;
     int copy = fd_copy(w, t, fd);
-    if (copy < 0) return copy_error(w, t, fd);
+    if (copy < 0) return fd_copy_error(w, t, fd);
     if (!lock_would_wait(t, copy)) {
         close(copy);
         return SYS_PASS;

@@ -66,6 +66,12 @@ void ftimes_note_path(struct world *w, struct machine *m, const char *mpath)
 {
     char upath[4096];
     if (disk_upper(w, m, mpath, upath, sizeof upath)) note(w, m, 0, 0, upath);
+    /* The machine's own /dev/shm is no layer of its disk: reached
+     * through its root. */
+    else if (!strncmp(mpath, "/dev/shm/", 9) || !strcmp(mpath, "/dev/shm")) {
+        snprintf(upath, sizeof upath, "/proc/%d/root%s", (int)m->init_pid, mpath);
+        note(w, m, 0, 0, upath);
+    }
 }
 
 /* Stamps every noted file with its time, and forgets them. */
@@ -101,7 +107,7 @@ void ftimes_free(struct machine *m)
 }
 
 /* The regular file open as the tracee's fd changes now. */
-static enum sys_action fd_change(struct world *w, struct thread *t, int fd)
+enum sys_action ftimes_fd_note(struct world *w, struct thread *t, int fd)
 {
     struct stat st;
     int copy = fd_probe(w, t, fd, &st);
@@ -115,7 +121,7 @@ static enum sys_action fd_change(struct world *w, struct thread *t, int fd)
 }
 
 /* ftruncate, futimens: changes through an fd. */
-enum sys_action ftimes_fd_change(struct world *w, struct thread *t) { return fd_change(w, t, (int)ARG0(t)); }
+enum sys_action ftimes_fd_change(struct world *w, struct thread *t) { return ftimes_fd_note(w, t, (int)ARG0(t)); }
 
 /* fallocate. A file outside the machine's disk (its stdout and stderr in
  * the run directory, the caller's file under dsim exec) has no room to
@@ -132,7 +138,7 @@ enum sys_action sys_fallocate(struct world *w, struct thread *t)
     if (copy < 0) return SYS_PASS;
     if (!S_ISREG(st.st_mode) || !outside_disk(w, &st) || (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_COLLAPSE_RANGE))) {
         close(copy);
-        return fd_change(w, t, (int)ARG0(t));
+        return ftimes_fd_note(w, t, (int)ARG0(t));
     }
     int fl = fcntl(copy, F_GETFL);
     close(copy);
@@ -140,14 +146,6 @@ enum sys_action sys_fallocate(struct world *w, struct thread *t)
     if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) return emulate(t, -EBADF);
     if (off > INT64_MAX - len) return emulate(t, -EFBIG);
     return emulate(t, -ENOSPC);
-}
-
-/* Copies the kernel makes between fds (coreutils cat and cp use
- * copy_file_range; shutil, sendfile): the file written is the output fd. */
-enum sys_action sys_fd_copy(struct world *w, struct thread *t)
-{
-    long nr = SYSNR(t);
-    return fd_change(w, t, (int)(nr == SYS_sendfile ? ARG0(t) : ARG2(t)));
 }
 
 /* A path's file changes now (noted before the call: the stamp waits for

@@ -234,11 +234,21 @@ static bool can_bind_low(struct thread *t)
     return caps & (1ULL << 10);         /* CAP_NET_BIND_SERVICE */
 }
 
+/* The kernel's crypto API has a random number generator (an AF_ALG socket
+ * bound to type "rng"): its bytes would be the host's. */
+static bool kernel_rng(struct thread *t)
+{
+    struct { unsigned short family; char type[14]; } alg;
+    return ARG2(t) >= sizeof alg && mem_read(t->tid, ARG1(t), &alg, sizeof alg) == 0 && alg.family == AF_ALG &&
+           !strncmp(alg.type, "rng", sizeof alg.type);
+}
+
 enum sys_action sys_bind(struct world *w, struct thread *t)
 {
     int copy;
     struct simsock *s = sock_of(w, t, (int)ARG0(t), &copy);
     if (!s) {
+        if (kernel_rng(t)) return SYS_FENCE;
         note_unix_path(w, t);
         return SYS_PASS;
     }

@@ -12,7 +12,9 @@
  * - statx's birth time is the host's clock: reported as unavailable, as
  *   filesystems without one do;
  * - pipes, sockets and /proc entries carry the host's time of their making
- *   (and of a pipe's last write): they show the machine's boot time;
+ *   (and of a pipe's last write), /sys and /dev entries the host's time of
+ *   its boot or of a device's use: they show the machine's boot time, as
+ *   do dsim's fixed files (machine.c stamps them);
  * - a file changed by a path dsim does not follow (writes through a shared
  *   mapping) carries the host's time in both mtime and ctime (dsim's own
  *   stamps leave ctime apart): it shows, and is stamped with, the
@@ -21,7 +23,9 @@
  *   on the host moves: a disk of fixed size (tmpfs: half the machine's
  *   memory), half free, and no fsid;
  * - a /proc fd link to a pipe or socket names its host inode number
- *   (readlink): the machine's is shown, as its fstat gives. */
+ *   (readlink): the machine's is shown, as its fstat gives;
+ * - namespaces (/proc/PID/ns links and their stat) are numbered by the
+ *   host's allocator: a machine's show a fresh boot's fixed numbers. */
 #include "supervisor/confined.h"
 #include "syscalls/sys.h"
 #include "supervisor/tracer.h"
@@ -41,28 +45,101 @@ static bool in_run(const struct world *w, int64_t sec, int64_t nsec)
     return sec > w->host_start.tv_sec || (sec == w->host_start.tv_sec && nsec >= w->host_start.tv_nsec);
 }
 
+/* The devices of the machine's /proc, /sys and /dev, looked up once per
+ * incarnation (its /proc is new; /sys and /dev are the host's, bound). */
+void machine_kernel_devs(struct machine *m)
+{
+    if (m->kernel_devs_known) return;
+    m->kernel_devs_known = true;        /* once: reads ask on every call */
+    static const char *const dirs[] = { "proc", "sys", "dev" };
+    dev_t *devs[] = { &m->proc_dev, &m->sys_dev, &m->dev_dev };
+    for (int i = 0; i < 3; i++) {
+        struct stat st;
+        int fd = machine_path_open((int)m->init_pid, dirs[i], false, O_PATH | O_DIRECTORY);
+        if (fd >= 0 && fstat(fd, &st) == 0) *devs[i] = st.st_dev;
+        if (fd >= 0) close(fd);
+    }
+}
+
 /* Files whose times the kernel keeps on the host's clock, untouched by
- * dsim: pipes, sockets, and everything in the machine's /proc. */
+ * dsim, and made in the run: pipes, sockets, and everything in the
+ * machine's /proc. */
 static bool host_timed(struct machine *m, mode_t mode, dev_t dev)
 {
     if (S_ISFIFO(mode) || S_ISSOCK(mode)) return true;
-    if (!m->proc_dev) {
-        struct stat st;
-        int fd = machine_path_open((int)m->init_pid, "/proc", false, O_PATH | O_DIRECTORY);
-        if (fd >= 0 && fstat(fd, &st) == 0) m->proc_dev = st.st_dev;
-        if (fd >= 0) close(fd);
-    }
+    machine_kernel_devs(m);
     return m->proc_dev && dev == m->proc_dev;
 }
 
-/* When the machines booted, on the world's wall clock. */
-static int64_t boot_time_s(const struct world *w) { return w->conf->epoch_s - (int64_t)(DSIM_BOOT_NS / 1000000000); }
+/* Files of the host's /sys and /dev, which every machine sees: their times
+ * are the host's (its boot, its devices' use), older than the run. */
+static bool host_kernel_file(struct machine *m, dev_t dev)
+{
+    machine_kernel_devs(m);
+    return (m->sys_dev && dev == m->sys_dev) || (m->dev_dev && dev == m->dev_dev);
+}
 
-/* A regular file the kernel stamped on the host's clock after the run
- * began, both times at once: changed behind dsim's back. */
+/* dsim's files bound into the machine (syscalls/info.c, machine.c) live on
+ * the run directory's filesystem, which stamps the host's clock as their
+ * access time when they are read: it is shown as their mtime. */
+static bool run_dir_file(const struct world *w, dev_t dev)
+{
+    return w->host_devs[0] && dev == w->host_devs[0];
+}
+
+/* ---- namespaces ---- */
+
+/* A machine's namespaces show the numbers a freshly booted Linux gives its
+ * first ones: the same in every run and on every host, whatever the host's
+ * allocator hands a run's new namespaces (and whichever namespaces dsim
+ * itself runs in). */
+static const struct { const char *kind; uint64_t ino; } ns_numbers[MACHINE_NS_KINDS] = {
+    { "cgroup", 4026531835ULL }, { "ipc", 4026531839ULL }, { "mnt", 4026531841ULL }, { "net", 4026531840ULL },
+    { "pid", 4026531836ULL }, { "time", 4026531834ULL }, { "user", 4026531837ULL }, { "uts", 4026531838ULL },
+};
+
+/* The device of the kernel's namespace file system (one for the host). */
+static dev_t nsfs_dev(void)
+{
+    static dev_t dev;
+    struct stat st;
+    if (!dev && stat("/proc/self/ns/net", &st) == 0) dev = st.st_dev;
+    return dev;
+}
+
+/* The machine's number for a namespace, by its host inode: those of its
+ * init (the machine's own, and those it shares with dsim) get the fixed
+ * ones, any other the machine's next number. */
+static uint64_t ns_ino(struct machine *m, uint64_t host_ino)
+{
+    if (!m->ns_known) {
+        for (int i = 0; i < MACHINE_NS_KINDS; i++) {
+            char path[64];
+            struct stat st;
+            snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)m->init_pid, ns_numbers[i].kind);
+            m->ns_host[i] = stat(path, &st) == 0 ? st.st_ino : 0;
+        }
+        m->ns_known = true;
+    }
+    for (int i = 0; i < MACHINE_NS_KINDS; i++)
+        if (m->ns_host[i] && m->ns_host[i] == host_ino) return ns_numbers[i].ino;
+    return idmap_ino(&m->ids, nsfs_dev(), host_ino);
+}
+
+static bool ns_kind(const char *kind)
+{
+    for (int i = 0; i < MACHINE_NS_KINDS; i++)
+        if (!strcmp(kind, ns_numbers[i].kind)) return true;
+    return false;
+}
+
+/* A regular file or directory the kernel stamped on the host's clock
+ * after the run began, both times at once: changed behind dsim's back (a
+ * write through a shared mapping; an entry made in /dev/shm, which is no
+ * layer of the disk). */
 static bool unfollowed(const struct world *w, mode_t mode, int64_t ms, int64_t mns, int64_t cs, int64_t cns)
 {
-    return S_ISREG(mode) && in_run(w, ms, mns) && ms == cs && mns == cns;
+    return (S_ISREG(mode) || S_ISDIR(mode)) && in_run(w, ms, mns) && ms == cs && mns == cns;
 }
 
 /* Stamps the file the stat call looked at with the machine's time now
@@ -132,11 +209,12 @@ static void statx_done(struct world *w, struct thread *t, uint64_t at)
     }
     struct idmap *ids = &t->proc->m->ids;
     uint64_t dev = makedev(sx.stx_dev_major, sx.stx_dev_minor), vdev = idmap_dev(ids, dev);
-    if (sx.stx_mask & STATX_INO) sx.stx_ino = idmap_ino(ids, dev, sx.stx_ino);
+    if (sx.stx_mask & STATX_INO) sx.stx_ino = dev == nsfs_dev() ? ns_ino(t->proc->m, sx.stx_ino) : idmap_ino(ids, dev, sx.stx_ino);
     sx.stx_dev_major = major(vdev);
     sx.stx_dev_minor = minor(vdev);
-    if (in_run(w, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec) && host_timed(t->proc->m, sx.stx_mode, dev)) {
-        sx.stx_atime = sx.stx_mtime = sx.stx_ctime = (struct statx_timestamp){ .tv_sec = boot_time_s(w) };
+    if ((in_run(w, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec) && host_timed(t->proc->m, sx.stx_mode, dev)) ||
+        host_kernel_file(t->proc->m, dev)) {
+        sx.stx_atime = sx.stx_mtime = sx.stx_ctime = (struct statx_timestamp){ .tv_sec = world_boot_s(w) };
     } else if (unfollowed(w, sx.stx_mode, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec, sx.stx_ctime.tv_sec,
                           sx.stx_ctime.tv_nsec)) {
         struct timespec now = restamp(w, t);
@@ -145,6 +223,7 @@ static void statx_done(struct world *w, struct thread *t, uint64_t at)
     }
     else if ((sx.stx_mask & STATX_CTIME) && in_run(w, sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec)) sx.stx_ctime = sx.stx_mtime;
     else if (sx.stx_mask & STATX_ATIME) sx.stx_atime = sx.stx_mtime;
+    if (run_dir_file(w, dev) && (sx.stx_mask & STATX_ATIME)) sx.stx_atime = sx.stx_mtime;
     sx.stx_mask &= ~(unsigned)STATX_BTIME;
     sx.stx_btime = (struct statx_timestamp){ 0 };
     mem_write(t->tid, at, &sx, sizeof sx);
@@ -163,14 +242,17 @@ static void stat_done(struct world *w, struct thread *t, long result)
     if (mem_read(t->tid, at, &st, sizeof st) != 0) return;
     note_if_host(w, t, &st);
     struct idmap *ids = &t->proc->m->ids;
-    bool host = in_run(w, st.st_mtim.tv_sec, st.st_mtim.tv_nsec) && host_timed(t->proc->m, st.st_mode, st.st_dev);
-    st.st_ino = idmap_ino(ids, st.st_dev, st.st_ino);
+    dev_t dev = st.st_dev;
+    bool host = (in_run(w, st.st_mtim.tv_sec, st.st_mtim.tv_nsec) && host_timed(t->proc->m, st.st_mode, dev)) ||
+                host_kernel_file(t->proc->m, dev);
+    st.st_ino = st.st_dev == nsfs_dev() ? ns_ino(t->proc->m, st.st_ino) : idmap_ino(ids, st.st_dev, st.st_ino);
     st.st_dev = idmap_dev(ids, st.st_dev);
-    if (host) st.st_atim = st.st_mtim = st.st_ctim = (struct timespec){ .tv_sec = (time_t)boot_time_s(w) };
+    if (host) st.st_atim = st.st_mtim = st.st_ctim = (struct timespec){ .tv_sec = (time_t)world_boot_s(w) };
     else if (unfollowed(w, st.st_mode, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec))
         st.st_atim = st.st_mtim = st.st_ctim = restamp(w, t);
     else if (in_run(w, st.st_ctim.tv_sec, st.st_ctim.tv_nsec)) st.st_ctim = st.st_mtim;
     else st.st_atim = st.st_mtim;
+    if (run_dir_file(w, dev)) st.st_atim = st.st_mtim;
     mem_write(t->tid, at, &st, sizeof st);
 }
 
@@ -216,7 +298,8 @@ enum sys_action sys_statfs(struct world *w, struct thread *t)
     return SYS_PASS_EXIT;
 }
 
-/* ---- readlink of /proc/PID/fd/N: "pipe:[INODE]", "socket:[INODE]" ---- */
+/* ---- readlink of /proc/PID/fd/N ("pipe:[INODE]", "socket:[INODE]") and
+ * /proc/PID/ns/KIND ("net:[INODE]") ---- */
 
 /* The devices of the kernel's pipe and socket file systems (the same for
  * every process on the host): what an fstat of a pipe or socket gives. */
@@ -257,11 +340,14 @@ static void readlink_done(struct world *w, struct thread *t, long result)
     link[len] = 0;
     unsigned long long ino;
     char kind[8], close_bracket;
+    bool pipe_or_socket = false;
     if (len && sscanf(link, "%7[a-z]:[%llu%c", kind, &ino, &close_bracket) == 3 && close_bracket == ']' &&
-        (!strcmp(kind, "socket") || !strcmp(kind, "pipe"))) {
+        ((pipe_or_socket = !strcmp(kind, "socket") || !strcmp(kind, "pipe")) || ns_kind(kind))) {
         /* The machine's number for that inode, as its fstat gives (stat_done). */
-        int n = snprintf(link, sizeof link, "%s:[%llu]", kind,
-                         (unsigned long long)idmap_ino(&t->proc->m->ids, kernel_fs_dev(!strcmp(kind, "socket")), ino));
+        struct machine *m = t->proc->m;
+        uint64_t mine = pipe_or_socket ? idmap_ino(&m->ids, kernel_fs_dev(!strcmp(kind, "socket")), ino)
+                                       : ns_ino(m, ino);
+        int n = snprintf(link, sizeof link, "%s:[%llu]", kind, (unsigned long long)mine);
         len = n > 0 ? (size_t)n : 0;
     } else if (!redirected) {
         return;                             /* not a link to rewrite, and in place */
@@ -291,7 +377,7 @@ enum sys_action sys_readlink(struct world *w, struct thread *t)
     (void)w;
     bool at = SYSNR(t) == SYS_readlinkat;
     char path[64];
-    if (mem_read_str(t->tid, at ? ARG1(t) : ARG0(t), path, sizeof path) < 0 || !strstr(path, "fd/"))
+    if (mem_read_str(t->tid, at ? ARG1(t) : ARG0(t), path, sizeof path) < 0 || (!strstr(path, "fd/") && !strstr(path, "ns/")))
         return SYS_PASS;
     unsigned long long *bufreg = at ? &t->regs.rdx : &t->regs.rsi, *sizereg = at ? &t->regs.r10 : &t->regs.rdx;
     t->scratch[0] = 0;

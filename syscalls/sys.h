@@ -57,6 +57,18 @@ int fd_copy(struct world *w, struct thread *t, int fd);
 struct stat;
 int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st);
 bool fd_ready_check(struct world *w, struct thread *t);
+/* A copy that could not be made: the kernel reports a bad fd; any other
+ * failure stops the run. */
+enum sys_action fd_copy_error(struct world *w, struct thread *t, int fd);
+/* dsim's own stdout and stderr (dsim exec): outside the simulation. */
+bool fd_external(const struct world *w, const struct stat *st);
+/* One write on a copy that never blocks (fl: the copy's status flags). */
+ssize_t fd_put(int copy, bool sock, int fl, const void *buf, size_t n, int flags);
+/* EPIPE raises SIGPIPE as Linux does (a socket: unless MSG_NOSIGNAL in flags
+ * or part of the call was written already). */
+void raise_sigpipe(struct world *w, struct thread *t, bool sock, int flags);
+/* /dev/random, /dev/urandom, /dev/hwrng: read from the machine's stream. */
+bool random_dev(const struct stat *st);
 /* The thread keeps copy while it waits for events on it (fd_ready_check). */
 void hold_copy(struct thread *t, int copy, short events);
 void thread_drop_copy(struct thread *t);
@@ -166,6 +178,18 @@ void ftimes_free(struct machine *m);
 enum sys_action ftimes_fd_change(struct world *w, struct thread *t);
 /* Whether a file is outside the machine's disk (its output, dsim's). */
 bool outside_disk(const struct world *w, const struct stat *st);
+/* The regular file open as the tracee's fd changes now (the call passes). */
+enum sys_action ftimes_fd_note(struct world *w, struct thread *t, int fd);
+
+/* stat.c: the devices of m's /proc, /sys and /dev (m->proc_dev...). */
+void machine_kernel_devs(struct machine *m);
+
+/* procfs.c: the text dsim serves for a read at pos of tracee fd fd (copy,
+ * with its stat st), if it is one of a process's /proc files dsim makes
+ * (stat, status, statm, schedstat, io, maps); else NULL. */
+bool procfs_file(struct machine *m, const struct stat *st);    /* a file of m's /proc */
+const char *procfs_text(struct world *w, struct thread *t, int fd, int copy, const struct stat *st, uint64_t pos,
+                        size_t *len);
 
 /* random.c */
 void random_fill(struct world *w, struct thread *t, void *buf, size_t len);

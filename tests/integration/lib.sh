@@ -120,3 +120,21 @@ busy_stop() {
     wait $BUSY_PIDS 2>/dev/null
     BUSY_PIDS=""
 }
+
+# same_hash_everywhere CONF SEED: the seed's trace hash under `dsim run`,
+# `dsim replay`, `dsim replay --output DIR` and `dsim verify` (twice) is
+# one; prints it. dsim's own command line differs between them, and must
+# not reach a machine.
+same_hash_everywhere() {
+    local conf=$1 seed=$2 h_run h_replay h_output h_verify
+    timeout -k 5 120 "$DSIM" run "$conf" --seeds "$seed" --results "$TMP/everywhere.jsonl" >/dev/null 2>&1
+    h_run=$(sed -n 's/.*"hash": *"\([0-9a-f]*\)".*/\1/p' "$TMP/everywhere.jsonl")
+    h_replay=$(timeout -k 5 120 "$DSIM" replay "$conf" "$seed" | sed -n 's/^trace hash //p')
+    rm -rf "$TMP/everywhere.out"
+    h_output=$(timeout -k 5 120 "$DSIM" replay "$conf" "$seed" --output "$TMP/everywhere.out" | sed -n 's/^trace hash //p')
+    h_verify=$(timeout -k 5 120 "$DSIM" verify "$conf" --seed "$seed" --runs 2 | tail -n 1)
+    [ ${#h_run} = 32 ] || fail "seed $seed of $conf: no hash from dsim run"
+    [ "$h_run" = "$h_replay" ] && [ "$h_run" = "$h_output" ] && [ "$h_run" = "$h_verify" ] ||
+        fail "seed $seed of $conf: run $h_run, replay $h_replay, replay --output $h_output, verify $h_verify"
+    echo "$h_run"
+}
