@@ -185,6 +185,13 @@ static void overlay(const char *disk, const char *root, const char *lower, int n
      * and the run directory's name differs in every run. */
     if (chdir(disk) == 0) snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=upper%d,workdir=work%d", lower, n, n);
     else snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
+    /* The upper layer is the machine's disk, a tmpfs (durable.h), not the
+     * lower layer's file system: xino gives every file the overlay's
+     * device and an inode number of its own, as one file system would (a
+     * directory's entries would otherwise show two devices, and readdir's
+     * d_ino another number than stat's). */
+    size_t ol = strlen(opts);
+    snprintf(opts + ol, sizeof opts - ol, ",xino=on");
     /* noatime: a read would stamp the host's clock (file times are dsim's). */
     if (mount("overlay", target, "overlay", MS_NOATIME, opts) != 0) mount(lower, target, NULL, MS_BIND, NULL);
 }

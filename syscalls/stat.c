@@ -274,20 +274,24 @@ enum sys_action sys_stat(struct world *w, struct thread *t)
 #define DISK_FILES (6553600ull)
 
 #define TMPFS_MAGIC 0x01021994
+#define OVERLAYFS_MAGIC 0x794c7630
 
 static void statfs_done(struct world *w, struct thread *t, long result)
 {
     if (result != 0) return;
     struct statfs sf;
     if (mem_read(t->tid, ARG1(t), &sf, sizeof sf) != 0) return;
-    if (sf.f_blocks) {         /* a filesystem with a size (not /proc, /sys) */
+    if (sf.f_type == OVERLAYFS_MAGIC) {
+        /* The machine's disk: its own tmpfs of its `disk` size (durable.h),
+         * which only it writes, so the counts are the seed's. */
+    } else if (sf.f_blocks) {  /* a filesystem with a size (not /proc, /sys) */
         uint64_t bsize = sf.f_bsize ? (uint64_t)sf.f_bsize : 4096;
         /* tmpfs (/dev/shm): half the machine's memory, as by default. */
         uint64_t blocks = sf.f_type == TMPFS_MAGIC ? w->conf->memory_bytes / 2 / bsize : DISK_BLOCKS * 4096 / bsize;
         sf.f_blocks = blocks;
         sf.f_bfree = sf.f_bavail = blocks / 2;
     }
-    if (sf.f_files) {
+    if (sf.f_files && sf.f_type != OVERLAYFS_MAGIC) {
         sf.f_files = DISK_FILES;
         sf.f_ffree = DISK_FILES / 2;
     }
