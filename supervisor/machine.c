@@ -104,6 +104,38 @@ static int write_file(const struct world *w, const char *dir, const char *name, 
     return 0;
 }
 
+/* Linux 6.1's /proc/meminfo, every field in its order (programs look for
+ * Hugepagesize, Shmem, Committed_AS ...), for an idle machine of `memory`
+ * bytes with half of them free and no swap. */
+static const char *meminfo_text(const struct world *w, char *buf, size_t len)
+{
+    unsigned long long kb = w->conf->memory_bytes / 1024;
+    static const char *const zero[] = {
+        "Buffers", "Cached", "SwapCached", "Active", "Inactive", "Active(anon)", "Inactive(anon)",
+        "Active(file)", "Inactive(file)", "Unevictable", "Mlocked", "SwapTotal", "SwapFree", "Zswap",
+        "Zswapped", "Dirty", "Writeback", "AnonPages", "Mapped", "Shmem", "KReclaimable", "Slab",
+        "SReclaimable", "SUnreclaim", "KernelStack", "PageTables", "SecPageTables", "NFS_Unstable", "Bounce",
+        "WritebackTmp",
+    };
+    size_t off = (size_t)snprintf(buf, len, "MemTotal:       %8llu kB\nMemFree:        %8llu kB\n"
+                                  "MemAvailable:   %8llu kB\n", kb, kb / 2, kb / 2);
+    for (size_t i = 0; i < sizeof zero / sizeof *zero && off < len; i++) {
+        char field[32];
+        snprintf(field, sizeof field, "%s:", zero[i]);
+        off += (size_t)snprintf(buf + off, len - off, "%-16s%8d kB\n", field, 0);
+    }
+    if (off < len)
+        snprintf(buf + off, len - off,
+                 "CommitLimit:    %8llu kB\nCommitted_AS:          0 kB\nVmallocTotal:   34359738367 kB\n"
+                 "VmallocUsed:           0 kB\nVmallocChunk:          0 kB\nPercpu:                0 kB\n"
+                 "HardwareCorrupted:     0 kB\nAnonHugePages:         0 kB\nShmemHugePages:        0 kB\n"
+                 "ShmemPmdMapped:        0 kB\nFileHugePages:         0 kB\nFilePmdMapped:         0 kB\n"
+                 "HugePages_Total:       0\nHugePages_Free:        0\nHugePages_Rsvd:        0\n"
+                 "HugePages_Surp:        0\nHugepagesize:       2048 kB\nHugetlb:               0 kB\n"
+                 "DirectMap4k:      %8llu kB\nDirectMap2M:           0 kB\n", kb / 2, kb);
+    return buf;
+}
+
 int machine_write_vfs(struct world *w)
 {
     char dir[300], buf[8192];
@@ -123,12 +155,7 @@ int machine_write_vfs(struct world *w)
             "ht syscall nx lm sse3 ssse3 cx16 sse4_1 sse4_2 popcnt\nbogomips\t: 2000.00\n\n",
             i, n, i, n, i);
     if (write_file(w, dir, "cpuinfo", buf)) return -1;
-    unsigned long long kb = w->conf->memory_bytes / 1024;
-    snprintf(buf, sizeof buf,
-        "MemTotal:       %llu kB\nMemFree:        %llu kB\nMemAvailable:   %llu kB\n"
-        "Buffers:               0 kB\nCached:                0 kB\nSwapCached:            0 kB\n"
-        "SwapTotal:             0 kB\nSwapFree:              0 kB\n", kb, kb / 2, kb / 2);
-    if (write_file(w, dir, "meminfo", buf)) return -1;
+    if (write_file(w, dir, "meminfo", meminfo_text(w, buf, sizeof buf))) return -1;
     snprintf(buf, sizeof buf, n > 1 ? "0-%u\n" : "0\n", n - 1);
     if (write_file(w, dir, "cpus", buf)) return -1;
     if (write_file(w, dir, "boot_id", "6473696d-0000-4000-8000-000000000001\n")) return -1;
