@@ -175,6 +175,7 @@ enum key {
     K_STRICT_NAMES = 1 << 26,
     K_EPOCH = 1 << 27,
     K_TSC = 1 << 28,
+    K_DISK = 1 << 29,
 };
 
 const char *const tsc_mode_names[3] = { "auto", "trap", "rewrite" };
@@ -207,6 +208,7 @@ static const struct {
     { SEC_MACHINE, "command-after-restart", K_AFTER_RESTART },
     { SEC_MACHINE, "address", K_ADDRESS },
     { SEC_MACHINE, "clock_drift", K_CLOCK_DRIFT },
+    { SEC_MACHINE, "disk", K_DISK },
     { SEC_CHECK, "command", K_COMMAND },
     { SEC_FAULT, "kind", K_KIND },
     { SEC_FAULT, "at", K_AT },
@@ -680,6 +682,11 @@ static int handler(void *user, const char *section, const char *name, const char
         else cur_machine(p)->clock_offset_ns = v;
         return 1;
     }
+    case K_DISK:
+        if (parse_size(value, &cur_machine(p)->disk_bytes) < 0 || cur_machine(p)->disk_bytes < MIN_DISK_BYTES ||
+            cur_machine(p)->disk_bytes > MAX_DISK_BYTES)
+            return fail(p, line, "bad disk size \"%s\" (use 16M to 1T: bytes, or a number with K, M, G or T)", value);
+        return 1;
     case K_CLOCK_DRIFT: {
         char *end;
         double ppm = strtod(value, &end);

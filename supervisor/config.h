@@ -20,7 +20,13 @@ struct machine_conf {
     char address[32];       /* its IPv4 address (10.0.0.N by default) */
     int64_t clock_offset_ns;    /* its wall clock's offset from the world's */
     int64_t clock_drift_ppb;    /* its clocks' rate error, parts per billion */
+    uint64_t disk_bytes;        /* [machine] disk: its disk's size; 0 = DEFAULT_DISK_BYTES */
 };
+
+/* A machine's disk, unless `disk =` says: what it can write before ENOSPC. */
+#define DEFAULT_DISK_BYTES (1ULL << 30)
+#define MIN_DISK_BYTES (16ULL << 20)
+#define MAX_DISK_BYTES (1ULL << 40)
 
 enum fault_kind {
     FAULT_CLOCK_JUMP, FAULT_CRASH, FAULT_RESTART, FAULT_PAUSE,

@@ -217,7 +217,7 @@ static bool is_whiteout(const struct stat *st) { return S_ISCHR(st->st_mode) && 
 static void prune_records(struct world *w, struct machine *m)
 {
     char dir[1024], path[2048];
-    disk_dir(w, m, "content", dir, sizeof dir);
+    disk_content_dir(w, m, dir, sizeof dir);
     DIR *d = cf_opendir(dir);
     struct dirent *e;
     while (d && (e = readdir(d))) {

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
+#include <sys/mount.h>
+#include <sched.h>
 #include <unistd.h>
 
 /* ---- layers ---- */
@@ -30,8 +32,7 @@ static bool kernel_fs(const char *path)
 void disk_layers_init(struct world *w)
 {
     char line[4096];
-    snprintf(line, sizeof line, "%s/disk", w->run_dir);
-    cf_set_root(line);      /* every path below holds the machines' own names */
+    cf_set_root(w->run_dir);    /* the disks below hold the machines' own names */
     w->layers = calloc(1, sizeof *w->layers);
     w->layers[w->nlayers++] = strdup("/");
     FILE *f = fopen("/proc/self/mounts", "re");
@@ -43,6 +44,54 @@ void disk_layers_init(struct world *w)
         w->layers[w->nlayers++] = strdup(target);
     }
     if (f) fclose(f);
+}
+
+/* ---- the disk itself ---- */
+
+/* dsim's own mount namespace, made once per process and private: the
+ * machines' disks are mounted there, never on the host, and go with dsim
+ * however it ends. Made before any fd into the run directory is opened:
+ * an fd keeps the namespace it was opened in, whose mounts its lookups
+ * see. */
+bool disk_private_mounts(char *why, size_t len)
+{
+    static int state;               /* 0 not yet, 1 made, -1 failed */
+    if (state == 0) {
+        state = unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 ? 1 : -1;
+        if (state < 0) snprintf(why, len, "cannot make dsim's own mount namespace: %s", strerror(errno));
+    }
+    return state > 0;
+}
+
+int disk_mount(struct world *w, struct machine *m, char *why, size_t len)
+{
+    if (!disk_private_mounts(why, len)) return -1;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/disk", w->run_dir);
+    mkdir(dir, 0755);
+    disk_dir(w, m, "", dir, sizeof dir);
+    dir[strlen(dir) - 1] = 0;       /* disk/NAME */
+    mkdir(dir, 0755);
+    uint64_t size = m->conf->disk_bytes ? m->conf->disk_bytes : DEFAULT_DISK_BYTES;
+    /* A size the machine's writes meet as ENOSPC, a fixed number of
+     * inodes (tmpfs would take half the host's memory in pages), and
+     * 32-bit inode numbers, which leave the overlay's xino room. */
+    char opts[128];
+    snprintf(opts, sizeof opts, "size=%llu,nr_inodes=%llu,mode=0755,inode32", (unsigned long long)size,
+             (unsigned long long)(size / 16384 > 65536 ? size / 16384 : 65536));
+    if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0) {
+        snprintf(why, len, "cannot mount machine %s's disk: %s", m->name, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+void disk_unmount(struct world *w, struct machine *m)
+{
+    char dir[1024];
+    disk_dir(w, m, "", dir, sizeof dir);
+    dir[strlen(dir) - 1] = 0;
+    umount2(dir, MNT_DETACH);
 }
 
 void disk_layers_free(struct world *w)
@@ -190,11 +239,16 @@ int disk_copy_file(const char *src, const char *dst)
     return r;
 }
 
+void disk_content_dir(const struct world *w, const struct machine *m, char *out, size_t len)
+{
+    snprintf(out, len, "%s/content/%s", w->run_dir, m->name);
+}
+
 void disk_content_path(const struct world *w, const struct machine *m, const char *upath, char *out, size_t len)
 {
     char dir[1024];
     struct statx sx = { 0 };
-    disk_dir(w, m, "content", dir, sizeof dir);
+    disk_content_dir(w, m, dir, sizeof dir);
     cf_statx(upath, STATX_INO | STATX_BTIME, &sx);
     snprintf(out, len, "%s/%llu-%lld.%u", dir, (unsigned long long)sx.stx_ino,
              (sx.stx_mask & STATX_BTIME) ? (long long)sx.stx_btime.tv_sec : 0LL,

@@ -16,6 +16,7 @@
 #define SYS_prctl 157
 #define SYS_exit_group 231
 #define PR_SET_NAME 15
+#define PR_SET_DUMPABLE 4
 #define WALL 0x40000000
 #define ECHILD 10
 
@@ -45,6 +46,10 @@ start:
 	mov $PR_SET_NAME, %edi
 	lea name(%rip), %rsi
 	syscall
+	mov $SYS_prctl, %eax            /* prctl(PR_SET_DUMPABLE, 0): the machine's */
+	mov $PR_SET_DUMPABLE, %edi      /* processes, root only in their own user */
+	xor %esi, %esi                  /* namespace, cannot ptrace it, nor read or */
+	syscall                         /* write its memory through /proc/1 */
 	mov $SYS_close, %eax            /* close(3): the command may go on */
 	mov $3, %edi
 	syscall

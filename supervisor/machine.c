@@ -62,7 +62,26 @@ static const struct vfile vfiles[] = {
 
 /* The kernel's log is the host's: a machine reads none, and what it writes
  * there goes nowhere (not into the host's log). */
-static const char *const null_files[] = { "/dev/kmsg", "/proc/kmsg" };
+static const char *const null_files[] = { "/proc/kmsg" };
+
+/* The kernel's own files in /proc that reach the host: masked with
+ * /dev/null (the host's memory, keys, debugging, and sysrq-trigger, which a
+ * write of "b" to would reboot the host), or made read-only (buses,
+ * interrupts, file systems, sysctls), as container runtimes do. Missing
+ * ones are skipped. */
+static const char *const proc_masked[] = {
+    "/proc/kcore", "/proc/keys", "/proc/key-users", "/proc/latency_stats", "/proc/sched_debug",
+    "/proc/sysrq-trigger", "/proc/kallsyms", "/proc/kpagecount", "/proc/kpageflags", "/proc/kpagecgroup",
+    "/proc/timer_stats", "/proc/config.gz",
+};
+static const char *const proc_readonly[] = {
+    "/proc/sys", "/proc/bus", "/proc/fs", "/proc/irq", "/proc/acpi", "/proc/scsi", "/proc/driver",
+    "/proc/sysvipc", "/proc/tty",
+};
+
+/* The device nodes a machine's private /dev holds, bound from the host's
+ * (their reads of random bytes are the machine's: syscalls/random.c). */
+static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
 
 /* Gives a file dsim made for the machines their boot time, not the host's
  * clock at the run's start (its ctime, which cannot be set, is shown as
@@ -85,6 +104,38 @@ static int write_file(const struct world *w, const char *dir, const char *name, 
     return 0;
 }
 
+/* Linux 6.1's /proc/meminfo, every field in its order (programs look for
+ * Hugepagesize, Shmem, Committed_AS ...), for an idle machine of `memory`
+ * bytes with half of them free and no swap. */
+static const char *meminfo_text(const struct world *w, char *buf, size_t len)
+{
+    unsigned long long kb = w->conf->memory_bytes / 1024;
+    static const char *const zero[] = {
+        "Buffers", "Cached", "SwapCached", "Active", "Inactive", "Active(anon)", "Inactive(anon)",
+        "Active(file)", "Inactive(file)", "Unevictable", "Mlocked", "SwapTotal", "SwapFree", "Zswap",
+        "Zswapped", "Dirty", "Writeback", "AnonPages", "Mapped", "Shmem", "KReclaimable", "Slab",
+        "SReclaimable", "SUnreclaim", "KernelStack", "PageTables", "SecPageTables", "NFS_Unstable", "Bounce",
+        "WritebackTmp",
+    };
+    size_t off = (size_t)snprintf(buf, len, "MemTotal:       %8llu kB\nMemFree:        %8llu kB\n"
+                                  "MemAvailable:   %8llu kB\n", kb, kb / 2, kb / 2);
+    for (size_t i = 0; i < sizeof zero / sizeof *zero && off < len; i++) {
+        char field[32];
+        snprintf(field, sizeof field, "%s:", zero[i]);
+        off += (size_t)snprintf(buf + off, len - off, "%-16s%8d kB\n", field, 0);
+    }
+    if (off < len)
+        snprintf(buf + off, len - off,
+                 "CommitLimit:    %8llu kB\nCommitted_AS:          0 kB\nVmallocTotal:   34359738367 kB\n"
+                 "VmallocUsed:           0 kB\nVmallocChunk:          0 kB\nPercpu:                0 kB\n"
+                 "HardwareCorrupted:     0 kB\nAnonHugePages:         0 kB\nShmemHugePages:        0 kB\n"
+                 "ShmemPmdMapped:        0 kB\nFileHugePages:         0 kB\nFilePmdMapped:         0 kB\n"
+                 "HugePages_Total:       0\nHugePages_Free:        0\nHugePages_Rsvd:        0\n"
+                 "HugePages_Surp:        0\nHugepagesize:       2048 kB\nHugetlb:               0 kB\n"
+                 "DirectMap4k:      %8llu kB\nDirectMap2M:           0 kB\n", kb / 2, kb);
+    return buf;
+}
+
 int machine_write_vfs(struct world *w)
 {
     char dir[300], buf[8192];
@@ -104,12 +155,7 @@ int machine_write_vfs(struct world *w)
             "ht syscall nx lm sse3 ssse3 cx16 sse4_1 sse4_2 popcnt\nbogomips\t: 2000.00\n\n",
             i, n, i, n, i);
     if (write_file(w, dir, "cpuinfo", buf)) return -1;
-    unsigned long long kb = w->conf->memory_bytes / 1024;
-    snprintf(buf, sizeof buf,
-        "MemTotal:       %llu kB\nMemFree:        %llu kB\nMemAvailable:   %llu kB\n"
-        "Buffers:               0 kB\nCached:                0 kB\nSwapCached:            0 kB\n"
-        "SwapTotal:             0 kB\nSwapFree:              0 kB\n", kb, kb / 2, kb / 2);
-    if (write_file(w, dir, "meminfo", buf)) return -1;
+    if (write_file(w, dir, "meminfo", meminfo_text(w, buf, sizeof buf))) return -1;
     snprintf(buf, sizeof buf, n > 1 ? "0-%u\n" : "0\n", n - 1);
     if (write_file(w, dir, "cpus", buf)) return -1;
     if (write_file(w, dir, "boot_id", "6473696d-0000-4000-8000-000000000001\n")) return -1;
@@ -166,6 +212,13 @@ static void overlay(const char *disk, const char *root, const char *lower, int n
      * and the run directory's name differs in every run. */
     if (chdir(disk) == 0) snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=upper%d,workdir=work%d", lower, n, n);
     else snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
+    /* The upper layer is the machine's disk, a tmpfs (durable.h), not the
+     * lower layer's file system: xino gives every file the overlay's
+     * device and an inode number of its own, as one file system would (a
+     * directory's entries would otherwise show two devices, and readdir's
+     * d_ino another number than stat's). */
+    size_t ol = strlen(opts);
+    snprintf(opts + ol, sizeof opts - ol, ",xino=on");
     /* noatime: a read would stamp the host's clock (file times are dsim's). */
     if (mount("overlay", target, "overlay", MS_NOATIME, opts) != 0) mount(lower, target, NULL, MS_BIND, NULL);
 }
@@ -309,6 +362,79 @@ static void init_fail(int report, const char *what)
 
 /* Runs in the new namespaces as pid 1, before the command exists. True if
  * the config's directory is at CONFIG_MOUNT. */
+/* A mount and everything under it made read-only (and nosuid, nodev,
+ * noexec), in one call: machines cannot undo it (their mounts are locked,
+ * their user namespace owns none of them). */
+static void make_readonly(const char *path)
+{
+    if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) != 0) return;
+    struct { uint64_t set, clr, propagation, userns_fd; } attr = {
+        0x1 | 0x2 | 0x4 | 0x8, 0, 0, 0      /* MOUNT_ATTR_RDONLY | NOSUID | NODEV | NOEXEC */
+    };
+    if (syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr, sizeof attr) != 0)
+        mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+}
+
+/* The machine's own /dev: a small tmpfs with the harmless devices bound
+ * from the host, its own pseudo-terminals and shared memory, nothing of
+ * another machine's, and no device that reaches the host (disks, loops,
+ * kmsg, hwrng, kvm, net/tun, vsock). */
+static void private_dev(struct world *w, const char *root, int report)
+{
+    char dev[1200], node[1300], src[64];
+    snprintf(dev, sizeof dev, "%s/dev", root);
+    if (mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC | MS_NOATIME, "mode=755,size=1m,nr_inodes=64") != 0)
+        init_fail(report, "mount the machine's /dev");
+    for (size_t i = 0; i < sizeof dev_nodes / sizeof *dev_nodes; i++) {
+        snprintf(node, sizeof node, "%s/%s", dev, dev_nodes[i]);
+        snprintf(src, sizeof src, "/dev/%s", dev_nodes[i]);
+        close(open(node, O_CREAT | O_WRONLY | O_CLOEXEC, 0666));
+        if (mount(src, node, NULL, MS_BIND, NULL) != 0) unlink(node);
+    }
+    snprintf(node, sizeof node, "%s/kmsg", dev);        /* writes go nowhere, reads find nothing */
+    close(open(node, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+    mount("/dev/null", node, NULL, MS_BIND, NULL);
+    /* A hardware generator on every machine, whatever the host has: its
+     * reads are the machine's stream (syscalls/fs.c), as urandom's are. */
+    snprintf(node, sizeof node, "%s/hwrng", dev);
+    close(open(node, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+    mount("/dev/urandom", node, NULL, MS_BIND, NULL);
+    snprintf(node, sizeof node, "%s/pts", dev);
+    mkdir(node, 0755);
+    mount("devpts", node, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620");
+    snprintf(node, sizeof node, "%s/ptmx", dev);
+    if (symlink("pts/ptmx", node) != 0) {}
+    static const char *const links[][2] = { { "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" },
+                                            { "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
+                                            { "core", "/proc/kcore" } };
+    for (size_t i = 0; i < sizeof links / sizeof *links; i++) {
+        snprintf(node, sizeof node, "%s/%s", dev, links[i][0]);
+        if (symlink(links[i][1], node) != 0) {}
+    }
+    snprintf(node, sizeof node, "%s/shm", dev);         /* POSIX shm: the machine's own */
+    mkdir(node, 01777);
+    if (mount("tmpfs", node, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=1777") == 0)
+        machine_file_times(w, AT_FDCWD, node);
+    snprintf(node, sizeof node, "%s/mqueue", dev);      /* POSIX queues of its own IPC namespace */
+    mkdir(node, 01777);
+    mount("mqueue", node, "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+}
+
+/* /proc's windows on the host: masked or read-only. */
+static void seal_proc(const char *root)
+{
+    char path[1300];
+    struct stat st;
+    for (size_t i = 0; i < sizeof proc_masked / sizeof *proc_masked; i++) {
+        snprintf(path, sizeof path, "%s%s", root, proc_masked[i]);
+        if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode)) mount("/dev/null", path, NULL, MS_BIND, NULL);
+    }
+    for (size_t i = 0; i < sizeof proc_readonly / sizeof *proc_readonly; i++) {
+        snprintf(path, sizeof path, "%s%s", root, proc_readonly[i]);
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) make_readonly(path);
+    }
+}
+
 static bool init_setup(struct world *w, struct machine *m, int report)
 {
     sethostname(m->name, strlen(m->name));
@@ -327,13 +453,10 @@ static bool init_setup(struct world *w, struct machine *m, int report)
     disk_setup(w, m, root, sizeof root);
     snprintf(dst, sizeof dst, "%s/proc", root);
     mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
-    snprintf(dst, sizeof dst, "%s/dev", root);
-    mount("/dev", dst, NULL, MS_BIND | MS_REC, NULL);
-    snprintf(dst, sizeof dst, "%s/dev/shm", root);          /* POSIX shm: the machine's own */
-    if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=1777") == 0)
-        machine_file_times(w, AT_FDCWD, dst);
+    private_dev(w, root, report);
     snprintf(dst, sizeof dst, "%s/sys", root);
     mount("/sys", dst, NULL, MS_BIND | MS_REC, NULL);
+    make_readonly(dst);
     bool config_mounted = mount_config_dir(w, root);
     for (size_t i = 0; i < sizeof vfiles / sizeof *vfiles; i++) {
         snprintf(src, sizeof src, "%s/vfs/%s", w->run_dir, vfiles[i].name);
@@ -360,6 +483,7 @@ static bool init_setup(struct world *w, struct machine *m, int report)
         snprintf(dst, sizeof dst, "%s%s", root, null_files[i]);
         mount("/dev/null", dst, NULL, MS_BIND, NULL);
     }
+    seal_proc(root);
     char text[80];
     snprintf(text, sizeof text, "%s\n", m->name);
     bind_own_file(w, m, root, "hostname", "/etc/hostname", text);
@@ -498,6 +622,30 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
     if (m->conf->argv) exec_in_path(m->conf->argv, envp);
     else execve(argv[0], argv, envp);
     _exit(127);
+}
+
+/* The command's user namespace maps every id to itself: files keep their
+ * owners (a server's check of its data directory's owner still holds, a
+ * package manager still writes as root), and root there is root only
+ * over what the namespace owns, which is nothing of the host's: no
+ * capability over the host's mounts, devices, kernel or pid 1. /proc/sys,
+ * /sys and the masked /proc files (sysctls check only the uid) are
+ * read-only mounts it cannot undo. 0, or -1 and errno. */
+static int map_ids(pid_t pid)
+{
+    static const char *const maps[] = { "uid_map", "gid_map" };
+    static const char all[] = "0 0 4294967295\n";
+    for (int i = 0; i < 2; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, maps[i]);
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0) return -1;
+        ssize_t n = write(fd, all, sizeof all - 1);
+        int e = errno;
+        close(fd);
+        if (n != (ssize_t)sizeof all - 1) { errno = n < 0 ? e : EIO; return -1; }
+    }
+    return 0;
 }
 
 /* ---- pid 1 ---- */
@@ -649,8 +797,22 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         /* From here on report[1] is closed: a failure shows in the
          * machine's stderr, and as init's exit status. */
         if (init_fds(image) != 0) _exit(126);
-        pid_t cmd = fork();
+        /* The machine's limits and nice value, set while init may still
+         * raise them: its command, in a user namespace, inherits them. */
+        pin_limits();
+        setpriority(PRIO_PROCESS, 0, 0);
+        /* The command in a user namespace of its own (root there, not on
+         * the host) and a mount namespace it owns none of (every mount
+         * locked as init left it). */
+        pid_t cmd = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0);
         if (cmd == 0) command_exec(m, fp, config_mounted ? CONFIG_MOUNT : w->conf->dir, !w->tsc_rewrite, argv, envp);
+        if (cmd < 0 || map_ids(cmd) != 0) {
+            char msg[200];
+            int n = snprintf(msg, sizeof msg, "dsim: cannot give the machine a user namespace: %s\n", strerror(errno));
+            if (write(2, msg, (size_t)n) < 0) {}
+            if (cmd > 0) kill(cmd, SIGKILL);
+            _exit(126);
+        }
         init_exec();
     }
     int clone_errno = errno;

@@ -207,7 +207,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
      * a machine listing /tmp finds the same entries in every run, and no
      * other seed's disks. */
     char why[512] = "";
-    int lock = rundir_make(w->run_dir, sizeof w->run_dir, why, sizeof why);
+    int lock = disk_private_mounts(why, sizeof why) ? rundir_make(w->run_dir, sizeof w->run_dir, why, sizeof why) : -1;
     bool made = lock >= 0;
     /* Before the fixed files: their ctimes then count as made in the run
      * (shown as their mtimes, the boot time; syscalls/stat.c). */
@@ -271,6 +271,10 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
             m->err_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
         }
     }
+    for (size_t i = 0; i < c->nmachines && w->outcome == OUT_RUNNING; i++) {
+        char why_disk[512];
+        if (disk_mount(w, &w->machines[i], why_disk, sizeof why_disk) != 0) world_fail(w, OUT_INTERNAL, "%s", why_disk);
+    }
     if (netsim_init(w) != 0) world_fail(w, OUT_INTERNAL, "cannot set up the network: %s", strerror(errno));
     /* One CPU for the whole run: only one tracee runs at a time anyway. */
     cpu_set_t one;
@@ -318,6 +322,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         ftimes_free(&w->machines[i]);
         idmap_free(&w->machines[i].ids);
     }
+    for (size_t i = 0; i < w->nmachines; i++) disk_unmount(w, &w->machines[i]);
     disk_layers_free(w);
     rundir_done(w->run_dir, lock);
     trace_free(w->trace);

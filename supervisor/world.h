@@ -168,6 +168,7 @@ struct machine {
     struct idmap ids;           /* the inode and device numbers it sees */
     dev_t proc_dev;             /* its /proc's device, once looked up (0 = not yet) */
     dev_t sys_dev, dev_dev;     /* its /sys's and /dev's, looked up with it */
+    dev_t node_dev;             /* the host's device nodes bound into its /dev */
     bool kernel_devs_known;     /* the three looked up (0: not found) */
 #define MACHINE_NS_KINDS 8
     ino_t ns_host[MACHINE_NS_KINDS];    /* its namespaces' host inodes (syscalls/stat.c) */

@@ -45,17 +45,18 @@ static bool in_run(const struct world *w, int64_t sec, int64_t nsec)
     return sec > w->host_start.tv_sec || (sec == w->host_start.tv_sec && nsec >= w->host_start.tv_nsec);
 }
 
-/* The devices of the machine's /proc, /sys and /dev, looked up once per
- * incarnation (its /proc is new; /sys and /dev are the host's, bound). */
+/* The devices of the machine's /proc, /sys, /dev and the device nodes in
+ * it, looked up once per incarnation (its /proc and /dev are new; /sys and
+ * the nodes are the host's, bound). */
 void machine_kernel_devs(struct machine *m)
 {
     if (m->kernel_devs_known) return;
     m->kernel_devs_known = true;        /* once: reads ask on every call */
-    static const char *const dirs[] = { "proc", "sys", "dev" };
-    dev_t *devs[] = { &m->proc_dev, &m->sys_dev, &m->dev_dev };
-    for (int i = 0; i < 3; i++) {
+    static const char *const paths[] = { "proc", "sys", "dev", "dev/null" };
+    dev_t *devs[] = { &m->proc_dev, &m->sys_dev, &m->dev_dev, &m->node_dev };
+    for (int i = 0; i < 4; i++) {
         struct stat st;
-        int fd = machine_path_open((int)m->init_pid, dirs[i], false, O_PATH | O_DIRECTORY);
+        int fd = machine_path_open((int)m->init_pid, paths[i], false, O_PATH);
         if (fd >= 0 && fstat(fd, &st) == 0) *devs[i] = st.st_dev;
         if (fd >= 0) close(fd);
     }
@@ -76,7 +77,8 @@ static bool host_timed(struct machine *m, mode_t mode, dev_t dev)
 static bool host_kernel_file(struct machine *m, dev_t dev)
 {
     machine_kernel_devs(m);
-    return (m->sys_dev && dev == m->sys_dev) || (m->dev_dev && dev == m->dev_dev);
+    return (m->sys_dev && dev == m->sys_dev) || (m->dev_dev && dev == m->dev_dev) ||
+           (m->node_dev && dev == m->node_dev);
 }
 
 /* dsim's files bound into the machine (syscalls/info.c, machine.c) live on
@@ -108,7 +110,7 @@ static dev_t nsfs_dev(void)
 }
 
 /* The machine's number for a namespace, by its host inode: those of its
- * init (the machine's own, and those it shares with dsim) get the fixed
+ * command (the machine's own, and those it shares with dsim) get the fixed
  * ones, any other the machine's next number. */
 static uint64_t ns_ino(struct machine *m, uint64_t host_ino)
 {
@@ -116,7 +118,10 @@ static uint64_t ns_ino(struct machine *m, uint64_t host_ino)
         for (int i = 0; i < MACHINE_NS_KINDS; i++) {
             char path[64];
             struct stat st;
-            snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)m->init_pid, ns_numbers[i].kind);
+            /* The command's: it has a user and a mount namespace of its
+             * own, below init's (machine.c); the rest it shares. */
+            snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)(m->main ? m->main->pid : m->init_pid),
+                     ns_numbers[i].kind);
             m->ns_host[i] = stat(path, &st) == 0 ? st.st_ino : 0;
         }
         m->ns_known = true;
@@ -269,20 +274,24 @@ enum sys_action sys_stat(struct world *w, struct thread *t)
 #define DISK_FILES (6553600ull)
 
 #define TMPFS_MAGIC 0x01021994
+#define OVERLAYFS_MAGIC 0x794c7630
 
 static void statfs_done(struct world *w, struct thread *t, long result)
 {
     if (result != 0) return;
     struct statfs sf;
     if (mem_read(t->tid, ARG1(t), &sf, sizeof sf) != 0) return;
-    if (sf.f_blocks) {         /* a filesystem with a size (not /proc, /sys) */
+    if (sf.f_type == OVERLAYFS_MAGIC) {
+        /* The machine's disk: its own tmpfs of its `disk` size (durable.h),
+         * which only it writes, so the counts are the seed's. */
+    } else if (sf.f_blocks) {  /* a filesystem with a size (not /proc, /sys) */
         uint64_t bsize = sf.f_bsize ? (uint64_t)sf.f_bsize : 4096;
         /* tmpfs (/dev/shm): half the machine's memory, as by default. */
         uint64_t blocks = sf.f_type == TMPFS_MAGIC ? w->conf->memory_bytes / 2 / bsize : DISK_BLOCKS * 4096 / bsize;
         sf.f_blocks = blocks;
         sf.f_bfree = sf.f_bavail = blocks / 2;
     }
-    if (sf.f_files) {
+    if (sf.f_files && sf.f_type != OVERLAYFS_MAGIC) {
         sf.f_files = DISK_FILES;
         sf.f_ffree = DISK_FILES / 2;
     }

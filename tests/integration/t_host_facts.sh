@@ -26,7 +26,7 @@ procs_blocked 0
 softirq 0 0 0 0 0 0 0 0 0 0 0
 0.00 0.00 0.00 1/1 1
 2
-MemTotal:       4194304 kB
+MemTotal:        4194304 kB
 6473696d-0000-4000-8000-000000000001
 OUT
 diff "$TMP/want" "$TMP/one.out" >&2 || fail "a machine saw other host facts"

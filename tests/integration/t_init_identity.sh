@@ -1,11 +1,12 @@
 #!/bin/bash
 # A machine's pid 1 is dsim's init, which execs a program of its own with a
-# fixed command line (/sbin/init), an empty environment and the name
-# "init", in a fixed state (signals, limits, umask): /proc/1/cmdline,
-# environ, comm, exe, status and limits are the same whoever starts dsim,
-# with whatever environment, signals and limits, and under `dsim run`,
-# `dsim replay`, `dsim replay --output` and `dsim verify` alike (they used
-# to be dsim's own command line and the caller's environment).
+# fixed command line (/sbin/init) and the name "init", in a fixed state
+# (signals, limits, umask): /proc/1/cmdline, comm, status and limits are the
+# same whoever starts dsim, with whatever environment, signals and limits,
+# and under `dsim run`, `dsim replay`, `dsim replay --output` and `dsim
+# verify` alike (they used to be dsim's own command line and the caller's
+# environment). And it is out of reach: what needs ptrace access to it
+# (environ, exe, maps, and so mem) is refused to the machine's root.
 . "$(dirname "$0")/lib.sh"
 prog=$(build init_identity)
 
@@ -21,9 +22,9 @@ h1=$(same_hash_twice 1 "$prog") || exit 1
 cp "$TMP/a.out" "$TMP/s1.out"
 cat >"$TMP/want" <<'OUT'
 cmdline 11 /sbin/init|
-environ 0 
+environ error Permission denied
 comm 4 init
-exe /memfd:init (deleted)
+exe error Permission denied
 status Name:	init
 status Umask:	0022
 status SigBlk:	0000000000000000
@@ -32,9 +33,7 @@ status SigCgt:	0000000000000000
 OUT
 head -n 9 "$TMP/s1.out" | diff "$TMP/want" - >&2 || fail "pid 1 is not the machine's init"
 grep -Eq '^limits Max open files +1024 +4096 ' "$TMP/s1.out" || fail "pid 1 has the caller's fd limit"
-grep -qx 'maps 00010000-00011000 r-xp /memfd:init (deleted)' "$TMP/s1.out" ||
-    fail "pid 1's map does not show its program"
-grep -qx 'maps 7ffffffde000-7ffffffff000 rw-p \[stack\]' "$TMP/s1.out" || fail "pid 1's stack is randomized"
+grep -qx 'maps error Permission denied' "$TMP/s1.out" || fail "pid 1's map is open to the machine"
 
 # Whoever starts dsim: another environment, SIGINT and SIGQUIT ignored (a
 # shell's background job), lower limits, another umask and nice value.

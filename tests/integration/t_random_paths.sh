@@ -15,10 +15,12 @@ cp "$TMP/a.out" "$TMP/s1.out"
 dsim_exec 2 "$prog" >"$TMP/s2.out" || { cat "$TMP/exec.err" >&2; fail "seed 2 failed"; }
 
 # The calls' results are the kernel's: counts, errors, offsets.
-cut -d' ' -f1,2 "$TMP/native.out" >"$TMP/native.counts"
-cut -d' ' -f1,2 "$TMP/s1.out" >"$TMP/s1.counts"
+# Every machine has a /dev/hwrng, whether or not this host does.
+cut -d' ' -f1,2 "$TMP/native.out" | grep -v '^hwrng ' >"$TMP/native.counts"
+cut -d' ' -f1,2 "$TMP/s1.out" | grep -v '^hwrng ' >"$TMP/s1.counts"
 diff "$TMP/native.counts" "$TMP/s1.counts" >&2 || fail "results differ from native"
 [ "$(wc -l <"$TMP/s1.out")" = 22 ] || fail "not 22 lines"
+grep -q '^hwrng 16 ' "$TMP/s1.out" || fail "the machine's /dev/hwrng gave no 16 bytes"
 
 # Every line with bytes: fresh bytes, the seed's.
 awk 'NF == 3 && length($3) == 32 && $3 ~ /^[0-9a-f]+$/ { print $1, $3 }' "$TMP/s1.out" >"$TMP/s1.bytes"
@@ -31,9 +33,7 @@ join "$TMP/s1.bytes" "$TMP/s2.bytes" | awk '$2 == $3 { print "same bytes on seed
 for k in sendfile_pipe splice_pipe splice_offset sendfile_file sendfile_socket sendfile_full_pipe; do
     grep -q "^$k " "$TMP/s1.bytes" || fail "$k brought no bytes"
 done
-if [ -r /dev/hwrng ] && grep -q '^hwrng 16 ' "$TMP/native.out"; then
-    grep -q '^hwrng ' "$TMP/s1.bytes" || fail "/dev/hwrng is not the seed's"
-fi
+grep -q '^hwrng ' "$TMP/s1.bytes" || fail "/dev/hwrng is not the seed's"
 # The full pipe's sendfile waited in dsim, not in the kernel.
 "$DSIM" exec --seed 1 --trace "$TMP/t.gz" -- "$prog" >/dev/null 2>&1
 "$DSIM" trace "$TMP/t.gz" --syscall sendfile | grep -q ' blocks$' || fail "no sendfile waited for room"

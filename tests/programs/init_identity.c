@@ -64,6 +64,8 @@ int main(void)
 	show_lines("limits", "/proc/1/limits", limits);
 	char line[512], range[64], perms[8], name[256];
 	FILE *f = fopen("/proc/1/maps", "re");
+	if (!f)
+		printf("maps error %s\n", strerror(errno));
 	while (f && fgets(line, sizeof line, f)) {
 		name[0] = 0;
 		if (sscanf(line, "%63s %7s %*s %*s %*s %255[^\n]", range, perms, name) >= 2)

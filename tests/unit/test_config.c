@@ -333,6 +333,10 @@ START_TEST(test_defaults)
     ck_assert_int_eq(c->tsc, TSC_AUTO);
     config_free(c);
 
+    c = LOAD_OK("[machine a]\ncommand = ./a\ndisk = 64M\n[machine b]\ncommand = ./b\n");
+    ck_assert_uint_eq(c->machines[0].disk_bytes, 64ULL << 20);
+    ck_assert_uint_eq(c->machines[1].disk_bytes, 0);       /* DEFAULT_DISK_BYTES */
+    config_free(c);
     c = LOAD_OK("[simulation]\ntsc = rewrite\n[machine a]\ncommand = ./a\n");
     ck_assert_int_eq(c->tsc, TSC_REWRITE);
     config_free(c);
@@ -540,6 +544,10 @@ START_TEST(test_err_bad_values)
                "3: bad boolean \"maybe\" (use true or false)");
     EXPECT_ERR("[simulation]\nstrict_names = posix\n",
                "2: bad boolean \"posix\" (use true or false)");
+    EXPECT_ERR("[machine a]\ncommand = x\ndisk = 3M\n",
+               "3: bad disk size \"3M\" (use 16M to 1T: bytes, or a number with K, M, G or T)");
+    EXPECT_ERR("[machine a]\ncommand = x\ndisk = 2T\n",
+               "3: bad disk size \"2T\" (use 16M to 1T: bytes, or a number with K, M, G or T)");
     EXPECT_ERR("[simulation]\ntsc = sometimes\n",
                "2: bad tsc \"sometimes\" (use auto, trap or rewrite)");
     static const char *const bad_epochs[] = { "2030-13-01", "2030-02-29", "1969-12-31", "2201-01-01",

@@ -1,0 +1,63 @@
+#!/bin/bash
+# A machine is sealed by the kernel, not only by dsim's handlers: its
+# command runs as root in a user namespace of its own (every id mapped to
+# itself), with a private /dev (a small tmpfs of harmless devices), /sys
+# and /proc/sys read-only, the host's kernel files in /proc masked, and
+# pid 1 out of reach. sealed_probe tries what would reach the host; every
+# attempt is harmless to the host even if it worked (a sysctl written with
+# its own value, sysrq-trigger only opened, names the test removes), and
+# the test checks the host as well: no file in /dev, no cgroup, no line in
+# the kernel's log, the sysctl as it was. Two machines share nothing of
+# /dev. One seed gives one hash.
+. "$(dirname "$0")/lib.sh"
+prog=$(build sealed_probe)
+tag="dsim-sealed-$$-$RANDOM"
+cleanup_host() {
+    rm -f "/dev/$tag" "/dev/$tag-loop"
+    rmdir "/sys/fs/cgroup/$tag" 2>/dev/null
+    true
+}
+trap 'cleanup_host; rm -rf "$TMP"' EXIT
+sysctl_before=$(cat /proc/sys/fs/lease-break-time)
+
+dsim_exec 1 "$prog" "$tag" >"$TMP/probe.out" || { cat "$TMP/exec.err" "$TMP/probe.out" >&2; fail "sealed_probe failed under dsim"; }
+expect() { grep -Eq "^$1 +$2\$" "$TMP/probe.out" || { cat "$TMP/probe.out" >&2; fail "$1: expected $2"; }; }
+expect "sysctl write" "(EROFS|EACCES|EPERM)"
+expect "sysrq-trigger open" "(ENOENT|EROFS|EACCES|EPERM)"
+expect "cgroup mkdir" "(EROFS|EACCES|EPERM)"
+expect "mknod block device" "EPERM"
+expect "open /dev/loop0" "ENOENT"
+expect "open /dev/vda" "ENOENT"
+expect "open /proc/1/mem" "EACCES"
+expect "open /proc/1/root" "EACCES"
+expect "uid" "0"
+grep -Eq '^uid_map +0 +0 +4294967295$' "$TMP/probe.out" || fail "ids are not mapped to themselves"
+expect "sethostname" "EPERM"        # not root over anything the host's user namespace owns
+# The host, seen from outside.
+[ ! -e "/dev/$tag" ] || fail "a file the machine made in /dev is on the host"
+[ ! -e "/sys/fs/cgroup/$tag" ] || fail "the machine made a host cgroup"
+[ "$(cat /proc/sys/fs/lease-break-time)" = "$sysctl_before" ] || fail "the host's sysctl changed"
+if dmesg >/dev/null 2>&1; then
+    ! dmesg | grep -q "$tag" || fail "the machine's line reached the host's kernel log"
+fi
+h=$(same_hash_twice 1 "$prog" "$tag") || exit 1
+
+# Two machines: b finds nothing a wrote in /dev or /dev/shm.
+write_conf "$TMP/two.conf" <<CONF
+[simulation]
+duration = 5s
+[machine a]
+command = touch /dev/$tag-a /dev/shm/$tag-a && ls /dev/$tag-a /dev/shm/$tag-a && sleep 2
+[machine b]
+start = 1s
+command = ls /dev/$tag-a /dev/shm/$tag-a 2>&1; ls /dev
+CONF
+timeout -k 5 60 "$DSIM" replay "$TMP/two.conf" 1 --output "$TMP/out" >"$TMP/two.out" 2>&1 || { cat "$TMP/two.out" >&2; fail "two machines"; }
+grep -q "^/dev/$tag-a\$" "$TMP/out/seed-1/a.stdout" || fail "machine a could not write its own /dev"
+grep -q "cannot access '/dev/$tag-a'" "$TMP/out/seed-1/b.stdout" || { cat "$TMP/out/seed-1/b.stdout" >&2; fail "machine b sees a's /dev"; }
+grep -q "cannot access '/dev/shm/$tag-a'" "$TMP/out/seed-1/b.stdout" || fail "machine b sees a's /dev/shm"
+for node in null zero full random urandom tty hwrng ptmx pts shm; do
+    grep -qx "$node" "$TMP/out/seed-1/b.stdout" || fail "/dev lacks $node"
+done
+[ ! -e "/dev/$tag-a" ] || fail "machine a's /dev file is on the host"
+note "sealed; hash $h twice"
