@@ -152,6 +152,9 @@ struct machine {
     dev_t proc_dev;             /* its /proc's device, once looked up (0 = not yet) */
     int out_fd, err_fd;     /* where its stdout and stderr go */
     bool stacks;            /* note the stack at each of its syscalls */
+    /* Every signal any of its signalfds was ever asked to watch (sigfd.c):
+     * its readiness checks then run with the thread's signals mirrored. */
+    uint64_t sigfd_mask;
     int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */
     int64_t clock_drift_ppb;
 };

@@ -134,7 +134,7 @@ static int must_wait(struct world *w, struct thread *t, int copy, const struct s
         int fl = fcntl(copy, F_GETFL);
         struct pollfd p = { copy, events, 0 };
         /* A failed poll (EINTR) waits: the ready check polls again. */
-        wait = fl >= 0 && !(fl & O_NONBLOCK) && poll(&p, 1, 0) <= 0;
+        wait = fl >= 0 && !(fl & O_NONBLOCK) && sig_poll(w, t, &p, 1) <= 0;
     }
     if (!wait) {
         close(copy);
@@ -146,13 +146,10 @@ static int must_wait(struct world *w, struct thread *t, int copy, const struct s
 
 bool fd_ready_check(struct world *w, struct thread *t)
 {
-    (void)w;
     if (t->copy_fd < 0) return true;    /* nothing held: let the handler decide */
     struct pollfd p = { t->copy_fd, (short)t->scratch[4], 0 };
-    int r;
-    /* The watchdog's SIGALRM must not pass for readiness: that is timing. */
-    while ((r = poll(&p, 1, 0)) < 0 && errno == EINTR) {}
-    return r != 0;                      /* an error too: the handler looks again */
+    /* The watchdog's SIGALRM never passes for readiness (sig_poll retries). */
+    return sig_poll(w, t, &p, 1) != 0;  /* an error too: the handler looks again */
 }
 
 /* When a call that must wait on a socket gives up: its SO_RCVTIMEO or

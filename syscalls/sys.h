@@ -79,6 +79,9 @@ int futex_wake_tid(struct world *w, struct thread *exited, int n);
 
 /* signal.c: a signal was generated for p (thread t, or any thread if NULL). */
 void signal_generated(struct world *w, struct process *p, struct thread *t, int sig);
+/* The signals pending for a stopped thread (its own and its process's),
+ * without those queued only because it is traced. */
+uint64_t thread_pending_signals(struct thread *t);
 /* What a blocked call does when a signal interrupts it. */
 enum sys_action signal_interrupt(struct world *w, struct thread *t, const struct sys_entry *e);
 enum sys_action signal_before_block(struct world *w, struct thread *t, const struct sys_entry *e);
@@ -86,6 +89,15 @@ struct sighand *sighand_new(struct world *w);
 struct sighand *sighand_copy(struct world *w, const struct sighand *from);
 void sighand_put(struct sighand *sh);
 void sighand_exec_reset(struct sighand *sh);
+
+/* sigfd.c: readiness checks as the thread would make them. A signalfd is
+ * readable when the thread polling it has a signal pending in its mask, so
+ * on a machine that made one these run with the thread's signals mirrored
+ * on the supervisor's. Zero timeouts; EINTR never comes back. */
+struct pollfd;
+struct epoll_event;
+int sig_poll(struct world *w, struct thread *t, struct pollfd *p, unsigned long n);
+int sig_epoll_wait(struct world *w, struct thread *t, int epfd, struct epoll_event *ev, int max);
 
 /* time.c: convert between virtual time and user timespecs. */
 uint64_t ts_to_ns(int64_t sec, int64_t nsec);

@@ -15,7 +15,7 @@
     X(sys_getitimer) X(sys_setitimer) X(sys_timerfd_create) X(sys_timerfd_settime) \
     X(sys_timerfd_gettime) X(sys_futex) X(sys_futex_waitv) X(sys_clone) X(sys_clone3) X(sys_fork) X(sys_vfork) \
     X(sys_execve) X(sys_exit) X(sys_exit_group) X(sys_wait4) X(sys_waitid) X(sys_set_tid_address) \
-    X(sys_rt_sigaction) X(sys_kill) X(sys_pause) X(sys_rt_sigsuspend) X(sys_rt_sigtimedwait) \
+    X(sys_rt_sigaction) X(sys_kill) X(sys_pause) X(sys_rt_sigsuspend) X(sys_rt_sigtimedwait) X(sys_signalfd) \
     X(sys_getrandom) X(sys_uname) X(sys_sysinfo) X(sys_sched_getaffinity) X(sys_sched_setaffinity) \
     X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality) X(sys_flock) X(sys_fence) X(sys_open) X(sys_fsync) X(sys_sync) \
     X(sys_mkdir) X(sys_mknod) X(sys_unlink) X(sys_rename) X(sys_link) X(sys_creat) X(sys_pwrite) \
@@ -55,8 +55,8 @@ const struct sys_entry sys_table[] = {
     PASS(listxattr, "spd") PASS(llistxattr, "spd") PASS(flistxattr, "fpd") PASS(setxattr, "sspdx")
     PASS(lsetxattr, "sspdx") PASS(fsetxattr, "fspdx") PASS(removexattr, "ss") PASS(lremovexattr, "ss")
     PASS(fremovexattr, "fs") PASS(eventfd, "d") PASS(eventfd2, "dx") PASS(epoll_create, "d")
-    PASS(epoll_create1, "x") PASS(epoll_ctl, "dxfp") /* Readiness of a signalfd depends on the reader's signals: not yet. */
-    E(signalfd, sys_fence, "fpd", I) E(signalfd4, sys_fence, "fpdx", I)
+    PASS(epoll_create1, "x") PASS(epoll_ctl, "dxfp")
+    E(signalfd, sys_signalfd, "fpd", I) E(signalfd4, sys_signalfd, "fpdx", I)
     PASS(memfd_create, "sx") PASS(inotify_init1, "x") PASS(inotify_add_watch, "fsx")
     PASS(inotify_rm_watch, "fd") E(sendfile, sys_fd_copy, "ffpd", I) E(copy_file_range, sys_fd_copy, "fpfpdx", I)
     E(splice, sys_fd_copy, "fpfpdx", I) PASS(tee, "ffdx") E(pwrite64, sys_pwrite, "fpdl", I) E(pwritev, sys_pwrite, "fpdd", I)
