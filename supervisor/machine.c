@@ -371,6 +371,7 @@ static pid_t waitpid_again(pid_t pid, int *status)
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp)
 {
     m->proc_dev = 0;            /* a new /proc comes with the new namespace */
+    ipc_free(m);                /* and new IPC objects */
     char *command = m->incarnation > 0 && m->conf->command_after_restart ? m->conf->command_after_restart
                                                                          : m->conf->command;
     char *argv[] = { "/bin/sh", "-c", command, NULL };

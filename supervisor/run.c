@@ -329,6 +329,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     for (size_t i = 0; i < w->nmachines; i++) {
         oplog_clear(&w->machines[i].names);
         ftimes_free(&w->machines[i]);
+        ipc_free(&w->machines[i]);
         idmap_free(&w->machines[i].ids);
     }
     disk_layers_free(w);

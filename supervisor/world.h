@@ -155,6 +155,7 @@ struct machine {
     /* Every signal any of its signalfds was ever asked to watch (sigfd.c):
      * its readiness checks then run with the thread's signals mirrored. */
     uint64_t sigfd_mask;
+    struct ipc_state *ipc;      /* its System V IPC objects' times (syscalls/ipc.c) */
     int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */
     int64_t clock_drift_ppb;
 };

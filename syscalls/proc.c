@@ -78,6 +78,7 @@ void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid
         if (flags & CLONE_SIGHAND) { cp->sh = pp->sh; pp->sh->refs++; }
         else cp->sh = sighand_copy(w, pp->sh);
         cp->code = flags & CLONE_VM ? code_sites_get(pp->code) : code_sites_copy(pp->code);
+        if (!(flags & CLONE_VM)) ipc_fork(w, pp, cp);
     }
     struct thread *c = world_add_thread(w, cp, child_tid, vtid);
     c->awaiting_first_stop = !run_take_early_stop(w, child_tid);
@@ -131,6 +132,7 @@ void proc_on_exec(struct world *w, struct thread *t)
         struct thread *o = w->threads[i];
         if (o->proc == p && o != t && o->state != TS_DEAD) o->state = TS_DYING;
     }
+    ipc_mm_left(w, p, p->mm);
     p->mm = ++w->next_mm;
     t->ctid_addr = 0;
     if (p->sh->refs > 1) {
@@ -174,6 +176,7 @@ enum sys_action sys_exit_group(struct world *w, struct thread *t)
 void proc_on_exit(struct world *w, struct process *p)
 {
     release_vfork_parent(p);
+    ipc_mm_left(w, p, p->mm);
     if (p->pidfd >= 0) close(p->pidfd);     /* nothing left to copy fds from */
     p->pidfd = -1;
     for (size_t i = 0; i < w->nprocs; i++)

@@ -141,6 +141,14 @@ uint64_t ptimers_next(struct world *w);
 void ptimers_fire(struct world *w);
 void ptimers_exec(struct world *w, struct process *p);
 
+/* ipc.c: System V IPC. The state of a machine's objects goes with its IPC
+ * namespace (at a restart, and at the end of the run); a fork attaches the
+ * child's address space where its parent's is, and an address space left
+ * by its last process detaches. */
+void ipc_free(struct machine *m);
+void ipc_fork(struct world *w, struct process *parent, struct process *child);
+void ipc_mm_left(struct world *w, struct process *p, int mm);
+
 /* outside.c: at an open's exit, notes what the new fd reaches if it is
  * outside the simulation (a host file, /proc, /sys, a device). */
 void outside_open_noted(struct world *w, struct thread *t, long fd);
