@@ -330,6 +330,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         oplog_clear(&w->machines[i].names);
         ftimes_free(&w->machines[i]);
         ipc_free(&w->machines[i]);
+        unsynced_clear(&w->machines[i].unsynced);
         idmap_free(&w->machines[i].ids);
     }
     disk_layers_free(w);

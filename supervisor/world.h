@@ -11,6 +11,7 @@
 #include "supervisor/idmap.h"
 #include "supervisor/oplog.h"
 #include "supervisor/prng.h"
+#include "supervisor/unsynced.h"
 #include "trace/trace.h"
 
 struct world;
@@ -145,6 +146,7 @@ struct machine {
     struct oplog names;         /* name operations not durable yet (durable.h) */
     unsigned long grave_seq;    /* names the files those operations replaced */
     bool sync_opened;           /* it opened a file O_SYNC/O_DSYNC: writes need a look */
+    struct unsynced unsynced;   /* what of its files changed since their durable copy */
     struct dirty_file *dirty;   /* changed files not stamped yet */
     size_t ndirty, capdirty;
     bool stamped;               /* it changed a file on its disk (ctimes in stat results) */

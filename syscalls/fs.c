@@ -12,6 +12,7 @@
 #include <linux/sockios.h>
 #include "supervisor/tracer.h"
 #include "supervisor/netsim.h"
+#include "supervisor/durable.h"
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
@@ -435,7 +436,13 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
      * anyway (EMSGSIZE), and the kernel says so at once. */
     if (!ours || (sock && c->b.total > WRITE_STEP && !stream_socket(copy))) {
         bool file = S_ISREG(st.st_mode) && !is_external(w, &st);
-        if (file) ftimes_note_fd(w, t, copy, &st);      /* its mtime: now, on the machine's clock */
+        if (file) {
+            /* Where it writes, for the next fsync: appends at the end. */
+            off_t at = fl >= 0 && (fl & O_APPEND) ? st.st_size : lseek(copy, 0, SEEK_CUR);
+            if (at >= 0) disk_file_written(t->proc->m, &st, (uint64_t)at + (uint64_t)t->partial, c->b.total);
+            else disk_file_changed(t->proc->m, &st);
+            ftimes_note_fd(w, t, copy, &st);            /* its mtime: now, on the machine's clock */
+        }
         else close(copy);
         if (file && fl >= 0 && (fl & O_DSYNC) && t->partial == 0) return disk_sync_write(w, t, c->fd);
         return write_leave(t);

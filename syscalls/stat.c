@@ -24,6 +24,7 @@
  *   (readlink): the machine's is shown, as its fstat gives. */
 #include "supervisor/confined.h"
 #include "syscalls/sys.h"
+#include "supervisor/durable.h"
 #include "supervisor/tracer.h"
 #include <fcntl.h>
 #include <stddef.h>
@@ -77,9 +78,13 @@ static struct timespec restamp(struct world *w, struct thread *t)
     if (!path || !first) {                  /* fstat, or AT_EMPTY_PATH */
         struct stat st;
         int copy = fd_probe(w, t, dirfd, &st);
-        if (copy >= 0) ftimes_note_fd(w, t, copy, &st);
+        if (copy >= 0) {
+            disk_file_changed(t->proc->m, &st);     /* a write dsim did not see: the next fsync copies it all */
+            ftimes_note_fd(w, t, copy, &st);
+        }
     } else if (disk_entry_mpath(t, dirfd, path, mpath, sizeof mpath)) {
         ftimes_note_path(w, t->proc->m, mpath);
+        disk_path_changed(t, mpath);
     }
     uint64_t now = machine_realtime(w, t->proc->m);
     return (struct timespec){ (time_t)(now / 1000000000), (long)(now % 1000000000) };

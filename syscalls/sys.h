@@ -167,6 +167,9 @@ void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid
 /* disk.c: open with O_CREAT or O_SYNC; a write through an O_SYNC fd. */
 enum sys_action disk_open(struct world *w, struct thread *t, int dirfd, uint64_t addr, int flags);
 enum sys_action disk_sync_write(struct world *w, struct thread *t, int fd);
+/* The regular file at a machine path changed somewhere (truncate, O_TRUNC):
+ * its next fsync copies it whole. */
+void disk_path_changed(struct thread *t, const char *mpath);
 /* The machine path of the entry a path argument names (its last component
  * not followed); false if it cannot be resolved. */
 bool disk_entry_mpath(struct thread *t, int dirfd, uint64_t addr, char *out, size_t len);
