@@ -332,6 +332,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         ipc_free(&w->machines[i]);
         unsynced_clear(&w->machines[i].unsynced);
         idmap_free(&w->machines[i].ids);
+        free(w->machines[i].mount_devs);
     }
     disk_layers_free(w);
     run_cleanup(KEEP_RUN_DIRS - 1);

@@ -151,6 +151,12 @@ struct machine {
     size_t ndirty, capdirty;
     bool stamped;               /* it changed a file on its disk (ctimes in stat results) */
     struct idmap ids;           /* the inode and device numbers it sees */
+    /* The devices of its mounts in the order its init makes them, read at
+     * each (re)start: each incarnation's overlays and tmpfs are new
+     * devices, and whether the host hands out a dead one's number again
+     * is timing. Its stat results key files by the position instead. */
+    uint64_t *mount_devs;
+    size_t nmount_devs;
     dev_t proc_dev;             /* its /proc's device, once looked up (0 = not yet) */
     int out_fd, err_fd;     /* where its stdout and stderr go */
     bool stacks;            /* note the stack at each of its syscalls */
@@ -278,6 +284,17 @@ static inline uint64_t machine_monotonic(const struct world *w, const struct mac
 static inline uint64_t machine_realtime(const struct world *w, const struct machine *m)
 {
     return (uint64_t)(w->conf->epoch_s * 1000000000LL + m->clock_offset_ns + machine_elapsed(w, m));
+}
+
+/* The key a file's host device gets in the machine's identity map: the
+ * position of the machine's mount of it, the same in every incarnation,
+ * or the host's device for what the machine did not mount itself. */
+#define MOUNT_DEV_KEY (1ULL << 62)
+static inline uint64_t machine_dev_key(const struct machine *m, uint64_t dev)
+{
+    for (size_t i = 0; i < m->nmount_devs; i++)
+        if (m->mount_devs[i] == dev) return MOUNT_DEV_KEY | i;
+    return dev;
 }
 
 /* run.c */

@@ -82,9 +82,25 @@ bool disk_entry_mpath(struct thread *t, int dirfd, uint64_t addr, char *out, siz
     return (size_t)snprintf(out, len, "%s/%s", strcmp(dir, "/") ? dir : "", last) < len;
 }
 
+/* A new inode at machine path mpath: a number of its own in the machine's
+ * stat results, even if the host gave it the number of a file it freed
+ * (later numbers would otherwise depend on the host's choice). */
+static void new_identity(struct thread *t, const char *mpath)
+{
+    struct stat st;
+    int fd = machine_path_open(t->tid, mpath, true, O_PATH);
+    if (fd >= 0 && fstat(fd, &st) == 0) idmap_forget(&t->proc->m->ids, machine_dev_key(t->proc->m, st.st_dev), st.st_ino);
+    if (fd >= 0) close(fd);
+}
+
 static void name_done(struct world *w, struct thread *t, long result)
 {
-    disk_op_end(w, t->proc->m, result >= 0);
+    struct machine *m = t->proc->m;
+    const struct name_op *op = m->names.n ? &m->names.ops[m->names.n - 1] : NULL;     /* this call's */
+    if (result >= 0 && op && (op->kind == NOP_CREATE || op->kind == NOP_MKDIR || op->kind == NOP_MKNOD ||
+                              op->kind == NOP_SYMLINK))
+        new_identity(t, op->path[0]);
+    disk_op_end(w, m, result >= 0);
 }
 
 /* Notes the operation and sees it through its exit stop. */

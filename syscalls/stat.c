@@ -136,8 +136,9 @@ static void statx_done(struct world *w, struct thread *t, uint64_t at)
         note_if_host(w, t, &st);
     }
     struct idmap *ids = &t->proc->m->ids;
-    uint64_t dev = makedev(sx.stx_dev_major, sx.stx_dev_minor), vdev = idmap_dev(ids, dev);
-    if (sx.stx_mask & STATX_INO) sx.stx_ino = idmap_ino(ids, dev, sx.stx_ino);
+    uint64_t dev = makedev(sx.stx_dev_major, sx.stx_dev_minor), key = machine_dev_key(t->proc->m, dev);
+    uint64_t vdev = idmap_dev(ids, key);
+    if (sx.stx_mask & STATX_INO) sx.stx_ino = idmap_ino(ids, key, sx.stx_ino);
     sx.stx_dev_major = major(vdev);
     sx.stx_dev_minor = minor(vdev);
     if (in_run(w, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec) && host_timed(t->proc->m, sx.stx_mode, dev)) {
@@ -169,8 +170,9 @@ static void stat_done(struct world *w, struct thread *t, long result)
     note_if_host(w, t, &st);
     struct idmap *ids = &t->proc->m->ids;
     bool host = in_run(w, st.st_mtim.tv_sec, st.st_mtim.tv_nsec) && host_timed(t->proc->m, st.st_mode, st.st_dev);
-    st.st_ino = idmap_ino(ids, st.st_dev, st.st_ino);
-    st.st_dev = idmap_dev(ids, st.st_dev);
+    uint64_t key = machine_dev_key(t->proc->m, st.st_dev);
+    st.st_ino = idmap_ino(ids, key, st.st_ino);
+    st.st_dev = idmap_dev(ids, key);
     if (host) st.st_atim = st.st_mtim = st.st_ctim = (struct timespec){ .tv_sec = (time_t)boot_time_s(w) };
     else if (unfollowed(w, st.st_mode, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec))
         st.st_atim = st.st_mtim = st.st_ctim = restamp(w, t);
