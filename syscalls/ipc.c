@@ -241,8 +241,10 @@ static bool semcall_read(struct thread *t, struct semcall *c)
 
 /* What the kernel would do with the call now (do_semtimedop's checks, in
  * order: the count, the set, the numbers, the permission, then the
- * operations). GO also when it would fail at once. */
-static enum verdict sem_verdict(struct thread *t, const struct semcall *c)
+ * operations). GO also when it would fail at once. The permission is
+ * checked when the call is made, not while it waits (nor does Linux look
+ * again after a sleep). */
+static enum verdict sem_verdict(struct thread *t, const struct semcall *c, bool check_perm)
 {
     struct machine *m = t->proc->m;
     struct seminfo info;
@@ -259,7 +261,7 @@ static enum verdict sem_verdict(struct thread *t, const struct semcall *c)
         fits &= c->ops[i].sem_num < nsems;
     }
     enum verdict v = GO;
-    if (fits && allowed(t, &ds.sem_perm, alter ? S_IWUGO : S_IRUGO)) {
+    if (fits && (!check_perm || allowed(t, &ds.sem_perm, alter ? S_IWUGO : S_IRUGO))) {
         int stuck = sem_stuck(vals, nsems, c->ops, c->n);
         if (stuck >= 0 && !(c->ops[stuck].sem_flg & IPC_NOWAIT)) v = WAIT;
     }
@@ -272,7 +274,7 @@ static bool sem_ready(struct world *w, struct thread *t)
     (void)w;
     struct semcall c;
     if (!semcall_read(t, &c)) return true;
-    enum verdict v = sem_verdict(t, &c);
+    enum verdict v = sem_verdict(t, &c, false);
     free(c.ops);
     return v != WAIT;
 }
@@ -312,7 +314,7 @@ static enum sys_action semop_call(struct world *w, struct thread *t, uint64_t ti
     }
     struct semcall c;
     enum verdict v = GO;
-    if (semcall_read(t, &c)) v = sem_verdict(t, &c);
+    if (semcall_read(t, &c)) v = sem_verdict(t, &c, true);
     free(c.ops);
     return go_or_wait(w, t, v, sem_ready, semop_done);
 }
@@ -324,7 +326,7 @@ enum sys_action sys_semtimedop(struct world *w, struct thread *t) { return semop
 
 /* msgsnd(2): waits while the queue has no room (do_msgsnd's checks: the
  * size and type, the text readable, the queue, the permission, room). */
-static enum verdict snd_verdict(struct thread *t)
+static enum verdict snd_verdict(struct thread *t, bool check_perm)
 {
     int id = (int)ARG0(t), flags = (int)ARG3(t);
     long size = (long)ARG2(t), type;
@@ -340,7 +342,7 @@ static enum verdict snd_verdict(struct thread *t)
     int r = msgctl(id, IPC_STAT, &ds);
     ns_leave();
     if (r != 0) return GONE;
-    if (!allowed(t, &ds.msg_perm, S_IWUGO)) return GO;
+    if (check_perm && !allowed(t, &ds.msg_perm, S_IWUGO)) return GO;
     bool fits = (unsigned long)size + ds.__msg_cbytes <= ds.msg_qbytes && 1 + ds.msg_qnum <= ds.msg_qbytes;
     return fits || (flags & IPC_NOWAIT) ? GO : WAIT;
 }
@@ -356,7 +358,7 @@ static bool msg_matches(long have, long want, int flags)
 /* msgrcv(2): waits while no message matches. The queue is read inside the
  * namespace with MSG_COPY, which copies a message by index and takes
  * nothing. */
-static enum verdict rcv_verdict(struct thread *t)
+static enum verdict rcv_verdict(struct thread *t, bool check_perm)
 {
     int id = (int)ARG0(t), flags = (int)ARG4(t);
     long want = (long)ARG3(t);
@@ -379,12 +381,12 @@ static enum verdict rcv_verdict(struct thread *t)
         free(buf);
     }
     ns_leave();
-    if (!allowed(t, &ds.msg_perm, S_IRUGO)) return GO;
+    if (check_perm && !allowed(t, &ds.msg_perm, S_IRUGO)) return GO;
     return found || (flags & IPC_NOWAIT) ? GO : WAIT;
 }
 
-static bool snd_ready(struct world *w, struct thread *t) { (void)w; return snd_verdict(t) != WAIT; }
-static bool rcv_ready(struct world *w, struct thread *t) { (void)w; return rcv_verdict(t) != WAIT; }
+static bool snd_ready(struct world *w, struct thread *t) { (void)w; return snd_verdict(t, false) != WAIT; }
+static bool rcv_ready(struct world *w, struct thread *t) { (void)w; return rcv_verdict(t, false) != WAIT; }
 
 static void msgsnd_done(struct world *w, struct thread *t, long result)
 {
@@ -399,13 +401,13 @@ static void msgrcv_done(struct world *w, struct thread *t, long result)
 enum sys_action sys_msgsnd(struct world *w, struct thread *t)
 {
     if (!t->retry) t->scratch[0] = (long)UINT64_MAX;
-    return go_or_wait(w, t, snd_verdict(t), snd_ready, msgsnd_done);
+    return go_or_wait(w, t, snd_verdict(t, true), snd_ready, msgsnd_done);
 }
 
 enum sys_action sys_msgrcv(struct world *w, struct thread *t)
 {
     if (!t->retry) t->scratch[0] = (long)UINT64_MAX;
-    return go_or_wait(w, t, rcv_verdict(t), rcv_ready, msgrcv_done);
+    return go_or_wait(w, t, rcv_verdict(t, true), rcv_ready, msgrcv_done);
 }
 
 /* ---- creating, attaching, controlling ---- */

@@ -11,6 +11,7 @@
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 struct msg { long type; char text[64]; };
@@ -83,6 +84,21 @@ int main(void)
     show("10 more", put(q, 1, "abcdefghi", 0));
     show("10 more with IPC_NOWAIT: EAGAIN", put(q, 1, "ABCDEFGHI", IPC_NOWAIT));
     show("more than the limit in one, IPC_NOWAIT", put(q, 1, "0123456789012345678901234", IPC_NOWAIT));
+
+    /* Another user, without permission: EACCES at once, though the
+     * receive would wait. */
+    pid_t child = fork();
+    if (child == 0) {
+        if (setgid(65534) != 0 || setuid(65534) != 0) {
+            printf("%-44s (not root: skipped)\n", "msgrcv without permission");
+            fflush(stdout);
+            _exit(0);
+        }
+        get(q, 99, 0, "msgrcv without permission, would wait");
+        show("msgsnd without permission", put(q, 1, "x", 0));
+        _exit(0);
+    }
+    waitpid(child, NULL, 0);
 
     show("msgsnd type 0: EINVAL", put(q, 0, "x", IPC_NOWAIT));
     show("msgsnd bad address: EFAULT", msgsnd(q, (void *)8, 10, IPC_NOWAIT));

@@ -87,6 +87,21 @@ int main(void)
     waitpid(child, NULL, 0);
     values(id, "its exit undid it");
 
+    /* Another user, without permission: EACCES at once, though the
+     * operation would wait (the permission comes first). */
+    child = fork();
+    if (child == 0) {
+        if (setgid(65534) != 0 || setuid(65534) != 0) {
+            printf("%-44s (not root: skipped)\n", "semop without permission");
+            fflush(stdout);
+            _exit(0);
+        }
+        show("semop without permission, would wait", op(id, 0, -1, 0));
+        show("semctl GETVAL without permission", semctl(id, 0, GETVAL));
+        _exit(0);
+    }
+    waitpid(child, NULL, 0);
+
     u.val = 32767;
     semctl(id, 0, SETVAL, u);
     show("+1 past the largest value: ERANGE", op(id, 0, 1, 0));
