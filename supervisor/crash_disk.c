@@ -284,6 +284,7 @@ void disk_crash(struct world *w, struct machine *m)
         if (S_ISREG(e->st.st_mode) && !seen) crash_file(w, m, e);
     }
     prune_records(w, m);
+    unsynced_clear(&m->unsynced);       /* all of it is durable now */
     if (w->pick && w->ncrashes == w->pick->crash) {
         snprintf(w->pick->machine, sizeof w->pick->machine, "%s", m->name);
         w->pick->at_ns = w->now;

@@ -442,14 +442,51 @@ static void commit(struct world *w, struct machine *m)
     compact(w, m);
 }
 
-void disk_file_synced(struct world *w, struct machine *m, const char *mpath)
+void disk_file_written(struct machine *m, const struct stat *st, uint64_t off, uint64_t len)
+{
+    unsynced_write(&m->unsynced, st->st_dev, st->st_ino, off, len);
+}
+
+void disk_file_changed(struct machine *m, const struct stat *st)
+{
+    unsynced_whole(&m->unsynced, st->st_dev, st->st_ino);
+}
+
+/* Brings an existing durable copy up to date with the ranges written
+ * since; false if it cannot (then the caller copies the whole file). */
+static bool patch_file(const char *upath, const char *content, const struct unsynced_file *f)
+{
+    int in = cf_open(upath, O_RDONLY, 0), out = in >= 0 ? cf_open(content, O_WRONLY, 0) : -1;
+    struct stat st;
+    bool ok = out >= 0 && fstat(in, &st) == 0;
+    char buf[65536];
+    for (int i = 0; ok && i < f->n; i++) {
+        uint64_t end = f->r[i].end < (uint64_t)st.st_size ? f->r[i].end : (uint64_t)st.st_size;
+        for (uint64_t at = f->r[i].start; ok && at < end;) {
+            size_t want = end - at < sizeof buf ? (size_t)(end - at) : sizeof buf;
+            ssize_t n = pread(in, buf, want, (off_t)at);
+            ok = n > 0 && pwrite(out, buf, (size_t)n, (off_t)at) == n;
+            at += n > 0 ? (uint64_t)n : 0;
+        }
+    }
+    ok = ok && ftruncate(out, st.st_size) == 0;
+    if (in >= 0) close(in);
+    if (out >= 0) close(out);
+    return ok;
+}
+
+void disk_file_synced(struct world *w, struct machine *m, const char *mpath, const struct stat *fst)
 {
     char upath[4096], content[4096];
     struct stat st;
     if (!w->conf->strict_names) commit(w, m);
+    const struct unsynced_file *f = fst ? unsynced_get(&m->unsynced, fst->st_dev, fst->st_ino) : NULL;
+    if (fst && !f) return;      /* unchanged since it was last durable */
     if (!disk_upper(w, m, mpath, upath, sizeof upath) || cf_lstat(upath, &st) != 0 || !S_ISREG(st.st_mode)) return;
     disk_content_path(w, m, upath, content, sizeof content);
-    disk_copy_file(upath, content);
+    struct stat rec;
+    if (!f || f->whole || cf_lstat(content, &rec) != 0 || !patch_file(upath, content, f)) disk_copy_file(upath, content);
+    if (fst) unsynced_synced(&m->unsynced, fst->st_dev, fst->st_ino);
 }
 
 void disk_dir_synced(struct world *w, struct machine *m, const char *mpath)
@@ -462,7 +499,7 @@ static void sync_entry(const char *upath, const char *mpath, const struct stat *
 {
     (void)upath;
     void **p = mw;
-    if (S_ISREG(st->st_mode)) disk_file_synced(p[1], p[0], mpath);
+    if (S_ISREG(st->st_mode)) disk_file_synced(p[1], p[0], mpath, NULL);
 }
 
 void disk_all_synced(struct world *w, struct machine *m)
@@ -470,6 +507,7 @@ void disk_all_synced(struct world *w, struct machine *m)
     commit(w, m);
     void *mw[2] = { m, w };
     disk_walk_layers(w, m, sync_entry, mw);
+    unsynced_clear(&m->unsynced);
 }
 
 /* ---- keeping a failing seed's disk ---- */

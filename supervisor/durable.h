@@ -45,8 +45,14 @@ void disk_op_end(struct world *w, struct machine *m, bool done);
 /* Whether the machine path names something now (through the overlay). */
 bool disk_exists(const struct world *w, const struct machine *m, const char *mpath);
 
-/* Durability. */
-void disk_file_synced(struct world *w, struct machine *m, const char *mpath);   /* fsync of a file */
+/* Changes to a file's content, the file known by the device and inode the
+ * machine's fd or path shows (st): len bytes at off, or somewhere. */
+void disk_file_written(struct machine *m, const struct stat *st, uint64_t off, uint64_t len);
+void disk_file_changed(struct machine *m, const struct stat *st);
+
+/* Durability. fsync of a file: st is what the machine's fd shows; NULL
+ * when not known (the whole file is copied). */
+void disk_file_synced(struct world *w, struct machine *m, const char *mpath, const struct stat *st);
 void disk_dir_synced(struct world *w, struct machine *m, const char *mpath);    /* fsync of a directory */
 void disk_all_synced(struct world *w, struct machine *m);                       /* sync, syncfs */
 

@@ -37,6 +37,17 @@ uint64_t idmap_ino(struct idmap *map, uint64_t dev, uint64_t ino)
     return s->vino;
 }
 
+void idmap_forget(struct idmap *map, uint64_t dev, uint64_t ino)
+{
+    if (!map->cap) return;
+    struct idmap_slot *s = &map->slots[slot_of(map, dev, ino)];
+    if (!s->vino) return;
+    /* The slot stays taken (probes go on past it) under a key that no
+     * device has: devices are dev_t values, far below this one. */
+    s->dev = UINT64_MAX;
+    s->ino = map->forgotten++;
+}
+
 uint64_t idmap_dev(struct idmap *map, uint64_t dev)
 {
     size_t i = 0;

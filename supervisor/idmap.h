@@ -15,6 +15,7 @@ struct idmap {
     struct idmap_slot *slots;   /* open addressing; vino 0 = empty */
     size_t cap, n;
     uint64_t next_ino;
+    uint64_t forgotten;         /* retired slots: keys no host file has */
     uint64_t devs[IDMAP_DEVS];  /* host devices in order of first sight */
     size_t ndevs;
 };
@@ -26,6 +27,11 @@ struct idmap {
 
 /* The machine's inode number for host inode `ino` on host device `dev`. */
 uint64_t idmap_ino(struct idmap *map, uint64_t dev, uint64_t ino);
+/* The host inode `ino` on `dev` is a new file now (the host may hand a
+ * freed inode's number to a new file, and whether it does is its choice,
+ * made with every other process of the host): the next look at it gets a
+ * number of its own, so later numbers do not depend on that choice. */
+void idmap_forget(struct idmap *map, uint64_t dev, uint64_t ino);
 /* The machine's device number (a dev_t) for host device `dev`. */
 uint64_t idmap_dev(struct idmap *map, uint64_t dev);
 void idmap_free(struct idmap *map);

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/sysmacros.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -751,6 +752,28 @@ static pid_t waitpid_again(pid_t pid, int *status)
     return r;
 }
 
+/* The devices of the machine's mounts, in mountinfo order (its init makes
+ * them in a fixed order), for machine_dev_key. */
+static void note_mounts(struct machine *m, pid_t pid)
+{
+    char path[64], line[4096];
+    snprintf(path, sizeof path, "/proc/%d/mountinfo", (int)pid);
+    FILE *f = fopen(path, "re");
+    m->nmount_devs = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned maj, min;
+        if (sscanf(line, "%*d %*d %u:%u", &maj, &min) != 2) continue;
+        uint64_t dev = makedev(maj, min);
+        bool seen = false;
+        for (size_t i = 0; i < m->nmount_devs && !seen; i++) seen = m->mount_devs[i] == dev;
+        if (seen) continue;
+        m->mount_devs = realloc(m->mount_devs, (m->nmount_devs + 1) * sizeof *m->mount_devs);
+        if (!m->mount_devs) abort();
+        m->mount_devs[m->nmount_devs++] = dev;
+    }
+    if (f) fclose(f);
+}
+
 /* What a wait for init or the command saw instead of what it expected. */
 static void describe_status(char *why, size_t len, const char *who, int status)
 {
@@ -764,6 +787,7 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
     m->proc_dev = m->sys_dev = m->dev_dev = 0;     /* a new /proc comes with the new namespace */
     m->ns_known = m->tmp_known = m->kernel_devs_known = false;
     m->boot_ns = machine_monotonic(w, m);
+    ipc_free(m);                /* and new IPC objects */
     char *command = m->incarnation > 0 && m->conf->command_after_restart ? m->conf->command_after_restart
                                                                          : m->conf->command;
     char *argv[] = { "/bin/sh", "-c", command, NULL };
@@ -857,6 +881,7 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         else snprintf(why, whylen, "waitpid for its command: %s", strerror(errno));
         return -1;
     }
+    note_mounts(m, cmd);
     struct process *p = world_add_process(w, m, cmd, 2);
     p->sh = sighand_new(w);
     struct thread *t = world_add_thread(w, p, cmd, 2);

@@ -111,6 +111,9 @@ int netsim_connect(struct world *w, struct simsock *s, int copy, const struct sa
 /* After the tracee's accept returned a socket with inode ino from listener
  * l: the connection it is. NULL if none is pending (should not happen). */
 struct simsock *netsim_accepted(struct world *w, struct simsock *l, ino_t ino);
+/* SO_KEEPALIVE or its times changed on s (setsockopt), or s's connection
+ * was just made: (re)arms the keepalive timer of its side. */
+void netsim_keepalive(struct world *w, struct simsock *s);
 /* Whether a connect in progress has finished (state: 0 done, or -errno). */
 bool netsim_connect_done(struct simsock *s, int *err);
 /* connect(AF_UNSPEC) of a TCP socket: its connection is reset toward the

@@ -69,6 +69,12 @@ struct conn {
     struct simsock *sock[2];    /* the tracee sockets, once known */
     struct simsock *listener;
     int closer;                 /* side that sent the first FIN, or -1 */
+    /* Keepalive, per side: when it last heard from the other side, the
+     * generation of its armed timer (a newer arming voids older timers),
+     * and the probes that went unanswered. */
+    uint64_t heard[2];
+    unsigned ka_gen[2];
+    int ka_probes[2];
     int refs;                   /* events in flight that point here */
 };
 

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <unistd.h>
 
 #define WINDOW (256 * 1024)     /* bytes one direction may have in flight */
@@ -18,7 +20,7 @@
 #define SYN_GIVE_UP (128 * SYN_RTO)
 #define DGRAM_OVERHEAD 768      /* what a small datagram costs a UDP receive buffer (skb truesize) */
 
-enum ev_kind { EV_SYN, EV_SYNACK, EV_RST, EV_DATA, EV_FIN, EV_DGRAM };
+enum ev_kind { EV_SYN, EV_SYNACK, EV_RST, EV_DATA, EV_FIN, EV_DGRAM, EV_KEEPALIVE };
 
 /* A packet in flight. TCP events travel in direction dir: from side dir of
  * c to side 1 - dir. */
@@ -30,13 +32,15 @@ struct nev {
     uint64_t sent;              /* when it first left (for timeouts) */
     uint64_t rto;               /* its current retransmission timeout */
     int from, to;               /* EV_DGRAM: machines */
+    int conn_id;                /* EV_KEEPALIVE: its connection, by id (a timer holds no reference) */
+    unsigned gen;               /* EV_KEEPALIVE: the arming it belongs to */
     struct saddr src, dst;
     struct simsock *sender;     /* EV_DGRAM: sockets live as long as the run */
     size_t len;
     char data[];
 };
 
-static const char *const kind_names[] = { "syn", "syn-ack", "reset", "data", "fin", "udp" };
+static const char *const kind_names[] = { "syn", "syn-ack", "reset", "data", "fin", "udp", "keepalive" };
 
 uint64_t relay_draw(struct world *w, uint64_t n)
 {
@@ -429,8 +433,11 @@ static void arrive_synack(struct world *w, struct nev *e)
     if (c->state != C_SYN_SENT) return;
     drain_junk(c);
     c->state = C_ESTABLISHED;
+    c->heard[0] = c->heard[1] = w->now;
     poll_end(w, c, 0, true);
     poll_end(w, c, 1, true);
+    for (int i = 0; i < 2; i++)
+        if (c->sock[i]) netsim_keepalive(w, c->sock[i]);
 }
 
 static void arrive_reset(struct world *w, struct nev *e)
@@ -458,6 +465,7 @@ static void arrive_data(struct world *w, struct nev *e)
     int r = 1 - e->dir;
     if (to_crashed(w, e)) return;
     ev_trace(w, e, c->m[r], NULL);
+    c->heard[r] = w->now;
     if (c->fd[r] < 0) {             /* reset meanwhile: dropped */
         if (e->kind == EV_DATA) c->inflight[e->dir] -= e->len;
         ev_free(e);
@@ -537,6 +545,92 @@ static void arrive_dgram(struct world *w, struct nev *e)
     ev_free(e);
 }
 
+/* ---- keepalive ---- */
+
+/* Linux's defaults (tcp_keepalive_time, _intvl, _probes) and the socket's
+ * own TCP_KEEPIDLE, TCP_KEEPINTVL, TCP_KEEPCNT. */
+static uint64_t ka_time(const struct simsock *s, int name, uint64_t dflt_s)
+{
+    int v = netsim_opt_int(s, IPPROTO_TCP, name);
+    return (v > 0 ? (uint64_t)v : dflt_s) * 1000000000ULL;
+}
+
+static void ka_schedule(struct world *w, struct conn *c, int side, uint64_t at)
+{
+    struct nev *e = ev_new(EV_KEEPALIVE, NULL, side, 0);     /* no reference: found again by id */
+    e->conn_id = c->id;
+    e->gen = c->ka_gen[side];
+    e->from = c->m[side];
+    evq_push(w->net->queue, at, e);
+}
+
+void netsim_keepalive(struct world *w, struct simsock *s)
+{
+    struct conn *c = s->conn;
+    if (!c || c->state != C_ESTABLISHED || c->sock[s->side] != s) return;
+    int d = s->side;
+    c->ka_gen[d]++;                 /* voids the timer armed before */
+    c->ka_probes[d] = 0;
+    if (!netsim_opt_int(s, SOL_SOCKET, SO_KEEPALIVE) || c->fd[d] < 0) return;
+    uint64_t from = c->heard[d] > w->now ? w->now : c->heard[d];
+    ka_schedule(w, c, d, from + ka_time(s, TCP_KEEPIDLE, 7200));
+}
+
+/* Side d's keepalive timer: if it heard nothing for TCP_KEEPIDLE, a probe
+ * goes to the other side. A live peer answers (the idle time starts
+ * again), a rebooted machine that no longer knows the connection answers
+ * with a reset (ECONNRESET), and a probe that finds no machine or meets a
+ * partition is repeated every TCP_KEEPINTVL, TCP_KEEPCNT times, and then
+ * the connection times out (ETIMEDOUT). Bytes in flight are not idle: the
+ * retransmissions decide then. */
+static void keepalive_due(struct world *w, struct nev *e)
+{
+    struct netsim *n = w->net;
+    int d = e->dir, r = 1 - d;
+    struct conn *c = NULL;
+    for (size_t i = 0; i < n->nconns && !c; i++)
+        if (n->conns[i]->id == e->conn_id) c = n->conns[i];
+    unsigned gen = e->gen;
+    free(e);
+    if (!c || gen != c->ka_gen[d] || c->fd[d] < 0 || c->gone[d] || !c->sock[d] || c->state != C_ESTABLISHED) return;
+    struct simsock *s = c->sock[d];
+    uint64_t idle = ka_time(s, TCP_KEEPIDLE, 7200), intvl = ka_time(s, TCP_KEEPINTVL, 75);
+    if (c->inflight[d] > 0 || (c->ka_probes[d] == 0 && w->now < c->heard[d] + idle)) {
+        ka_schedule(w, c, d, (c->inflight[d] > 0 ? w->now : c->heard[d]) + idle);
+        return;
+    }
+    char a[48], b[48];
+    const char *what;
+    bool lost = false;
+    struct machine *pm = &w->machines[c->m[r]];
+    bool up = pm->started && !pm->exited;
+    int cnt = netsim_opt_int(s, IPPROTO_TCP, TCP_KEEPCNT);
+    if (up && net_tcp_arrival(n->model, c->m[d], c->m[r], w->now, 0, &lost) == UINT64_MAX) up = false;
+    /* Linux gives up when the probes it sent went unanswered for one more
+     * interval, before sending another. */
+    if (c->ka_probes[d] >= (cnt > 0 ? cnt : 9)) what = "timed out";
+    else if (up && (pm->incarnation != c->inc[r] || c->gone[r])) what = "answered by a reset";
+    else if (up) what = "answered";
+    else {
+        c->ka_probes[d]++;
+        what = "unanswered";
+    }
+    trace_event(w->trace, w->now, w->machines[c->m[d]].name, 0, "net keepalive %s %s > %s %s %s",
+                w->machines[c->m[d]].name, saddr_str(&c->ep[d], a, sizeof a), pm->name,
+                saddr_str(&c->ep[r], b, sizeof b), what);
+    if (!strcmp(what, "answered")) {
+        c->heard[d] = w->now;
+        c->ka_probes[d] = 0;
+        ka_schedule(w, c, d, w->now + idle);
+    } else if (!strcmp(what, "unanswered")) {
+        ka_schedule(w, c, d, w->now + intvl);
+    } else {
+        struct nev *x = ev_new(EV_RST, c, r, 0);
+        x->err = strcmp(what, "answered by a reset") ? ETIMEDOUT : ECONNRESET;
+        schedule(w, x, w->now);
+    }
+}
+
 /* ---- the loop's hooks ---- */
 
 uint64_t netsim_next(struct world *w)
@@ -611,6 +705,7 @@ void netsim_fire(struct world *w)
         case EV_DATA:
         case EV_FIN: arrive_data(w, e); break;
         case EV_DGRAM: arrive_dgram(w, e); break;
+        case EV_KEEPALIVE: keepalive_due(w, e); break;
         }
     }
     conns_collect(w);
@@ -696,6 +791,7 @@ struct simsock *netsim_accepted(struct world *w, struct simsock *l, ino_t ino)
     s->had_conn = true;
     s->side = 1;
     c->sock[1] = s;
+    netsim_keepalive(w, s);
     return s;
 }
 

@@ -320,7 +320,10 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     for (size_t i = 0; i < w->nmachines; i++) {
         oplog_clear(&w->machines[i].names);
         ftimes_free(&w->machines[i]);
+        ipc_free(&w->machines[i]);
+        unsynced_clear(&w->machines[i].unsynced);
         idmap_free(&w->machines[i].ids);
+        free(w->machines[i].mount_devs);
     }
     for (size_t i = 0; i < w->nmachines; i++) disk_unmount(w, &w->machines[i]);
     disk_layers_free(w);

@@ -12,6 +12,7 @@
 #include "supervisor/oplog.h"
 #include "supervisor/prng.h"
 #include "supervisor/schedmodel.h"
+#include "supervisor/unsynced.h"
 #include "trace/trace.h"
 
 struct world;
@@ -162,10 +163,17 @@ struct machine {
     struct oplog names;         /* name operations not durable yet (durable.h) */
     unsigned long grave_seq;    /* names the files those operations replaced */
     bool sync_opened;           /* it opened a file O_SYNC/O_DSYNC: writes need a look */
+    struct unsynced unsynced;   /* what of its files changed since their durable copy */
     struct dirty_file *dirty;   /* changed files not stamped yet */
     size_t ndirty, capdirty;
     bool stamped;               /* it changed a file on its disk (ctimes in stat results) */
     struct idmap ids;           /* the inode and device numbers it sees */
+    /* The devices of its mounts in the order its init makes them, read at
+     * each (re)start: each incarnation's overlays and tmpfs are new
+     * devices, and whether the host hands out a dead one's number again
+     * is timing. Its stat results key files by the position instead. */
+    uint64_t *mount_devs;
+    size_t nmount_devs;
     dev_t proc_dev;             /* its /proc's device, once looked up (0 = not yet) */
     dev_t sys_dev, dev_dev;     /* its /sys's and /dev's, looked up with it */
     dev_t node_dev;             /* the host's device nodes bound into its /dev */
@@ -178,6 +186,10 @@ struct machine {
     bool tmp_known;
     int out_fd, err_fd;     /* where its stdout and stderr go */
     bool stacks;            /* note the stack at each of its syscalls */
+    /* Every signal any of its signalfds was ever asked to watch (sigfd.c):
+     * its readiness checks then run with the thread's signals mirrored. */
+    uint64_t sigfd_mask;
+    struct ipc_state *ipc;      /* its System V IPC objects' times (syscalls/ipc.c) */
     int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */
     int64_t clock_drift_ppb;
     struct sched_state init_sched;  /* its init's (pid 1), for the init of init_sched_pid */
@@ -306,6 +318,17 @@ static inline int64_t world_boot_s(const struct world *w)
 static inline uint64_t machine_realtime(const struct world *w, const struct machine *m)
 {
     return (uint64_t)(w->conf->epoch_s * 1000000000LL + m->clock_offset_ns + machine_elapsed(w, m));
+}
+
+/* The key a file's host device gets in the machine's identity map: the
+ * position of the machine's mount of it, the same in every incarnation,
+ * or the host's device for what the machine did not mount itself. */
+#define MOUNT_DEV_KEY (1ULL << 62)
+static inline uint64_t machine_dev_key(const struct machine *m, uint64_t dev)
+{
+    for (size_t i = 0; i < m->nmount_devs; i++)
+        if (m->mount_devs[i] == dev) return MOUNT_DEV_KEY | i;
+    return dev;
 }
 
 /* run.c */

@@ -135,7 +135,7 @@ enum sys_action sys_getdents64(struct world *w, struct thread *t)
         size_t reclen = (sizeof(struct dirent64_hdr) + namelen + 7) & ~(size_t)7;
         if (used + reclen > count) break;
         /* The machine's inode numbers, as its stat results give (stat.c). */
-        uint64_t ino = idmap_ino(&t->proc->m->ids, st.st_dev, v[i].ino);
+        uint64_t ino = idmap_ino(&t->proc->m->ids, machine_dev_key(t->proc->m, st.st_dev), v[i].ino);
         struct dirent64_hdr h = { ino, i + 1, (unsigned short)reclen, v[i].type };
         memset(out + used, 0, reclen);
         memcpy(out + used, &h, sizeof h);

@@ -12,7 +12,25 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+/* What a tracee fd shows fstat (st), or NULL. */
+static const struct stat *fd_stat(struct world *w, struct thread *t, int fd, struct stat *st)
+{
+    int copy = fd_probe(w, t, fd, st);
+    if (copy < 0) return NULL;
+    close(copy);
+    return st;
+}
+
+void disk_path_changed(struct thread *t, const char *mpath)
+{
+    struct stat st;
+    int fd = machine_path_open(t->tid, mpath, false, O_PATH);
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) disk_file_changed(t->proc->m, &st);
+    if (fd >= 0) close(fd);
+}
 
 /* The machine path of what a tracee fd refers to, or false. */
 static bool fd_mpath(struct thread *t, int fd, char *out, size_t len)
@@ -64,9 +82,25 @@ bool disk_entry_mpath(struct thread *t, int dirfd, uint64_t addr, char *out, siz
     return (size_t)snprintf(out, len, "%s/%s", strcmp(dir, "/") ? dir : "", last) < len;
 }
 
+/* A new inode at machine path mpath: a number of its own in the machine's
+ * stat results, even if the host gave it the number of a file it freed
+ * (later numbers would otherwise depend on the host's choice). */
+static void new_identity(struct thread *t, const char *mpath)
+{
+    struct stat st;
+    int fd = machine_path_open(t->tid, mpath, true, O_PATH);
+    if (fd >= 0 && fstat(fd, &st) == 0) idmap_forget(&t->proc->m->ids, machine_dev_key(t->proc->m, st.st_dev), st.st_ino);
+    if (fd >= 0) close(fd);
+}
+
 static void name_done(struct world *w, struct thread *t, long result)
 {
-    disk_op_end(w, t->proc->m, result >= 0);
+    struct machine *m = t->proc->m;
+    const struct name_op *op = m->names.n ? &m->names.ops[m->names.n - 1] : NULL;     /* this call's */
+    if (result >= 0 && op && (op->kind == NOP_CREATE || op->kind == NOP_MKDIR || op->kind == NOP_MKNOD ||
+                              op->kind == NOP_SYMLINK))
+        new_identity(t, op->path[0]);
+    disk_op_end(w, m, result >= 0);
 }
 
 /* Notes the operation and sees it through its exit stop. */
@@ -131,7 +165,10 @@ enum sys_action disk_open(struct world *w, struct thread *t, int dirfd, uint64_t
     if (!(flags & (O_CREAT | O_TRUNC)) || (flags & O_TMPFILE) == O_TMPFILE) return SYS_PASS;
     char p[4096];
     if (!disk_entry_mpath(t, dirfd, addr, p, sizeof p)) return SYS_PASS;
-    if ((flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY) ftimes_note_path(w, m, p);
+    if ((flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY) {
+        ftimes_note_path(w, m, p);
+        disk_path_changed(t, p);
+    }
     if (!(flags & O_CREAT) || disk_exists(w, m, p)) return SYS_PASS;
     if (!disk_op_begin(w, m, NOP_CREATE, p, NULL)) return SYS_PASS;
     t->on_exit = name_done;
@@ -151,11 +188,11 @@ enum sys_action sys_fsync(struct world *w, struct thread *t)
 {
     char mpath[4096], upath[4096];
     struct machine *m = t->proc->m;
-    struct stat st;
+    struct stat st, fst;
     if (!fd_mpath(t, (int)ARG0(t), mpath, sizeof mpath) || !disk_upper(w, m, mpath, upath, sizeof upath))
         return SYS_PASS;
     if (cf_lstat(upath, &st) == 0 && S_ISDIR(st.st_mode)) disk_dir_synced(w, m, mpath);
-    else disk_file_synced(w, m, mpath);     /* a journal commit, even for a file never written */
+    else disk_file_synced(w, m, mpath, fd_stat(w, t, (int)ARG0(t), &fst));   /* a journal commit, even unwritten */
     return SYS_PASS;
 }
 
@@ -169,7 +206,9 @@ enum sys_action sys_sync(struct world *w, struct thread *t)
 static void sync_write_done(struct world *w, struct thread *t, long result)
 {
     char mpath[4096];
-    if (result > 0 && fd_mpath(t, (int)t->scratch[5], mpath, sizeof mpath)) disk_file_synced(w, t->proc->m, mpath);
+    struct stat st;
+    int fd = (int)t->scratch[5];
+    if (result > 0 && fd_mpath(t, fd, mpath, sizeof mpath)) disk_file_synced(w, t->proc->m, mpath, fd_stat(w, t, fd, &st));
 }
 
 /* A write through an O_SYNC or O_DSYNC fd is durable when it returns. */
@@ -178,6 +217,31 @@ enum sys_action disk_sync_write(struct world *w, struct thread *t, int fd)
     t->scratch[5] = fd;
     t->on_exit = sync_write_done;
     return SYS_PASS_EXIT;
+}
+
+/* Where a pwrite, pwritev or pwritev2 writes (over-approximated: what it
+ * asks for), for the next fsync. */
+static void note_pwrite(struct thread *t, int copy, const struct stat *st)
+{
+    struct machine *m = t->proc->m;
+    long nr = SYSNR(t);
+    int64_t off = (int64_t)ARG3(t);
+    if (nr == SYS_pwrite64) {
+        disk_file_written(m, st, (uint64_t)off, ARG2(t));
+        return;
+    }
+    struct iovec iov[64];
+    unsigned long n = ARG2(t);
+    uint64_t len = 0;
+    if (n > 64 || mem_read(t->tid, ARG1(t), iov, n * sizeof *iov) != 0 ||
+        (nr == SYS_pwritev2 && (ARG5(t) & RWF_APPEND))) {
+        disk_file_changed(m, st);
+        return;
+    }
+    for (unsigned long i = 0; i < n; i++) len += iov[i].iov_len;
+    if (nr == SYS_pwritev2 && off == -1) off = lseek(copy, 0, SEEK_CUR);
+    if (off < 0) disk_file_changed(m, st);
+    else disk_file_written(m, st, (uint64_t)off, len);
 }
 
 /* pwrite and pwritev: regular files, passed to the kernel; the file's
@@ -192,6 +256,7 @@ enum sys_action sys_pwrite(struct world *w, struct thread *t)
         return SYS_PASS;
     }
     int fl = t->proc->m->sync_opened ? fcntl(copy, F_GETFL) : 0;
+    note_pwrite(t, copy, &st);
     ftimes_note_fd(w, t, copy, &st);
     return fl >= 0 && (fl & O_DSYNC) ? disk_sync_write(w, t, fd) : SYS_PASS;
 }

@@ -12,6 +12,7 @@
 #include <linux/sockios.h>
 #include "supervisor/tracer.h"
 #include "supervisor/netsim.h"
+#include "supervisor/durable.h"
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
@@ -137,7 +138,7 @@ static int must_wait(struct world *w, struct thread *t, int copy, const struct s
          * once (EBADF): the kernel says so. A failed poll (EINTR) waits:
          * the ready check polls again. */
         wait = fl >= 0 && !(fl & O_NONBLOCK) && !(events == POLLIN && acc == O_WRONLY) &&
-               !(events == POLLOUT && acc == O_RDONLY) && poll(&p, 1, 0) <= 0;
+               !(events == POLLOUT && acc == O_RDONLY) && sig_poll(w, t, &p, 1) <= 0;
     }
     if (!wait) {
         close(copy);
@@ -149,13 +150,10 @@ static int must_wait(struct world *w, struct thread *t, int copy, const struct s
 
 bool fd_ready_check(struct world *w, struct thread *t)
 {
-    (void)w;
     if (t->copy_fd < 0) return true;    /* nothing held: let the handler decide */
     struct pollfd p = { t->copy_fd, (short)t->scratch[4], 0 };
-    int r;
-    /* The watchdog's SIGALRM must not pass for readiness: that is timing. */
-    while ((r = poll(&p, 1, 0)) < 0 && errno == EINTR) {}
-    return r != 0;                      /* an error too: the handler looks again */
+    /* The watchdog's SIGALRM never passes for readiness (sig_poll retries). */
+    return sig_poll(w, t, &p, 1) != 0;  /* an error too: the handler looks again */
 }
 
 /* When a call that must wait on a socket gives up: its SO_RCVTIMEO or
@@ -490,7 +488,13 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
      * anyway (EMSGSIZE), and the kernel says so at once. */
     if (!ours || (sock && c->b.total > WRITE_STEP && !stream_socket(copy))) {
         bool file = S_ISREG(st.st_mode) && !fd_external(w, &st);
-        if (file) ftimes_note_fd(w, t, copy, &st);      /* its mtime: now, on the machine's clock */
+        if (file) {
+            /* Where it writes, for the next fsync: appends at the end. */
+            off_t at = fl >= 0 && (fl & O_APPEND) ? st.st_size : lseek(copy, 0, SEEK_CUR);
+            if (at >= 0) disk_file_written(t->proc->m, &st, (uint64_t)at + (uint64_t)t->partial, c->b.total);
+            else disk_file_changed(t->proc->m, &st);
+            ftimes_note_fd(w, t, copy, &st);            /* its mtime: now, on the machine's clock */
+        }
         else close(copy);
         if (file && fl >= 0 && (fl & O_DSYNC) && t->partial == 0) return disk_sync_write(w, t, c->fd);
         return write_leave(t);
@@ -519,6 +523,10 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
         return block(t, deadline, fd_ready_check);
     }
     close(copy);
+    /* Nothing moved yet: the kernel makes the call, fails it at once and
+     * raises SIGPIPE itself, with the siginfo Linux gives (SI_USER, from
+     * the writer), which a signalfd or SA_SIGINFO handler reads. */
+    if (err == EPIPE && t->partial == 0) return SYS_PASS;
     if (err == EPIPE) raise_sigpipe(w, t, sock, c->flags);
     return write_end(t, -err);
 }

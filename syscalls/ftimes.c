@@ -116,6 +116,7 @@ enum sys_action ftimes_fd_note(struct world *w, struct thread *t, int fd)
         close(copy);
         return SYS_PASS;
     }
+    disk_file_changed(t->proc->m, &st);         /* for the next fsync: all of it */
     ftimes_note_fd(w, t, copy, &st);
     return SYS_PASS;
 }
@@ -153,7 +154,10 @@ enum sys_action sys_fallocate(struct world *w, struct thread *t)
 static enum sys_action path_change(struct world *w, struct thread *t, int dirfd, uint64_t addr)
 {
     char mpath[4096];
-    if (disk_entry_mpath(t, dirfd, addr, mpath, sizeof mpath)) ftimes_note_path(w, t->proc->m, mpath);
+    if (disk_entry_mpath(t, dirfd, addr, mpath, sizeof mpath)) {
+        ftimes_note_path(w, t->proc->m, mpath);
+        disk_path_changed(t, mpath);
+    }
     return SYS_PASS;
 }
 

@@ -153,12 +153,12 @@ static int hits(int ask, short rev)
 
 /* Polls the copies once, without waiting. Fills rev (if not NULL) and
  * returns the call's count. */
-static int watch_poll(const int *copy, const int *ask, short *rev, int n)
+static int watch_poll(struct world *w, struct thread *t, const int *copy, const int *ask, short *rev, int n)
 {
     struct pollfd *p = calloc((size_t)n + 1, sizeof *p);
     if (!p) abort();
     for (int i = 0; i < n; i++) p[i] = (struct pollfd){ copy[i], (short)(ask[i] & 0xffff), 0 };
-    while (poll(p, (nfds_t)n, 0) < 0 && errno == EINTR) {}
+    sig_poll(w, t, p, (unsigned long)n);
     int count = 0;
     for (int i = 0; i < n; i++) {
         short r = copy[i] == BADFD ? POLLNVAL : p[i].revents;
@@ -171,16 +171,15 @@ static int watch_poll(const int *copy, const int *ask, short *rev, int n)
 
 static bool watch_ready(struct world *w, struct thread *t)
 {
-    (void)w;
     int n = t->npoll_copies;
-    return watch_poll(t->poll_copies, t->poll_copies + n, NULL, n) > 0;
+    return watch_poll(w, t, t->poll_copies, t->poll_copies + n, NULL, n) > 0;
 }
 
 /* Polls once. Returns true if the call must wait: then t holds the copies
  * (wl->copy is handed over). Otherwise *count is the result. */
 static bool watch_wait(struct world *w, struct thread *t, struct watch *wl, int *count)
 {
-    *count = watch_poll(wl->copy, wl->ask, wl->rev, wl->n);
+    *count = watch_poll(w, t, wl->copy, wl->ask, wl->rev, wl->n);
     if (*count > 0 || expired(w, t)) return false;
     t->poll_copies = wl->copy;
     t->npoll_copies = wl->n;
@@ -372,7 +371,7 @@ static enum sys_action epoll_call(struct world *w, struct thread *t)
         return emulate(t, -EFAULT);
     }
     int n;
-    while ((n = epoll_wait(copy, ev, cap, 0)) < 0 && errno == EINTR) {}
+    n = sig_epoll_wait(w, t, copy, ev, cap);
     if (n < 0) {                                /* EINVAL: not an epoll fd */
         int e = errno;
         close(copy);

@@ -133,6 +133,7 @@ void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid
         if (flags & CLONE_SIGHAND) { cp->sh = pp->sh; pp->sh->refs++; }
         else cp->sh = sighand_copy(w, pp->sh);
         cp->code = flags & CLONE_VM ? code_sites_get(pp->code) : code_sites_copy(pp->code);
+        if (!(flags & CLONE_VM)) ipc_fork(w, pp, cp);
     }
     struct thread *c = world_add_thread(w, cp, child_tid, vtid);
     sched_fork(&c->sched, &parent->sched);
@@ -195,6 +196,7 @@ void proc_on_exec(struct world *w, struct thread *t)
         struct thread *o = w->threads[i];
         if (o->proc == p && o != t && o->state != TS_DEAD) o->state = TS_DYING;
     }
+    ipc_mm_left(w, p, p->mm);
     p->mm = ++w->next_mm;
     t->ctid_addr = 0;
     if (p->sh->refs > 1) {
@@ -259,6 +261,7 @@ static void notify_parent(struct world *w, struct process *child)
 void proc_on_exit(struct world *w, struct process *p)
 {
     release_vfork_parent(p);
+    ipc_mm_left(w, p, p->mm);
     if (p->pidfd >= 0) close(p->pidfd);     /* nothing left to copy fds from */
     p->pidfd = -1;
     struct process *reaper = new_reaper(p);

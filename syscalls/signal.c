@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -64,6 +65,36 @@ static bool read_sigstate(pid_t tid, struct sigstate *s)
 }
 
 #define BIT(sig) (1ULL << ((sig) - 1))
+
+/* The signals queued for a stopped thread, its own and its process's, read
+ * from the kernel's queues with two ptrace calls (no /proc). A signal that
+ * is neither blocked nor handled only waits there because the thread is
+ * traced (the kernel queues ignored signals for a tracer to see; natively
+ * they are dropped at once): it is left out. */
+static uint64_t queued(pid_t tid, unsigned flags)
+{
+    enum { BATCH = 32 };
+    siginfo_t si[BATCH];
+    struct __ptrace_peeksiginfo_args a = { .off = 0, .flags = flags, .nr = BATCH };
+    uint64_t bits = 0;
+    for (;;) {
+        long n = ptrace(PTRACE_PEEKSIGINFO, tid, &a, si);
+        for (long i = 0; i < n; i++)
+            if (si[i].si_signo >= 1 && si[i].si_signo <= 64) bits |= BIT(si[i].si_signo);
+        if (n < BATCH) return bits;
+        a.off += (uint64_t)n;
+    }
+}
+
+uint64_t thread_pending_signals(struct thread *t)
+{
+    uint64_t pending = queued(t->tid, 0) | queued(t->tid, PTRACE_PEEKSIGINFO_SHARED), blocked = 0;
+    if (!pending || !t->proc->sh) return pending;
+    if (ptrace(PTRACE_GETSIGMASK, t->tid, sizeof blocked, &blocked) != 0) return pending;
+    for (int sig = 1; sig <= 64; sig++)
+        if ((pending & BIT(sig)) && !(blocked & BIT(sig)) && ignored(t->proc->sh, sig)) pending &= ~BIT(sig);
+    return pending;
+}
 
 /* The mask a blocked call waits under, if it has its own: sigsuspend's, and
  * that of ppoll, pselect6 and epoll_pwait(2) when given (read from the

@@ -439,12 +439,19 @@ enum sys_action sys_setsockopt(struct world *w, struct thread *t)
         v = v * 2 < least ? least : v * 2;
         memcpy(val, &v, sizeof v);
     }
+    /* Linux's ranges for the keepalive times and count. */
+    if (level == IPPROTO_TCP && (name == TCP_KEEPIDLE || name == TCP_KEEPINTVL) && (v < 1 || v > 32767))
+        return emulate(t, -EINVAL);
+    if (level == IPPROTO_TCP && name == TCP_KEEPCNT && (v < 1 || v > 127)) return emulate(t, -EINVAL);
     if (level == SOL_SOCKET && name == SO_LINGER) {
         struct linger l;
         memcpy(&l, val, sizeof l);
         s->abort_close = l.l_onoff && !l.l_linger;
     }
     netsim_opt_set(s, level, name, val, (int)n);
+    if ((level == SOL_SOCKET && name == SO_KEEPALIVE) ||
+        (level == IPPROTO_TCP && (name == TCP_KEEPIDLE || name == TCP_KEEPINTVL || name == TCP_KEEPCNT)))
+        netsim_keepalive(w, s);
     /* Timeouts also go to the AF_UNIX socket underneath, where the waits
      * of reads and writes (fs.c) find them, as for any socket. */
     if (level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO)) return SYS_PASS;

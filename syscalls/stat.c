@@ -28,6 +28,7 @@
  *   host's allocator: a machine's show a fresh boot's fixed numbers. */
 #include "supervisor/confined.h"
 #include "syscalls/sys.h"
+#include "supervisor/durable.h"
 #include "supervisor/tracer.h"
 #include <fcntl.h>
 #include <stddef.h>
@@ -159,9 +160,13 @@ static struct timespec restamp(struct world *w, struct thread *t)
     if (!path || !first) {                  /* fstat, or AT_EMPTY_PATH */
         struct stat st;
         int copy = fd_probe(w, t, dirfd, &st);
-        if (copy >= 0) ftimes_note_fd(w, t, copy, &st);
+        if (copy >= 0) {
+            disk_file_changed(t->proc->m, &st);     /* a write dsim did not see: the next fsync copies it all */
+            ftimes_note_fd(w, t, copy, &st);
+        }
     } else if (disk_entry_mpath(t, dirfd, path, mpath, sizeof mpath)) {
         ftimes_note_path(w, t->proc->m, mpath);
+        disk_path_changed(t, mpath);
     }
     uint64_t now = machine_realtime(w, t->proc->m);
     return (struct timespec){ (time_t)(now / 1000000000), (long)(now % 1000000000) };
@@ -213,8 +218,9 @@ static void statx_done(struct world *w, struct thread *t, uint64_t at)
         note_if_host(w, t, &st);
     }
     struct idmap *ids = &t->proc->m->ids;
-    uint64_t dev = makedev(sx.stx_dev_major, sx.stx_dev_minor), vdev = idmap_dev(ids, dev);
-    if (sx.stx_mask & STATX_INO) sx.stx_ino = dev == nsfs_dev() ? ns_ino(t->proc->m, sx.stx_ino) : idmap_ino(ids, dev, sx.stx_ino);
+    uint64_t dev = makedev(sx.stx_dev_major, sx.stx_dev_minor), key = machine_dev_key(t->proc->m, dev);
+    uint64_t vdev = idmap_dev(ids, key);
+    if (sx.stx_mask & STATX_INO) sx.stx_ino = dev == nsfs_dev() ? ns_ino(t->proc->m, sx.stx_ino) : idmap_ino(ids, key, sx.stx_ino);
     sx.stx_dev_major = major(vdev);
     sx.stx_dev_minor = minor(vdev);
     if ((in_run(w, sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec) && host_timed(t->proc->m, sx.stx_mode, dev)) ||
@@ -250,8 +256,9 @@ static void stat_done(struct world *w, struct thread *t, long result)
     dev_t dev = st.st_dev;
     bool host = (in_run(w, st.st_mtim.tv_sec, st.st_mtim.tv_nsec) && host_timed(t->proc->m, st.st_mode, dev)) ||
                 host_kernel_file(t->proc->m, dev);
-    st.st_ino = st.st_dev == nsfs_dev() ? ns_ino(t->proc->m, st.st_ino) : idmap_ino(ids, st.st_dev, st.st_ino);
-    st.st_dev = idmap_dev(ids, st.st_dev);
+    uint64_t key = machine_dev_key(t->proc->m, dev);
+    st.st_ino = dev == nsfs_dev() ? ns_ino(t->proc->m, st.st_ino) : idmap_ino(ids, key, st.st_ino);
+    st.st_dev = idmap_dev(ids, key);
     if (host) st.st_atim = st.st_mtim = st.st_ctim = (struct timespec){ .tv_sec = (time_t)world_boot_s(w) };
     else if (unfollowed(w, st.st_mode, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec))
         st.st_atim = st.st_mtim = st.st_ctim = restamp(w, t);

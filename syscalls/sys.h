@@ -91,6 +91,9 @@ int futex_wake_tid(struct world *w, struct thread *exited, int n);
 
 /* signal.c: a signal was generated for p (thread t, or any thread if NULL). */
 void signal_generated(struct world *w, struct process *p, struct thread *t, int sig);
+/* The signals pending for a stopped thread (its own and its process's),
+ * without those queued only because it is traced. */
+uint64_t thread_pending_signals(struct thread *t);
 /* What a blocked call does when a signal interrupts it. */
 enum sys_action signal_interrupt(struct world *w, struct thread *t, const struct sys_entry *e);
 enum sys_action signal_before_block(struct world *w, struct thread *t, const struct sys_entry *e);
@@ -98,6 +101,15 @@ struct sighand *sighand_new(struct world *w);
 struct sighand *sighand_copy(struct world *w, const struct sighand *from);
 void sighand_put(struct sighand *sh);
 void sighand_exec_reset(struct sighand *sh);
+
+/* sigfd.c: readiness checks as the thread would make them. A signalfd is
+ * readable when the thread polling it has a signal pending in its mask, so
+ * on a machine that made one these run with the thread's signals mirrored
+ * on the supervisor's. Zero timeouts; EINTR never comes back. */
+struct pollfd;
+struct epoll_event;
+int sig_poll(struct world *w, struct thread *t, struct pollfd *p, unsigned long n);
+int sig_epoll_wait(struct world *w, struct thread *t, int epfd, struct epoll_event *ev, int max);
 
 /* time.c: convert between virtual time and user timespecs. */
 uint64_t ts_to_ns(int64_t sec, int64_t nsec);
@@ -141,6 +153,14 @@ uint64_t ptimers_next(struct world *w);
 void ptimers_fire(struct world *w);
 void ptimers_exec(struct world *w, struct process *p);
 
+/* ipc.c: System V IPC. The state of a machine's objects goes with its IPC
+ * namespace (at a restart, and at the end of the run); a fork attaches the
+ * child's address space where its parent's is, and an address space left
+ * by its last process detaches. */
+void ipc_free(struct machine *m);
+void ipc_fork(struct world *w, struct process *parent, struct process *child);
+void ipc_mm_left(struct world *w, struct process *p, int mm);
+
 /* outside.c: at an open's exit, notes what the new fd reaches if it is
  * outside the simulation (a host file, /proc, /sys, a device). */
 void outside_open_noted(struct world *w, struct thread *t, long fd);
@@ -163,6 +183,9 @@ void proc_child_clone_view(struct thread *c);
 /* disk.c: open with O_CREAT or O_SYNC; a write through an O_SYNC fd. */
 enum sys_action disk_open(struct world *w, struct thread *t, int dirfd, uint64_t addr, int flags);
 enum sys_action disk_sync_write(struct world *w, struct thread *t, int fd);
+/* The regular file at a machine path changed somewhere (truncate, O_TRUNC):
+ * its next fsync copies it whole. */
+void disk_path_changed(struct thread *t, const char *mpath);
 /* The machine path of the entry a path argument names (its last component
  * not followed); false if it cannot be resolved. */
 bool disk_entry_mpath(struct thread *t, int dirfd, uint64_t addr, char *out, size_t len);

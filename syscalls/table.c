@@ -15,7 +15,8 @@
     X(sys_getitimer) X(sys_setitimer) X(sys_timerfd_create) X(sys_timerfd_settime) \
     X(sys_timerfd_gettime) X(sys_futex) X(sys_futex_waitv) X(sys_clone) X(sys_clone3) X(sys_fork) X(sys_vfork) \
     X(sys_execve) X(sys_exit) X(sys_exit_group) X(sys_wait4) X(sys_waitid) X(sys_set_tid_address) \
-    X(sys_rt_sigaction) X(sys_kill) X(sys_pause) X(sys_rt_sigsuspend) X(sys_rt_sigtimedwait) \
+    X(sys_rt_sigaction) X(sys_kill) X(sys_pause) X(sys_rt_sigsuspend) X(sys_rt_sigtimedwait) X(sys_signalfd) \
+    X(sys_ipcget) X(sys_ipcctl) X(sys_shmat) X(sys_shmdt) X(sys_semop) X(sys_semtimedop) X(sys_msgsnd) X(sys_msgrcv) \
     X(sys_getrandom) X(sys_uname) X(sys_sysinfo) X(sys_sched_getaffinity) X(sys_sched_setaffinity) \
     X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality) X(sys_flock) X(sys_fence) X(sys_open) X(sys_fsync) X(sys_sync) \
     X(sys_mkdir) X(sys_mknod) X(sys_unlink) X(sys_rename) X(sys_link) X(sys_creat) X(sys_pwrite) \
@@ -58,8 +59,8 @@ const struct sys_entry sys_table[] = {
     PASS(listxattr, "spd") PASS(llistxattr, "spd") PASS(flistxattr, "fpd") PASS(setxattr, "sspdx")
     PASS(lsetxattr, "sspdx") PASS(fsetxattr, "fspdx") PASS(removexattr, "ss") PASS(lremovexattr, "ss")
     PASS(fremovexattr, "fs") PASS(eventfd, "d") PASS(eventfd2, "dx") PASS(epoll_create, "d")
-    PASS(epoll_create1, "x") PASS(epoll_ctl, "dxfp") /* Readiness of a signalfd depends on the reader's signals: not yet. */
-    E(signalfd, sys_fence, "fpd", I) E(signalfd4, sys_fence, "fpdx", I)
+    PASS(epoll_create1, "x") PASS(epoll_ctl, "dxfp")
+    E(signalfd, sys_signalfd, "fpd", I) E(signalfd4, sys_signalfd, "fpdx", I)
     PASS(memfd_create, "sx") PASS(inotify_init1, "x") PASS(inotify_add_watch, "fsx")
     PASS(inotify_rm_watch, "fd") E(sendfile, sys_fd_copy, "ffpd", I) E(copy_file_range, sys_fd_copy, "fpfpdx", I)
     E(splice, sys_fd_copy, "fpfpdx", I) PASS(tee, "ffdx") E(pwrite64, sys_pwrite, "fpdl", I) E(pwritev, sys_pwrite, "fpdd", I)
@@ -136,6 +137,11 @@ const struct sys_entry sys_table[] = {
     E(tgkill, sys_kill, "ddd", I) E(rt_sigqueueinfo, sys_kill, "ddp", I)
     E(rt_tgsigqueueinfo, sys_kill, "dddp", I) E(pause, sys_pause, "", I)
     E(rt_sigsuspend, sys_rt_sigsuspend, "pd", I) E(rt_sigtimedwait, sys_rt_sigtimedwait, "pppd", I)
+    /* System V IPC, in the machine's own namespace (ipc.c). Waits are never restarted. */
+    E(shmget, sys_ipcget, "xlx", I) E(shmat, sys_shmat, "dpx", I) E(shmdt, sys_shmdt, "p", I)
+    E(shmctl, sys_ipcctl, "ddp", I) E(semget, sys_ipcget, "xdx", I) E(semctl, sys_ipcctl, "dddI", I)
+    E(semop, sys_semop, "dpd", I) E(semtimedop, sys_semtimedop, "dpdp", I) E(msgget, sys_ipcget, "xx", I)
+    E(msgsnd, sys_msgsnd, "dpdx", I) E(msgrcv, sys_msgrcv, "dpdlx", I) E(msgctl, sys_ipcctl, "ddp", I)
 };
 const unsigned sys_table_len = sizeof sys_table / sizeof *sys_table;
 

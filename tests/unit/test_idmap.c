@@ -33,6 +33,26 @@ START_TEST(test_devices_apart)
 }
 END_TEST
 
+/* A file forgotten (the host reused its inode for a new file) gets a new
+ * number at its next look, after what was handed out meanwhile; other
+ * files keep theirs, across growth too. */
+START_TEST(test_forget)
+{
+	struct idmap m = { 0 };
+	ck_assert_uint_eq(idmap_ino(&m, 40, 7), IDMAP_FIRST_INO);
+	ck_assert_uint_eq(idmap_ino(&m, 40, 8), IDMAP_FIRST_INO + 1);
+	idmap_forget(&m, 40, 7);
+	idmap_forget(&m, 40, 99);               /* never seen: nothing */
+	ck_assert_uint_eq(idmap_ino(&m, 40, 8), IDMAP_FIRST_INO + 1);
+	ck_assert_uint_eq(idmap_ino(&m, 40, 7), IDMAP_FIRST_INO + 2);
+	ck_assert_uint_eq(idmap_ino(&m, 40, 7), IDMAP_FIRST_INO + 2);
+	for (uint64_t i = 0; i < 1000; i++) idmap_forget(&m, 40, 7), idmap_ino(&m, 40, 7);
+	ck_assert_uint_eq(idmap_ino(&m, 40, 8), IDMAP_FIRST_INO + 1);
+	ck_assert_uint_eq(idmap_ino(&m, 40, 7), IDMAP_FIRST_INO + 1002);
+	idmap_free(&m);
+}
+END_TEST
+
 /* Growth keeps every number, and numbers stay distinct. */
 START_TEST(test_many)
 {
@@ -62,6 +82,7 @@ int main(void)
 	tcase_add_test(tc, test_first_sight);
 	tcase_add_test(tc, test_devices_apart);
 	tcase_add_test(tc, test_many);
+	tcase_add_test(tc, test_forget);
 	tcase_add_test(tc, test_device_overflow);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
