@@ -114,6 +114,13 @@ struct simsock *netsim_accepted(struct world *w, struct simsock *l, ino_t ino);
 /* SO_KEEPALIVE or its times changed on s (setsockopt), or s's connection
  * was just made: (re)arms the keepalive timer of its side. */
 void netsim_keepalive(struct world *w, struct simsock *s);
+/* A send on TCP socket s, with MSG_MORE (HOLD_MORE) or TCP_CORK set
+ * (HOLD_CORK): its bytes wait for more, but full segments go, and after
+ * 200 ms the rest (MSG_MORE: the rest follows full segments, as their ACK
+ * would send it). Without (HOLD_NONE) they go now with what waited; so
+ * they do when TCP_CORK is cleared or TCP_NODELAY set. */
+enum netsim_hold { HOLD_NONE, HOLD_MORE, HOLD_CORK };
+void netsim_hold(struct world *w, struct simsock *s, enum netsim_hold how);
 /* Whether a connect in progress has finished (state: 0 done, or -errno). */
 bool netsim_connect_done(struct simsock *s, int *err);
 /* connect(AF_UNSPEC) of a TCP socket: its connection is reset toward the

@@ -58,6 +58,12 @@ struct conn {
     int fd[2];                  /* supervisor ends; -1 when closed */
     struct conn_end end[2];
     bool polling[2];            /* fd[i] is in the relay's epoll set */
+    uint32_t watching[2];       /* for these events */
+    /* MSG_MORE, TCP_CORK: side d's last bytes wait for more (full segments
+     * go), until a send without them, 200 ms, or its close; hold_gen voids
+     * the ceiling timer of an earlier hold. */
+    enum netsim_hold held[2];
+    unsigned hold_gen[2];
     enum conn_state state;
     int err;                    /* why a connect failed */
     size_t junk;                /* bytes stuffed into side 0's buffer during the handshake */

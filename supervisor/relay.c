@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <netinet/in.h>
@@ -18,9 +19,11 @@
 /* tcp_syn_retries = 6: SYNs at 0, 1, 3, 7, 15, 31 and 63 s, then ETIMEDOUT
  * at 127 s (the last wait is 64 s, so the doubled RTO reaches 128 s). */
 #define SYN_GIVE_UP (128 * SYN_RTO)
+#define MSS 1448                /* a full segment: Ethernet's MTU less IP and TCP headers, timestamps */
+#define CORK_CEILING 200000000ULL   /* Linux sends corked bytes after 200 ms anyway */
 #define DGRAM_OVERHEAD 768      /* what a small datagram costs a UDP receive buffer (skb truesize) */
 
-enum ev_kind { EV_SYN, EV_SYNACK, EV_RST, EV_DATA, EV_FIN, EV_DGRAM, EV_KEEPALIVE };
+enum ev_kind { EV_SYN, EV_SYNACK, EV_RST, EV_DATA, EV_FIN, EV_DGRAM, EV_KEEPALIVE, EV_PUSH };
 
 /* A packet in flight. TCP events travel in direction dir: from side dir of
  * c to side 1 - dir. */
@@ -32,15 +35,15 @@ struct nev {
     uint64_t sent;              /* when it first left (for timeouts) */
     uint64_t rto;               /* its current retransmission timeout */
     int from, to;               /* EV_DGRAM: machines */
-    int conn_id;                /* EV_KEEPALIVE: its connection, by id (a timer holds no reference) */
-    unsigned gen;               /* EV_KEEPALIVE: the arming it belongs to */
+    int conn_id;                /* EV_KEEPALIVE, EV_PUSH: its connection, by id (a timer holds no reference) */
+    unsigned gen;               /* EV_KEEPALIVE, EV_PUSH: the arming it belongs to */
     struct saddr src, dst;
     struct simsock *sender;     /* EV_DGRAM: sockets live as long as the run */
     size_t len;
     char data[];
 };
 
-static const char *const kind_names[] = { "syn", "syn-ack", "reset", "data", "fin", "udp", "keepalive" };
+static const char *const kind_names[] = { "syn", "syn-ack", "reset", "data", "fin", "udp", "keepalive", "push" };
 
 uint64_t relay_draw(struct world *w, uint64_t n)
 {
@@ -80,12 +83,26 @@ static void ev_free(void *p)
 
 /* ---- connections ---- */
 
+/* Side's end in the relay's epoll set (on) or not. A held end that has
+ * shown what it holds is watched only for its close (EPOLLRDHUP), which
+ * sends everything; any other for its bytes. */
 static void poll_end(struct world *w, struct conn *c, int side, bool on)
 {
-    if (c->fd[side] < 0 || c->polling[side] == on) return;
-    struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &c->end[side] };
-    epoll_ctl(w->net->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c->fd[side], &ev);
+    uint32_t want = c->held[side] && c->watching[side] == EPOLLRDHUP ? EPOLLRDHUP : EPOLLIN | EPOLLRDHUP;
+    if (c->fd[side] < 0 || (c->polling[side] == on && (!on || c->watching[side] == want))) return;
+    struct epoll_event ev = { .events = want, .data.ptr = &c->end[side] };
+    epoll_ctl(w->net->epfd, !on ? EPOLL_CTL_DEL : c->polling[side] ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd[side], &ev);
     c->polling[side] = on;
+    c->watching[side] = on ? want : 0;
+}
+
+/* Watches a polled end for its close only (held) or for its bytes again. */
+static void watch_end(struct world *w, struct conn *c, int side, uint32_t events)
+{
+    if (c->fd[side] < 0 || !c->polling[side] || c->watching[side] == events) return;
+    struct epoll_event ev = { .events = events, .data.ptr = &c->end[side] };
+    epoll_ctl(w->net->epfd, EPOLL_CTL_MOD, c->fd[side], &ev);
+    c->watching[side] = events;
 }
 
 static void close_end(struct world *w, struct conn *c, int side)
@@ -245,17 +262,32 @@ static void enqueue(struct conn *c, int r, const void *data, size_t len, bool fi
     c->out_tail[r] = k;
 }
 
-/* Reads what side d wrote, up to the window, into segments. */
+static void unhold(struct world *w, struct conn *c, int d);
+
+/* Reads what side d wrote, up to the window, into segments. A held side
+ * gives only its full segments; the rest waits (MSG_MORE, TCP_CORK). */
 static void read_side(struct world *w, struct conn *c, int d)
 {
     static char buf[CHUNK];
-    while (c->fd[d] >= 0 && c->inflight[d] < WINDOW) {
+    size_t budget = SIZE_MAX;
+    if (c->held[d]) {
+        int avail = 0;
+        if (ioctl(c->fd[d], FIONREAD, &avail) != 0) avail = 0;
+        if (c->held[d] == HOLD_MORE && avail >= MSS) unhold(w, c, d);
+        else {
+            budget = (size_t)avail - (size_t)avail % MSS;
+            watch_end(w, c, d, EPOLLRDHUP);
+        }
+    }
+    while (c->fd[d] >= 0 && c->inflight[d] < WINDOW && budget > 0) {
         size_t want = WINDOW - c->inflight[d] < CHUNK ? WINDOW - c->inflight[d] : CHUNK;
+        if (want > budget) want = budget;
         ssize_t n = recv(c->fd[d], buf, want, MSG_DONTWAIT);
         if (n > 0) {
             struct nev *e = ev_new(EV_DATA, c, d, (size_t)n);
             memcpy(e->data, buf, (size_t)n);
             c->inflight[d] += (size_t)n;
+            budget -= (size_t)n;
             send_segment(w, e);
             continue;
         }
@@ -275,6 +307,54 @@ static void read_side(struct world *w, struct conn *c, int d)
         return;
     }
     if (c->inflight[d] >= WINDOW) poll_end(w, c, d, false);
+}
+
+/* ---- MSG_MORE and TCP_CORK ---- */
+
+static void unhold(struct world *w, struct conn *c, int d)
+{
+    if (!c->held[d]) return;
+    c->held[d] = HOLD_NONE;
+    c->hold_gen[d]++;
+    watch_end(w, c, d, EPOLLIN | EPOLLRDHUP);
+}
+
+void netsim_hold(struct world *w, struct simsock *s, enum netsim_hold how)
+{
+    struct conn *c = s->conn;
+    if (!c || c->sock[s->side] != s || c->fd[s->side] < 0) return;
+    int d = s->side;
+    if (how == HOLD_NONE) {
+        unhold(w, c, d);
+        return;
+    }
+    watch_end(w, c, d, EPOLLIN | EPOLLRDHUP);      /* the new bytes may fill a segment */
+    bool armed = c->held[d] != HOLD_NONE;
+    c->held[d] = how;
+    if (armed) return;
+    struct nev *e = ev_new(EV_PUSH, NULL, d, 0);    /* no reference: found again by id */
+    e->conn_id = c->id;
+    e->gen = ++c->hold_gen[d];
+    evq_push(w->net->queue, w->now + CORK_CEILING, e);
+}
+
+static struct conn *conn_by_id(struct world *w, int id)
+{
+    for (size_t i = 0; i < w->net->nconns; i++)
+        if (w->net->conns[i]->id == id) return w->net->conns[i];
+    return NULL;
+}
+
+/* The ceiling of a hold: what waits goes. */
+static void push_due(struct world *w, struct nev *e)
+{
+    struct conn *c = conn_by_id(w, e->conn_id);
+    int d = e->dir;
+    unsigned gen = e->gen;
+    free(e);
+    if (!c || gen != c->hold_gen[d] || !c->held[d]) return;
+    unhold(w, c, d);
+    read_side(w, c, d);
 }
 
 void netsim_poll(struct world *w)
@@ -301,6 +381,7 @@ void netsim_poll(struct world *w)
         }
     for (int i = 0; i < k; i++) {
         struct conn_end *e = evs[i].data.ptr;
+        if (evs[i].events & (EPOLLRDHUP | EPOLLHUP)) unhold(w, e->c, e->side);    /* a close sends all */
         read_side(w, e->c, e->side);
     }
 }
@@ -587,9 +668,7 @@ static void keepalive_due(struct world *w, struct nev *e)
 {
     struct netsim *n = w->net;
     int d = e->dir, r = 1 - d;
-    struct conn *c = NULL;
-    for (size_t i = 0; i < n->nconns && !c; i++)
-        if (n->conns[i]->id == e->conn_id) c = n->conns[i];
+    struct conn *c = conn_by_id(w, e->conn_id);
     unsigned gen = e->gen;
     free(e);
     if (!c || gen != c->ka_gen[d] || c->fd[d] < 0 || c->gone[d] || !c->sock[d] || c->state != C_ESTABLISHED) return;
@@ -706,6 +785,7 @@ void netsim_fire(struct world *w)
         case EV_FIN: arrive_data(w, e); break;
         case EV_DGRAM: arrive_dgram(w, e); break;
         case EV_KEEPALIVE: keepalive_due(w, e); break;
+        case EV_PUSH: push_due(w, e); break;
         }
     }
     conns_collect(w);

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/file.h>
@@ -572,6 +574,8 @@ static bool sim_write(struct world *w, struct thread *t, struct wcall *c, enum s
         *a = emulate(t, r);
         return true;
     }
+    /* MSG_MORE or TCP_CORK: its bytes wait for more (relay.c). */
+    netsim_hold(w, s, netsim_opt_int(s, IPPROTO_TCP, TCP_CORK) ? HOLD_CORK : c->flags & MSG_MORE ? HOLD_MORE : HOLD_NONE);
     c->probed = true;           /* a stream: write_run goes on with this probe */
     c->copy = copy;
     c->pass = c->control;

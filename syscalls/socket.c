@@ -449,6 +449,8 @@ enum sys_action sys_setsockopt(struct world *w, struct thread *t)
         s->abort_close = l.l_onoff && !l.l_linger;
     }
     netsim_opt_set(s, level, name, val, (int)n);
+    /* Uncorking sends what waits; so does TCP_NODELAY, even when corked. */
+    if (level == IPPROTO_TCP && ((name == TCP_CORK && !v) || (name == TCP_NODELAY && v))) netsim_hold(w, s, HOLD_NONE);
     if ((level == SOL_SOCKET && name == SO_KEEPALIVE) ||
         (level == IPPROTO_TCP && (name == TCP_KEEPIDLE || name == TCP_KEEPINTVL || name == TCP_KEEPCNT)))
         netsim_keepalive(w, s);

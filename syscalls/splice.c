@@ -16,6 +16,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -136,6 +138,19 @@ static bool offset_readable(struct thread *t, uint64_t addr)
     return !addr || mem_read(t->tid, addr, &off, sizeof off) == 0;
 }
 
+/* Into a simulated TCP socket, a copy sends what waits, unless the socket
+ * is corked or the splice says more follows (SPLICE_F_MORE): relay.c. */
+static void copy_pushes(struct world *w, struct thread *t, int out_fd, bool more)
+{
+    struct stat st;
+    int copy = netsim_active(w) ? fd_probe(w, t, out_fd, &st) : -1;
+    if (copy < 0) return;
+    close(copy);
+    struct simsock *s = S_ISSOCK(st.st_mode) ? netsim_lookup(w, st.st_ino) : NULL;
+    if (s && s->type == SOCK_STREAM)
+        netsim_hold(w, s, netsim_opt_int(s, IPPROTO_TCP, TCP_CORK) ? HOLD_CORK : more ? HOLD_MORE : HOLD_NONE);
+}
+
 /* sendfile(out, in, offset, count); splice(in, off_in, out, off_out, len,
  * flags); copy_file_range(in, off_in, out, off_out, len, flags). A random
  * device's position does not move, nor does an offset given for it (as on
@@ -153,6 +168,7 @@ enum sys_action sys_fd_copy(struct world *w, struct thread *t)
         if (again.in_copy < 0) return transfer_end(t, -EBADF);
         return random_transfer(w, t, &again);
     }
+    copy_pushes(w, t, out_fd, !sendfile && (ARG5(t) & SPLICE_F_MORE));
     bool offsets_ok = sendfile ? offset_readable(t, ARG2(t))
                                : !ARG3(t) && offset_readable(t, ARG1(t)) && !(ARG5(t) & ~(uint64_t)SPLICE_FLAGS);
     int in = offsets_ok ? random_input(w, t, in_fd) : -1;
