@@ -7,8 +7,8 @@
 # read the same bytes, and so does a run on any other host. /etc/resolv.conf
 # is dsim's (a name server outside the cluster), and the fixed files, which
 # every machine of a run shares, are read-only. /proc/self/mounts names
-# no run directory, and the run directories' parent looks empty. statfs shows a fixed 100 GiB disk, half free (tmpfs: half
-# the machine's memory).
+# no run directory, and the run directories' parent looks empty. statfs shows
+# the machine's own disk (tmpfs: half the machine's memory).
 . "$(dirname "$0")/lib.sh"
 dsim_exec 1 /bin/sh -c 'cat /proc/stat /proc/loadavg; grep -c ^processor /proc/cpuinfo;
     head -n 1 /proc/meminfo; cat /proc/sys/kernel/random/boot_id' >"$TMP/one.out" ||
@@ -63,8 +63,10 @@ diff "$TMP/lim1.out" "$TMP/lim2.out" >&2 || fail "the caller's limits or nice va
 mid1=$(dsim_exec 1 cat /etc/machine-id 2>/dev/null); mid2=$(dsim_exec 2 cat /etc/machine-id 2>/dev/null)
 [[ "$mid1" =~ ^[0-9a-f]{32}$ ]] && [ "$mid1" = "$mid2" ] || fail "machine-id: '$mid1' then '$mid2'"
 [ ! -f /etc/machine-id ] || [ "$mid1" != "$(cat /etc/machine-id)" ] || fail "a machine sees the host's machine-id"
-# Disk sizes and free space are fixed (the host's change with every write).
+# Disk sizes and free space are the machine's (the host's change with every
+# write): / is its own 1 GiB disk (a tmpfs of 65536 inodes only it writes),
+# /dev/shm half its memory.
 dsim_exec 1 stat -f -c '%b %f %a %c %d %i' / /dev/shm >"$TMP/df.out" 2>/dev/null
-printf '26214400 13107200 13107200 6553600 3276800 0\n524288 262144 262144 6553600 3276800 0\n' |
+printf '262144 262144 262144 65536 65524 0\n524288 262144 262144 6553600 3276800 0\n' |
     diff - "$TMP/df.out" >&2 || fail "statfs shows the host's disk"
 note "/proc/stat, loadavg, cpuinfo, meminfo, boot_id, version, machine-id, resolv.conf, statfs, mounts, limits and nice fixed; /etc/hosts read-only; uuid from the seed"

@@ -28,9 +28,8 @@ static void *waker(void *arg)
 {
     struct timespec ms = { 0, 1000000 };
     nanosleep(&ms, NULL);
-    __atomic_store_n(&b, 1, __ATOMIC_SEQ_CST);
     long woken;
-    do {        /* until the waiter is there to be woken */
+    do {        /* until the waiter is there to be woken (b stays 0: no race) */
         woken = syscall(SYS_futex, &b, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
         if (!woken) nanosleep(&ms, NULL);
     } while (woken == 0);
@@ -47,6 +46,7 @@ int main(void)
     pthread_create(&th, NULL, waker, NULL);
     show("waitv woken through b", waitv(v, 2, 0, NULL, 0));
     pthread_join(th, NULL);
+    __atomic_store_n(&b, 1, __ATOMIC_SEQ_CST);
 
     struct timespec past = { 0, 0 };
     show("waitv value differs", waitv(v, 2, 0, NULL, 0));
