@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -167,6 +168,29 @@ static void run_start_stamp(struct world *w)
     if (fd >= 0) close(fd);
 }
 
+/* The run directory's memory: room for a durable copy of each machine's
+ * whole disk, OUTPUT_BYTES of output per machine, and dsim's small files.
+ * Past it a machine's writes to its stdout or stderr fail with ENOSPC,
+ * the same on every host. */
+#define OUTPUT_BYTES (256ULL << 20)
+static unsigned long long run_dir_bytes(const struct config *c)
+{
+    unsigned long long n = 64ULL << 20;
+    for (size_t i = 0; i < c->nmachines; i++)
+        n += (c->machines[i].disk_bytes ? c->machines[i].disk_bytes : DEFAULT_DISK_BYTES) + OUTPUT_BYTES;
+    return n;
+}
+
+/* A full run directory made outputs (or durable copies) fail: say so in
+ * the trace, where a report's last events show it. */
+static void note_run_dir_full(struct world *w, unsigned long long size)
+{
+    struct statvfs sv;
+    if (statvfs(w->run_dir, &sv) != 0 || (unsigned long long)sv.f_bavail * sv.f_frsize >= (1ULL << 20)) return;
+    trace_event(w->trace, w->now, "-", 0, "run directory full (%llu MiB): writes to machines' stdout and stderr "
+                "failed with ENOSPC", size >> 20);
+}
+
 int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct run_result *r)
 {
     static struct filter_prog fp;
@@ -208,7 +232,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
      * other seed's disks. */
     char why[512] = "";
     int lock = disk_private_mounts(why, sizeof why) ? rundir_make(w->run_dir, sizeof w->run_dir, why, sizeof why) : -1;
-    bool made = lock >= 0;
+    bool made = lock >= 0 && rundir_mount(w->run_dir, run_dir_bytes(c), why, sizeof why) == 0;
     /* Before the fixed files: their ctimes then count as made in the run
      * (shown as their mtimes, the boot time; syscalls/stat.c). */
     if (made) run_start_stamp(w);
@@ -285,6 +309,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     watchdog_arm(true);
     loop(w, &fp);
     watchdog_arm(false);
+    note_run_dir_full(w, run_dir_bytes(c));
     if (w->outcome == OUT_RUNNING || w->outcome == OUT_PASS) judge(w);
     enum outcome before_teardown = w->outcome;
     teardown(w);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -165,6 +166,17 @@ int rundir_make(char *dir, size_t len, char *err, size_t errlen)
     return lock;
 }
 
+int rundir_mount(const char *dir, unsigned long long size, char *err, size_t errlen)
+{
+    struct stat st;
+    char opts[96];
+    if (stat(dir, &st) != 0) st.st_mode = 0700;
+    snprintf(opts, sizeof opts, "size=%llu,mode=%o", size, (unsigned)(st.st_mode & 07777));
+    if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, opts) == 0) return 0;
+    snprintf(err, errlen, "cannot mount a tmpfs on %s: %s", dir, strerror(errno));
+    return -1;
+}
+
 /* ---- removal of this process's own, a few runs later: right after a run
  * the machines' overlay disks are still being torn down by the kernel, and
  * removing them then costs more than the whole run of a small program ---- */
@@ -179,6 +191,7 @@ void rundir_cleanup(int keep)
         char runs[256];
         snprintf(runs, sizeof runs, "%s", pending[0].path);
         char *slash = strrchr(runs, '/');
+        umount2(pending[0].path, MNT_DETACH);  /* its tmpfs, and the disks in it */
         if (slash) {
             *slash = 0;
             int runsfd = open(runs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -4,7 +4,9 @@
  * made it keeps locked (flock) until the directory is gone, so the next
  * dsim can tell one a killed dsim left behind (unlocked) from one in use,
  * and removes it. A directory without `lock` (an older dsim's, or anything
- * else) is never touched. */
+ * else) is never touched. The directory's contents live on a tmpfs mounted
+ * over it in dsim's own mount namespace (rundir_mount); the lock stays on
+ * the host's file system beneath, where other dsims see it. */
 #ifndef DSIM_RUNDIR_H
 #define DSIM_RUNDIR_H
 #include <stddef.h>
@@ -13,6 +15,12 @@
  * first call, first removes those killed dsims left. The lock's fd, or -1
  * with a message in err. */
 int rundir_make(char *dir, size_t len, char *err, size_t errlen);
+/* Mounts a tmpfs of `size` bytes on the run directory, in dsim's own
+ * mount namespace: what a run writes there (machines' outputs, durable
+ * copies, fixed files) takes memory up to that size and never the host's
+ * TMPDIR, and goes with the namespace if dsim is killed. 0, or -1 with a
+ * message in err. */
+int rundir_mount(const char *dir, unsigned long long size, char *err, size_t errlen);
 /* The run in dir is over: it is removed later (rundir_cleanup), and stays
  * locked until then. */
 void rundir_done(const char *dir, int lock);

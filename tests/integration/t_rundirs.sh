@@ -2,7 +2,8 @@
 # Run directories. (1) A TMPDIR given through a symlink, or as a relative
 # path, works (it used to fail every seed: "cannot start machine") and gives
 # the hash the real directory gives. (2) A dsim killed with SIGKILL leaves
-# its run directory behind; the next dsim that finds it removes it: only a
+# its run directory behind (only its lock: the contents were a tmpfs in its
+# own mount namespace); the next dsim that finds it removes it: only a
 # dsim-run.XXXXXX directory of this user whose `lock` file no process holds.
 # A directory without a lock (an older dsim's), one whose lock a live
 # process holds, one under another name, one of another user and a symlink
@@ -47,7 +48,9 @@ flock -n "$killed/lock" true && { kill -9 $pid; fail "a live dsim's run director
 kill -9 $pid
 wait $pid 2>/dev/null
 for _ in $(seq 1 100); do flock -n "$killed/lock" true && break; sleep 0.05; done
-[ -d "$killed/disk" ] || fail "the killed dsim's run directory is not there to be found"
+# Its contents were on a tmpfs in its own mount namespace, gone with it:
+# on the host only the lock is left, for the next dsim to find.
+[ "$(ls -A "$killed" 2>/dev/null)" = lock ] || fail "the killed dsim left more than its lock: $(ls -A "$killed")"
 
 # What must stay.
 mkdir -p "$runs/dsim-run.oldkin/disk"            # no lock: an older dsim's, maybe running
