@@ -50,4 +50,5 @@ int cmd_diff(int argc, char **argv);
 int cmd_shrink(int argc, char **argv);
 /* What this host can do and what dsim does about it (doctor.c). */
 int cmd_doctor(int argc, char **argv);
+int cmd_syscalls(int argc, char **argv);
 #endif

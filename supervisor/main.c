@@ -40,6 +40,7 @@ static const char usage_text[] =
     "       dsim merge [--keep-going] [--results FILE.jsonl] [--junit FILE.xml] RESULTS.jsonl...\n"
     "       dsim exec [--seed N] [--duration D] [--env NAME=VALUE]... [--trace FILE] [--tsc MODE] -- PROGRAM [ARG]...\n"
     "       dsim doctor\n"
+    "       dsim syscalls\n"
     "       dsim --help | --version\n"
     "\n"
     "SPEC is a seed (7), a range (1-100), random:N (N fresh random seeds), or a\n"
@@ -624,6 +625,7 @@ int main(int argc, char **argv)
         { "run", cmd_run }, { "verify", cmd_verify }, { "replay", cmd_replay }, { "exec", cmd_exec },
         { "merge", cmd_merge }, { "diff", cmd_diff }, { "trace", cmd_trace }, { "shrink", cmd_shrink },
         { "crash-states", cmd_crash_states }, { "doctor", cmd_doctor },
+        { "syscalls", cmd_syscalls },
     };
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
         if (!strcmp(cmd, cmds[i].name)) {

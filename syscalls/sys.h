@@ -17,17 +17,23 @@ typedef enum sys_action (*sys_handler)(struct world *w, struct thread *t);
 /* Interruption by a signal: what Linux does when a handler runs. */
 enum sys_restart { RS_EINTR, RS_RESTART_SA /* restarts under SA_RESTART */ };
 
+/* What dsim does with a syscall (table.c). */
+enum sys_support { SUP_FENCE, SUP_EMULATED, SUP_PASSED, SUP_REFUSED, SUP_UNTRAPPED, SUP_EXEC_ONLY };
+
 struct sys_entry {
     const char *name;
     sys_handler handler;     /* NULL: unknown, a fence */
     const char *args;        /* per argument: d int, l long, x hex, f fd, s path, p pointer, F futex op,
                               * I int or pointer by request (ioctl, fcntl: an address prints as p) */
     enum sys_restart restart;
+    enum sys_support support;
+    const char *note;        /* a limit or a fence within it, for the listing */
 };
 
 extern const struct sys_entry sys_table[];
 extern const unsigned sys_table_len;
 const struct sys_entry *sys_lookup(long nr);
+const char *sys_support_name(enum sys_support s);
 
 /* Argument access on the stopped thread. */
 #define ARG0(t) ((t)->regs.rdi)

@@ -57,6 +57,20 @@ net_dsim_wrapper() {
     chmod +x "$DSIM"
 }
 
+# as_native PROG: PROG prints natively (inside this namespace) what it
+# prints under dsim exec on seeds 1 and 2, and seed 1 gives one hash
+# twice, which it prints. (Call as h=$(...) || exit 1.)
+as_native() {
+    native_net "$1" >"$TMP/native.out" 2>"$TMP/native.err" ||
+        { cat "$TMP/native.out" "$TMP/native.err" >&2; fail "$1 failed natively"; }
+    local seed
+    for seed in 1 2; do
+        dsim_exec $seed "$1" >"$TMP/dsim.out" || { cat "$TMP/exec.err" "$TMP/dsim.out" >&2; fail "seed $seed failed"; }
+        diff "$TMP/native.out" "$TMP/dsim.out" >&2 || fail "seed $seed: $1 under dsim differs from native"
+    done
+    same_hash_twice 1 "$1"
+}
+
 # selftest_as_native PROG: `PROG selftest` ends with "ok" natively (inside
 # this namespace) and prints the same under dsim exec on seeds 1-3; seed 1
 # gives one hash twice, which it prints. (Call as h=$(...) || exit 1.)

@@ -5,6 +5,7 @@
  * pids and times IPC_STAT reports (times read against the clock), and the
  * errors of msgget, msgsnd, msgrcv and msgctl. One line per case. */
 #define _GNU_SOURCE
+#include "ipccheck.h"
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,18 +16,6 @@
 #include <unistd.h>
 
 struct msg { long type; char text[64]; };
-
-static void show(const char *what, long r)
-{
-    printf("%-44s %ld %s\n", what, r, r < 0 ? strerrorname_np(errno) : "-");
-    fflush(stdout);
-}
-
-static const char *when(time_t t)
-{
-    time_t now = time(NULL);
-    return t == 0 ? "never" : t <= now && now - t <= 1 ? "now" : "other";
-}
 
 static long put(int q, long type, const char *text, int flags)
 {

@@ -4,6 +4,7 @@
  * GETPID report (times read against the clock), and the errors of semget,
  * semop and semctl in Linux's order. One line per case. */
 #define _GNU_SOURCE
+#include "ipccheck.h"
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,18 +16,6 @@
 #include <unistd.h>
 
 union semun { int val; struct semid_ds *buf; unsigned short *array; };
-
-static void show(const char *what, long r)
-{
-    printf("%-44s %ld %s\n", what, r, r < 0 ? strerrorname_np(errno) : "-");
-    fflush(stdout);
-}
-
-static const char *when(time_t t)
-{
-    time_t now = time(NULL);
-    return t == 0 ? "never" : t <= now && now - t <= 1 ? "now" : "other";
-}
 
 static void values(int id, const char *what)
 {

@@ -3,6 +3,7 @@
  * (each time read against the clock: the machine's clock, under dsim); and
  * the errors of shmget, shmat, shmdt and shmctl. One line per case. */
 #define _GNU_SOURCE
+#include "ipccheck.h"
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,20 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static void show(const char *what, long r)
-{
-    printf("%-44s %ld %s\n", what, r, r < 0 ? strerrorname_np(errno) : "-");
-    fflush(stdout);
-}
-
 /* A time from IPC_STAT against time(): "now" (within a second), "never"
  * (0), or "other". */
-static const char *when(time_t t)
-{
-    time_t now = time(NULL);
-    return t == 0 ? "never" : t <= now && now - t <= 1 ? "now" : "other";
-}
-
 static struct shmid_ds stat_of(int id)
 {
     struct shmid_ds ds;
