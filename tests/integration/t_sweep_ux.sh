@@ -90,3 +90,18 @@ cmp -s colon.txt plain.txt || fail "--syscall disk and --syscall disk: differ"
 "$DSIM" trace t.gz --syscall fault | grep -q ' fault ' || fail "--syscall fault matches nothing"
 "$DSIM" trace t.gz --syscall dis | grep -q . && fail "--syscall dis matched disk: events"
 note "seed $seed tore m.pyc; $(wc -l <plain.txt) disk events"
+
+# --- --shard is 1-based: 1/3 .. 3/3 run, 0/3 and 4/3 are refused ---------
+write_conf ok.conf <<'CONF'
+[machine m]
+command = true
+CONF
+for bad in 0/3 4/3; do
+    "$DSIM" run ok.conf --seeds 1-9 --shard $bad >/dev/null 2>bad.err; rc=$?
+    [ $rc = 2 ] && grep -q "bad --shard $bad (use I/N with 1 <= I <= N" bad.err || { cat bad.err; fail "--shard $bad: exit $rc"; }
+done
+for i in 1 2 3; do
+    timeout -k 5 60 "$DSIM" run ok.conf --seeds 1-9 --shard $i/3 --results s$i.jsonl >/dev/null 2>&1 || fail "--shard $i/3 failed"
+    grep -q "\"shard\":\"$i/3\"" s$i.jsonl || fail "shard $i/3's results do not name it"
+done
+[ "$(cat s?.jsonl | sed 's/^{"seed":\([0-9]*\),.*/\1/' | sort -n | tr '\n' ' ')" = "1 2 3 4 5 6 7 8 9 " ] || fail "shards 1-3/3 miss or repeat a seed"
