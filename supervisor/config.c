@@ -24,6 +24,7 @@
  *
  * Every error is "FILE:LINE: message"; only the first one is reported. */
 #include "supervisor/config.h"
+#include "supervisor/defines.h"
 #include "supervisor/netconf.h"
 #include "supervisor/netfaults.h"
 
@@ -246,6 +247,8 @@ struct parser {
     int simulation_line, check_line;
     struct netconf_parser net;  /* [network], [link A B], [partition] */
     struct netfaults_parser nf; /* the network faults' keys of [fault] and [chaos] */
+    struct defines *defines;    /* -D NAME=VALUE for ${NAME}, or NULL */
+    char *expanded;             /* the line last handed to inih, ${NAME}s replaced */
 };
 
 static int fail(struct parser *p, int line, const char *fmt, ...)
@@ -524,6 +527,12 @@ static char *read_line(char *str, int num, void *stream)
     if (*t == '\0' || *t == '#' || *t == ';')
         return str;                     /* blank or comment */
     cut_comment(t);
+    free(p->expanded);
+    char why[512];
+    if (!(t = p->expanded = define_expand(t, p->defines, why, sizeof why))) {
+        fail(p, p->lineno, "%s", why);
+        return NULL;
+    }
 
     if (*t == '[') {
         section_header(p, t);
@@ -866,6 +875,11 @@ static char *file_dir(const char *path)
 
 struct config *config_load(const char *path, char *err, size_t errlen)
 {
+    return config_load_defined(path, NULL, err, errlen);
+}
+
+struct config *config_load_defined(const char *path, struct defines *defines, char *err, size_t errlen)
+{
     size_t len;
     char *buf;
     struct parser p = { 0 };
@@ -879,6 +893,7 @@ struct config *config_load(const char *path, char *err, size_t errlen)
         return NULL;
 
     p.path = path;
+    p.defines = defines;
     p.err = err;
     p.errlen = errlen;
     p.buf = buf;
@@ -960,6 +975,7 @@ struct config *config_load(const char *path, char *err, size_t errlen)
     c->dir_mounted = strcmp(c->dir, "/") != 0;
     netconf_parser_free(&p.net);
     free(p.line);
+    free(p.expanded);
     free(buf);
     return c;
 
@@ -967,6 +983,7 @@ fail:
     netconf_parser_free(&p.net);
     config_free(p.c);
     free(p.line);
+    free(p.expanded);
     free(buf);
     return NULL;
 }

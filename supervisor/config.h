@@ -116,6 +116,10 @@ struct config {
 
 /* Parses PATH. On error returns NULL and writes "file:line: message" to err. */
 struct config *config_load(const char *path, char *err, size_t errlen);
+struct defines;
+/* The same, with ${NAME} in its lines replaced by defines' values
+ * (supervisor/defines.h); defines->used tells which were. */
+struct config *config_load_defined(const char *path, struct defines *defines, char *err, size_t errlen);
 /* A config with one machine running argv (for `dsim exec`). */
 struct config *config_for_exec(char *const argv[], char *err, size_t errlen);
 void config_free(struct config *c);

@@ -42,6 +42,10 @@ static void note(struct world *w, struct machine *m, const char *fmt, ...)
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     trace_event(w->trace, w->now, m->name, 0, "disk: %s", text);
+    size_t used = strlen(m->crash_damage);
+    bool damaged = strstr(text, " torn at ") || strstr(text, " rolled back (") || strstr(text, " lost (");
+    if (damaged && used + strlen(text) + 2 < sizeof m->crash_damage)
+        snprintf(m->crash_damage + used, sizeof m->crash_damage - used, "%s\n", text);
     struct crash_pick *p = w->pick;
     if (p && w->ncrashes == p->crash) {
         size_t n = strlen(p->desc);

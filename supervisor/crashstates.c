@@ -86,7 +86,7 @@ int cmd_crash_states(int argc, char **argv)
     if (argc < 3 || argv[1][0] == '-') return usage_error("%s: usage: dsim crash-states CONF SEED", "crash-states");
     uint64_t seed;
     if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
-    if (parse_opts(argc - 2, argv + 2, &o, "cmPaMOT")) return EXIT_USAGE;
+    if (parse_opts(argc - 2, argv + 2, &o, "cmPaMOTD")) return EXIT_USAGE;
     if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
     struct config *c = load_with_plan(argv[1], &o);
     if (!c) return EXIT_USAGE;
@@ -119,8 +119,12 @@ int cmd_crash_states(int argc, char **argv)
                                                       .duration_ns = 100000000, .has_duration = true };
         wk.faults = injected;
         wk.use_plan = true;
-        snprintf(planfile, sizeof planfile, "%s", o.plan_out ? o.plan_out : "");
-        if (!planfile[0]) snprintf(planfile, sizeof planfile, "dsim-crash-plan-%" PRIu64 ".json", seed);
+        if (o.plan_out) {
+            snprintf(planfile, sizeof planfile, "%s", o.plan_out);
+            warn_if_seen(c, "--plan-out", o.plan_out);
+        } else {
+            scratch_path(planfile, sizeof planfile, "dsim-crash-plan", seed);
+        }
         char *json = plan_to_json(injected, wk.nfaults);
         FILE *f = fopen(planfile, "we");
         bool ok = f && json && fprintf(f, "%s\n", json) >= 0;
@@ -198,9 +202,14 @@ int cmd_crash_states(int argc, char **argv)
     }
     if (same) printf("(%d more decision paths left a disk already listed)\n", same);
     if (more && !sampling) printf("(stopped after %d runs, --max; more states remain)\n", runs);
-    if (first_fail[0])
-        printf("replay the first failing state: dsim replay %s %" PRIu64 "%s%s --crash-state %s\n", argv[1], seed,
-               injected ? " --plan " : "", injected ? planfile : "", first_fail);
+    if (first_fail[0]) {
+        char *rerun = rerun_options(&o), *qconf = shell_quote(argv[1]), *qplan = shell_quote(planfile);
+        printf("replay the first failing state: dsim replay %s %" PRIu64 "%s%s%s --crash-state %s\n", qconf, seed,
+               injected ? " --plan " : "", injected ? qplan : "", rerun, first_fail);
+        free(rerun);
+        free(qconf);
+        free(qplan);
+    }
     printf("%d crash states: %d pass, %d fail\n", states, states - fails, fails);
     status = fails ? 1 : 0;
 done:
@@ -208,6 +217,7 @@ done:
 out:
     if (injected) plan_free(injected, wk.nfaults);
     plan_free(o.faults, o.nfaults);
+    defines_free(&o.defines);
     config_free(c);
     return dsim_interrupted ? interrupted_status() : status;
 }

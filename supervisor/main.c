@@ -7,6 +7,8 @@
 #include "supervisor/plan.h"
 #include "supervisor/run.h"
 #include "supervisor/sample.h"
+#include "supervisor/shard.h"
+#include "supervisor/results.h"
 #include "supervisor/sweep.h"
 #include <errno.h>
 #include <getopt.h>
@@ -26,16 +28,16 @@
 
 static const char usage_text[] =
     "usage: dsim run CONF --seeds SPEC [-j N] [--keep-going] [--results FILE.jsonl] [--junit FILE.xml]\n"
-    "                [--checkpoint FILE] [--shard I/N] [--output DIR] [--plan FILE] [--tsc MODE]\n"
-    "                [--verify-sample P%|K]\n"
+    "                [--checkpoint FILE] [--shard I/N (1<=I<=N)] [--output DIR] [--plan FILE] [--tsc MODE]\n"
+    "                [--verify-sample P%|K] [-D NAME=VALUE]...\n"
     "       dsim run CONF --seeds SEED --trace FILE\n"
-    "       dsim verify CONF --seed N [--runs K] [--trace FILE] [--plan FILE] [--tsc MODE]\n"
+    "       dsim verify CONF --seed N [--runs K] [--trace FILE] [--plan FILE] [--tsc MODE] [-D NAME=VALUE]...\n"
     "       dsim replay CONF SEED [--trace FILE [--stacks MACHINE,...|all]] [--plan FILE] [--plan-out FILE]\n"
-    "                   [--output DIR] [--crash-state C:D.D...] [--tsc MODE]\n"
-    "       dsim diff CONF SEED_A SEED_B\n"
-    "       dsim shrink CONF SEED [--plan FILE] [--plan-out FILE]\n"
+    "                   [--output DIR] [--crash-state C:D.D...] [--tsc MODE] [-D NAME=VALUE]...\n"
+    "       dsim diff CONF SEED_A SEED_B [--plan FILE] [--tsc MODE] [-D NAME=VALUE]...\n"
+    "       dsim shrink CONF SEED [--plan FILE] [--plan-out FILE] [--tsc MODE] [-D NAME=VALUE]...\n"
     "       dsim crash-states CONF SEED [--crash N | --at TIME --machine NAME [--plan-out FILE]] [--max RUNS]\n"
-    "                         [--plan FILE]\n"
+    "                         [--plan FILE] [--tsc MODE] [-D NAME=VALUE]...\n"
     "       dsim trace FILE [--machine M] [--thread T] [--syscall NAME] [--from TIME] [--to TIME]\n"
     "       dsim merge [--keep-going] [--results FILE.jsonl] [--junit FILE.xml] RESULTS.jsonl...\n"
     "       dsim exec [--seed N] [--duration D] [--env NAME=VALUE]... [--trace FILE] [--tsc MODE] -- PROGRAM [ARG]...\n"
@@ -45,6 +47,8 @@ static const char usage_text[] =
     "\n"
     "SPEC is a seed (7), a range (1-100), random:N (N fresh random seeds), or a\n"
     "comma-separated list of them (1-10,42,random:100).\n"
+    "--shard I/N runs shard I of N, counted from 1 (--shard 1/3, 2/3, 3/3).\n"
+    "-D NAME=VALUE (or --set NAME=VALUE) replaces ${NAME} in CONF.\n"
     "Exit status: 0 every seed passed, 1 a seed failed, 2 usage or config error,\n"
     "3 a sampled seed did not replay (--verify-sample).\n"
     "See dsim(1) and cluster.conf(5).\n";
@@ -170,12 +174,29 @@ static int parse_seeds(const char *spec, struct seeds *s)
 
 static void print_failure(FILE *f, const char *conf, uint64_t seed, const struct run_result *r, const struct opts *o)
 {
+    char *rerun = rerun_options(o), *qconf = shell_quote(conf), *qstate = o->crash_state ? shell_quote(o->crash_state) : NULL;
     fprintf(f, "seed %" PRIu64 " FAILED: %s\n", seed, r->reason);
     fprintf(f, "  simulated time %" PRIu64 ".%09" PRIu64 "s, %" PRIu64 " steps, trace hash %s\n",
             r->vtime_ns / 1000000000, r->vtime_ns % 1000000000, r->steps, r->hash);
-    fprintf(f, "  replay: dsim replay %s %" PRIu64 "%s%s%s%s\n", conf, seed, o->plan ? " --plan " : "",
-            o->plan ? o->plan : "", o->crash_state ? " --crash-state " : "", o->crash_state ? o->crash_state : "");
+    fprintf(f, "  replay: dsim replay %s %" PRIu64 "%s%s%s\n", qconf, seed, rerun, qstate ? " --crash-state " : "",
+            qstate ? qstate : "");
     if (r->report) fputs(r->report, f);
+    free(rerun);
+    free(qconf);
+    free(qstate);
+}
+
+char *rerun_options(const struct opts *o)
+{
+    char *plan = o->plan ? shell_quote(o->plan) : NULL, *tsc = o->tsc ? shell_quote(o->tsc) : NULL,
+         *defines = defines_options(&o->defines), *out;
+    if (asprintf(&out, "%s%s%s%s%s", plan ? " --plan " : "", plan ? plan : "", tsc ? " --tsc " : "", tsc ? tsc : "",
+                 defines) < 0)
+        abort();
+    free(plan);
+    free(tsc);
+    free(defines);
+    return out;
 }
 
 /* Traces are written gzip-compressed (zlib, fast level): a busy 10-second
@@ -202,11 +223,16 @@ static FILE *open_trace(const char *path)
     return f;
 }
 
-struct config *load(const char *path)
+struct config *load(const char *path, struct defines *defines)
 {
     char err[1024];
-    struct config *c = config_load(path, err, sizeof err);
+    struct config *c = config_load_defined(path, defines, err, sizeof err);
     if (!c) fprintf(stderr, "%s\n", err);
+    /* A NAME the file never uses is likely a typo: the run would not be
+     * the variant asked for. */
+    for (size_t i = 0; c && i < defines->n; i++)
+        if (!defines->used[i]) fprintf(stderr, "dsim: warning: -D %s: %s has no ${%s}\n", defines->name[i], path,
+                                       defines->name[i]);
     return c;
 }
 
@@ -218,7 +244,7 @@ int interrupted_status(void) { return 128 + (dsim_interrupted ? dsim_interrupted
 /* The config, and the --plan that replaces its faults if one was given. */
 struct config *load_with_plan(const char *path, struct opts *o)
 {
-    struct config *c = load(path);
+    struct config *c = load(path, &o->defines);
     char err[2048];
     if (c && apply_tsc(c, o) != 0) {
         config_free(c);
@@ -260,11 +286,12 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         { "at", required_argument, 0, 'a' }, { "machine", required_argument, 0, 'M' },
         { "tsc", required_argument, 0, 'T' },
         { "verify-sample", required_argument, 0, 'V' },
+        { "set", required_argument, 0, 'D' },
         { 0, 0, 0, 0 },
     };
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "+j:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+j:D:", longopts, NULL)) != -1) {
         if (c == 'h') { if (current_cmd) command_help(current_cmd); else fputs(usage_text, stdout); exit(0); }
         if (c == '?' || !strchr(allowed, c)) return usage_error("unexpected option in %s", argv[0]);
         switch (c) {
@@ -306,6 +333,11 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
             else o->runs = (int)v;
             break;
         }
+        case 'D': {
+            char err[512];
+            if (define_add(&o->defines, optarg, err, sizeof err)) return usage_error("%s", err);
+            break;
+        }
         case 'e':
             if (!strchr(optarg, '=')) return usage_error("bad --env %s (use NAME=VALUE)", optarg);
             o->env = realloc(o->env, (o->nenv + 1) * sizeof *o->env);
@@ -341,7 +373,10 @@ static int one_seed(const char *confpath, struct config *c, uint64_t seed, const
         snprintf(dir, sizeof dir, "%s/seed-%" PRIu64, o->output, seed);
         ro.keep_dir = dir;
     }
+    char *rerun = rerun_options(o);
+    ro.rerun = rerun;
     run_seed(c, seed, &ro, r);
+    free(rerun);
     if (ro.trace_out) fclose(ro.trace_out);
     if (o->plan_out) {
         FILE *f = fopen(o->plan_out, "we");
@@ -353,47 +388,44 @@ static int one_seed(const char *confpath, struct config *c, uint64_t seed, const
     return r->outcome == OUT_PASS ? 0 : 1;
 }
 
-/* I/N from --shard, or from the CI's own variables: GitLab (CI_NODE_INDEX,
- * 1-based, and CI_NODE_TOTAL), Slurm job arrays (SLURM_ARRAY_TASK_ID minus
- * SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_COUNT), Kubernetes Indexed Jobs
- * (JOB_COMPLETION_INDEX, with the count in DSIM_SHARDS). 0 if none, 1 if
- * sharded, -1 if malformed. */
-static int shard_of(const char *opt, unsigned long *i, unsigned long *n, const char **source)
+void scratch_path(char *out, size_t len, const char *prefix, uint64_t seed)
 {
-    const char *e;
-    if (opt) {
-        *source = "--shard";
-        return sscanf(opt, "%lu/%lu", i, n) == 2 && *n > 0 && *i < *n ? 1 : -1;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(out, len, "%s/%s-%" PRIu64 ".json", tmp && *tmp == '/' ? tmp : "/tmp", prefix, seed);
+}
+
+/* The nearest existing directory holding path (path itself if it is one),
+ * absolute and symlink-free; malloc'd, or NULL. */
+static char *existing_dir(const char *path)
+{
+    char *p = strdup(path), *real = NULL;
+    struct stat st;
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        char *slash = strrchr(p, '/');
+        if (!slash) { free(p); p = strdup("."); }
+        else if (slash == p) p[1] = 0;
+        else *slash = 0;
+        if (strcmp(p, ".") && strcmp(p, "/") && (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            real = existing_dir(p);
+            free(p);
+            return real;
+        }
     }
-    if ((e = getenv("CI_NODE_INDEX")) && getenv("CI_NODE_TOTAL")) {
-        *source = "CI_NODE_INDEX/CI_NODE_TOTAL";
-        *i = strtoul(e, NULL, 10) - 1;
-        *n = strtoul(getenv("CI_NODE_TOTAL"), NULL, 10);
-    } else if ((e = getenv("SLURM_ARRAY_TASK_ID")) && getenv("SLURM_ARRAY_TASK_COUNT")) {
-        *source = "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT";
-        const char *min = getenv("SLURM_ARRAY_TASK_MIN");
-        *i = strtoul(e, NULL, 10) - (min ? strtoul(min, NULL, 10) : 0);
-        *n = strtoul(getenv("SLURM_ARRAY_TASK_COUNT"), NULL, 10);
-    } else if ((e = getenv("JOB_COMPLETION_INDEX")) && getenv("DSIM_SHARDS")) {
-        *source = "JOB_COMPLETION_INDEX/DSIM_SHARDS";
-        *i = strtoul(e, NULL, 10);
-        *n = strtoul(getenv("DSIM_SHARDS"), NULL, 10);
-    } else {
-        /* An index without its count would run the whole sweep on every
-         * runner: say so rather than run it N times. */
-        static const char *const lone[][2] = { { "CI_NODE_INDEX", "CI_NODE_TOTAL" },
-                                               { "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT" },
-                                               { "JOB_COMPLETION_INDEX", "DSIM_SHARDS" } };
-        for (size_t k = 0; k < sizeof lone / sizeof *lone; k++)
-            if (getenv(lone[k][0])) {
-                *source = lone[k][0];
-                fprintf(stderr, "dsim: %s is set but %s is not: cannot tell the shard (set both, or --shard I/N)\n",
-                        lone[k][0], lone[k][1]);
-                return -1;
-            }
-        return 0;
-    }
-    return *n > 0 && *i < *n ? 1 : -1;
+    real = realpath(p, NULL);
+    free(p);
+    return real;
+}
+
+void warn_if_seen(const struct config *c, const char *opt, const char *path)
+{
+    if (!c->dir_mounted || !path) return;
+    char *dir = existing_dir(path);
+    size_t n = strlen(c->dir);
+    if (dir && !strncmp(dir, c->dir, n) && (dir[n] == 0 || dir[n] == '/'))
+        fprintf(stderr, "dsim: warning: %s %s is in %s, which every machine sees as its working directory "
+                        "(%s%s): a file changing there during the sweep can change the traces of later seeds; "
+                        "write it elsewhere (such as $TMPDIR)\n", opt, path, c->dir, CONFIG_MOUNT, dir + n);
+    free(dir);
 }
 
 FILE *open_output(const char *path)
@@ -403,12 +435,14 @@ FILE *open_output(const char *path)
     return f;
 }
 
+static const char *getenv_const(const char *name) { return getenv(name); }
+
 static int cmd_run(int argc, char **argv)
 {
     struct opts o = { 0 };
     if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "run");
     const char *confpath = argv[1];
-    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCSPTV")) return EXIT_USAGE;
+    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCSPTVD")) return EXIT_USAGE;
     if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
     struct seeds s = { 0 };
     if (!o.seeds) return usage_error("%s: --seeds is required", "run");
@@ -424,21 +458,22 @@ static int cmd_run(int argc, char **argv)
         sampled = calloc(s.n, sizeof *sampled);
         sample_choose(s.v, s.n, sample_size(&spec, s.n), sampled);
     }
-    unsigned long si = 0, sn = 1;
-    const char *source = "";
-    int sharded = shard_of(o.shard, &si, &sn, &source);
-    if (sharded < 0) return usage_error("bad shard from %s (use I/N with 0 <= I < N)", source);
+    struct shard sh;
+    char why[512];
+    int sharded = shard_find(o.shard, getenv_const, &sh, why, sizeof why);
+    if (sharded < 0) return usage_error("%s", why);
     char shard[64] = "";
     size_t sweep_seeds = s.n;                   /* before sharding */
     if (sharded) {
         size_t k = 0;
-        for (size_t j = si; j < s.n; j += sn) {
+        for (size_t j = 0; j < s.n; j++) {
+            if (!shard_has(&sh, j)) continue;
             if (sampled) sampled[k] = sampled[j];
             s.v[k++] = s.v[j];
         }
         s.n = k;
-        snprintf(shard, sizeof shard, "%lu/%lu", si, sn);
-        fprintf(stderr, "dsim: shard %s (from %s): %zu seeds\n", shard, source, s.n);
+        snprintf(shard, sizeof shard, "%lu/%lu", sh.index + 1, sh.count);       /* as --shard writes it */
+        fprintf(stderr, "dsim: shard %s (from %s): %zu seeds\n", shard, sh.source, s.n);
     }
     if (o.trace && s.n != 1)
         return usage_error("%s: --trace needs a single seed (or use dsim replay CONF SEED --trace FILE)", "run");
@@ -446,8 +481,13 @@ static int cmd_run(int argc, char **argv)
         return usage_error("%s: random seeds cannot be checkpointed (a rerun would draw others)", "run");
     struct config *c = load_with_plan(confpath, &o);
     if (!c) return EXIT_USAGE;
+    warn_if_seen(c, "--results", o.results);
+    warn_if_seen(c, "--junit", o.junit);
+    warn_if_seen(c, "--checkpoint", o.checkpoint);
+    warn_if_seen(c, "--output", o.output);
     FILE *results = open_output(o.results), *junit = open_output(o.junit);
     if ((o.results && !results) || (o.junit && !junit)) { config_free(c); return EXIT_USAGE; }
+    char *rerun = rerun_options(&o), *vars = defines_to_json(&o.defines);
     int status;
     if (o.trace) {
         struct run_result r;
@@ -468,7 +508,7 @@ static int cmd_run(int argc, char **argv)
                             .results = results, .junit = junit, .checkpoint = o.checkpoint,
                             .spec = o.seeds, .shard = shard, .sweep_seeds = sweep_seeds, .output = o.output,
                             .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL,
-                            .sampled = sampled, .sample_spec = o.verify_sample };
+                            .sampled = sampled, .sample_spec = o.verify_sample, .rerun = rerun, .vars = vars };
         status = sweep_run(&sw);
     }
     if (results) fclose(results);
@@ -477,6 +517,9 @@ static int cmd_run(int argc, char **argv)
     config_free(c);
     free(s.v);
     free(sampled);
+    free(rerun);
+    free(vars);
+    defines_free(&o.defines);
     return status;
 }
 
@@ -494,7 +537,7 @@ static int cmd_verify(int argc, char **argv)
     struct opts o = { .runs = 2 };
     if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "verify");
     const char *confpath = argv[1];
-    if (parse_opts(argc - 1, argv + 1, &o, "ntrPT")) return EXIT_USAGE;
+    if (parse_opts(argc - 1, argv + 1, &o, "ntrPTD")) return EXIT_USAGE;
     if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
     uint64_t seed;
     if (!o.seed) return usage_error("%s: --seed N is required", "verify");
@@ -541,7 +584,7 @@ static int cmd_replay(int argc, char **argv)
     const char *confpath = argv[1];
     uint64_t seed;
     if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
-    if (parse_opts(argc - 2, argv + 2, &o, "toKPOXT")) return EXIT_USAGE;
+    if (parse_opts(argc - 2, argv + 2, &o, "toKPOXTD")) return EXIT_USAGE;
     if (o.stacks && !o.trace) return usage_error("%s: --stacks needs --trace FILE", "replay");
     if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
     struct config *c = load_with_plan(confpath, &o);

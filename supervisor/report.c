@@ -1,6 +1,8 @@
 /* A run's verdict and what a person reads about it: the deadlock report,
  * the check, the failure report, and the outputs folded into the hash. */
 #include "supervisor/report.h"
+#include "supervisor/defines.h"
+#include "supervisor/plan.h"
 #include "supervisor/stack.h"
 #include "supervisor/step.h"
 #include <errno.h>
@@ -222,6 +224,11 @@ static void print_tail(FILE *f, const char *path, const char *title)
     for (int j = 0; j < TAIL_LINES; j++) free(lines[j]);
 }
 
+static bool ended_normally(const struct machine *m)
+{
+    return m->exited && WIFEXITED(m->wstatus) && WEXITSTATUS(m->wstatus) == 0;
+}
+
 /* "TIME MACHINE TID TEXT" without its time. */
 static const char *untimed(const char *line)
 {
@@ -237,15 +244,48 @@ static bool clock_read(const char *line) { return trace_is_clock_read(trace_line
  * rather than shown, and a cycle of up to 3 events that repeats (a sleep
  * loop: blocks, = 0, blocks, ...) is shown once with its count. */
 #define CYCLE_MAX 3
-static void print_recent(FILE *f, const struct trace *t, size_t recent)
+
+/* The calls a process makes as it ends (closing, reaping, exiting). */
+static bool shutdown_call(const char *text)
 {
-    size_t cap = recent * REPORT_RING_FACTOR, n = 0, clock_reads = 0;
+    static const char *const calls[] = { "close(", "exit_group(", "exit(", "wait4(", "waitid(", "munmap(",
+                                         "rt_sigprocmask(", "rt_sigaction(", "signal CHLD", "machine exit status 0",
+                                         "fsync(", "fdatasync(", "futex(", "madvise(" };
+    for (size_t i = 0; text && i < sizeof calls / sizeof *calls; i++)
+        if (!strncmp(text, calls[i], strlen(calls[i]))) return true;
+    return false;
+}
+
+/* Whether line is an event of a machine that exited with status 0, in the
+ * run of shutdown calls that ends its trace: noise beside the failure.
+ * ending[i] is true while machine i's newest events are still such calls. */
+static bool shutdown_noise(struct world *w, const char *line, bool *ending)
+{
+    const char *machine, *text = trace_line_text(line, &machine);
+    if (!machine) return false;
+    size_t len = strcspn(machine, " ");
+    for (size_t i = 0; i < w->nmachines; i++) {
+        if (strlen(w->machines[i].name) != len || strncmp(w->machines[i].name, machine, len)) continue;
+        if (!ending[i]) return false;
+        ending[i] = shutdown_call(text);
+        return ending[i];
+    }
+    return false;
+}
+
+static void print_recent(FILE *f, struct world *w, size_t recent)
+{
+    size_t cap = recent * REPORT_RING_FACTOR, n = 0, clock_reads = 0, noise = 0;
     const char **v = calloc(cap + 1, sizeof *v);        /* newest first */
-    for (size_t k = 0; n < cap && trace_recent(t, k); k++) {
-        const char *line = trace_recent(t, k);
+    bool *ending = calloc(w->nmachines + 1, sizeof *ending);
+    for (size_t i = 0; i < w->nmachines; i++) ending[i] = ended_normally(&w->machines[i]);
+    for (size_t k = 0; n < cap && trace_recent(w->trace, k); k++) {
+        const char *line = trace_recent(w->trace, k);
         if (clock_read(line)) clock_reads++;
+        else if (shutdown_noise(w, line, ending)) noise++;
         else v[n++] = line;
     }
+    free(ending);
     struct item { size_t at, len, reps; } *items = calloc(n + 1, sizeof *items);
     size_t ni = 0, shown = 0;
     for (size_t i = 0; i < n && shown < recent;) {
@@ -263,7 +303,11 @@ static void print_recent(FILE *f, const struct trace *t, size_t recent)
         shown += best.len;
         i += best.len * best.reps;
     }
-    if (ni) fprintf(f, "  last events%s:\n", clock_reads ? " (clock reads left out)" : "");
+    if (ni)
+        fprintf(f, "  last events%s%s%s:\n", clock_reads ? " (clock reads left out" : "",
+                noise ? (clock_reads ? "; so are the exits of machines that ended with status 0" :
+                                       " (the exits of machines that ended with status 0 left out") : "",
+                clock_reads || noise ? ")" : "");
     while (ni-- > 0) {
         struct item it = items[ni];
         size_t oldest = it.at + (it.reps - 1) * it.len;
@@ -280,29 +324,67 @@ static void print_recent(FILE *f, const struct trace *t, size_t recent)
     free(v);
 }
 
-char *make_report(struct world *w, size_t recent)
+/* The faults that fired: when, which, on what. */
+static void print_fired(FILE *f, struct world *w, const char *rerun)
+{
+    char who[512], *conf = shell_quote(w->conf->path);
+    fprintf(f, "  faults that fired:\n");
+    for (size_t i = 0; i < w->nfired; i++) {
+        const struct fault_conf *fc = &w->faults[w->fired[i]];
+        fprintf(f, "    %llu.%09llus %s: %s of %s\n", (unsigned long long)(fc->at_ns / 1000000000),
+                (unsigned long long)(fc->at_ns % 1000000000), fc->name, fault_kind_name(fc->kind),
+                fault_targets(fc, who, sizeof who));
+    }
+    fprintf(f, "  shrink them: dsim shrink %s %llu%s\n", conf, (unsigned long long)w->seed, rerun ? rerun : "");
+    free(conf);
+}
+
+/* A machine that failed with files its crashes left torn, rolled back or
+ * lost: it may have failed reading one (faithfully: a real crash does
+ * that). CPython's never-fsynced bytecode caches are the common case. */
+static void print_crash_damage(FILE *f, struct world *w)
+{
+    bool pycache = false;
+    for (size_t i = 0; i < w->nmachines; i++) {
+        struct machine *m = &w->machines[i];
+        if (!m->crash_damage[0] || ended_normally(m)) continue;
+        fprintf(f, "  machine %s ran on after a crash that left files not durable (did it fail reading one?):\n",
+                m->name);
+        for (const char *p = m->crash_damage; *p;) {
+            size_t n = strcspn(p, "\n");
+            fprintf(f, "    %.*s\n", (int)n, p);
+            pycache |= memmem(p, n, "__pycache__/", 12) || memmem(p, n, ".pyc ", 5);
+            p += n + (p[n] == '\n');
+        }
+    }
+    if (pycache)
+        fprintf(f, "  hint: CPython writes __pycache__/*.pyc without fsync, so a crash can tear them (\"marshal data "
+                   "too short\"): set env = PYTHONDONTWRITEBYTECODE=1 for every machine\n");
+}
+
+char *make_report(struct world *w, size_t recent, const char *rerun)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
-    if (w->crash[0]) fputs(w->crash, f);
-    if (w->nfired) {
-        fprintf(f, "  faults that fired: ");
-        for (size_t i = 0; i < w->nfired; i++) fprintf(f, "%s%s", i ? ", " : "", w->faults[w->fired[i]].name);
-        fprintf(f, "\n  shrink them: dsim shrink %s %llu\n", w->conf->path, (unsigned long long)w->seed);
-    }
-    print_recent(f, w->trace, recent);
     char path[512], title[128];
-    for (size_t i = 0; i < w->nmachines && !w->exec_stdio; i++) {
-        snprintf(path, sizeof path, "%s/%s.stderr", w->run_dir, w->machines[i].name);
-        snprintf(title, sizeof title, "machine %s stderr", w->machines[i].name);
-        print_tail(f, path, title);
-    }
     if (w->outcome == OUT_CHECK) {      /* what the check said is why the seed failed */
         snprintf(path, sizeof path, "%s/check.out", w->run_dir);
         print_tail(f, path, "check output");
     }
+    /* What the machines said last, before the events that led there. */
+    for (size_t i = 0; i < w->nmachines && !w->exec_stdio; i++)
+        for (int k = 0; k < 2; k++) {
+            const char *stream = k ? "stderr" : "stdout";
+            snprintf(path, sizeof path, "%s/%s.%s", w->run_dir, w->machines[i].name, stream);
+            snprintf(title, sizeof title, "machine %s %s", w->machines[i].name, stream);
+            print_tail(f, path, title);
+        }
+    if (w->crash[0]) fputs(w->crash, f);
+    print_crash_damage(f, w);
+    if (w->nfired) print_fired(f, w, rerun);
+    print_recent(f, w, recent);
     fclose(f);
     return buf;
 }

@@ -19,7 +19,9 @@ char *check_output(struct world *w);
 /* Folds every machine's captured stdout and stderr into the hash. */
 void fold_outputs(struct world *w);
 /* The failure details: crash stack, last events, machines' stderr. */
-char *make_report(struct world *w, size_t recent);
+/* rerun: what printed commands add to CONF SEED to redo the run (see
+ * rerun_options), or NULL. */
+char *make_report(struct world *w, size_t recent, const char *rerun);
 /* Copies the machines' outputs into dir. */
 void keep_outputs(struct world *w, const char *dir);
 #endif

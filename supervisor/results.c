@@ -1,4 +1,5 @@
 #include "supervisor/results.h"
+#include "supervisor/defines.h"
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -37,6 +38,8 @@ static char *utf8_clean(const char *s)
     return out;
 }
 
+static void xml_escaped(FILE *f, const char *s);
+
 char *result_to_json(const struct seed_result *r, int with_index)
 {
     char *reason = utf8_clean(r->reason ? r->reason : ""), *replay = utf8_clean(r->replay),
@@ -51,6 +54,9 @@ char *result_to_json(const struct seed_result *r, int with_index)
         json_object_set_new(o, "replayed", json_boolean(r->replayed > 0));
         json_object_set_new(o, "replay_hash", json_string(r->replay_hash));
     }
+    json_t *defines = r->defines ? json_loads(r->defines, 0, NULL) : NULL;
+    if (o && json_is_object(defines)) json_object_set(o, "defines", defines);
+    json_decref(defines);
     if (o && r->shard[0]) {
         json_object_set_new(o, "shard", json_string(r->shard));
         json_object_set_new(o, "sweep_seeds", json_integer((json_int_t)r->sweep_seeds));
@@ -97,6 +103,8 @@ int result_from_json(const char *line, struct seed_result *r)
     const char *replay_hash = json_string_value(json_object_get(o, "replay_hash"));
     if (json_is_boolean(replayed)) r->replayed = json_is_true(replayed) ? 1 : -1;
     if (replay_hash) snprintf(r->replay_hash, sizeof r->replay_hash, "%s", replay_hash);
+    json_t *defines = json_object_get(o, "defines");
+    if (json_is_object(defines)) r->defines = json_dumps(defines, JSON_COMPACT | JSON_PRESERVE_ORDER);
     if (json_is_integer(json_object_get(o, "index"))) r->index = (long)json_integer_value(json_object_get(o, "index"));
     json_decref(o);
     return 0;
@@ -107,7 +115,42 @@ void result_free(struct seed_result *r)
     free(r->reason);
     free(r->report);
     free(r->replay);
-    r->reason = r->report = r->replay = NULL;
+    free(r->defines);
+    r->reason = r->report = r->replay = r->defines = NULL;
+}
+
+char *defines_to_json(const struct defines *d)
+{
+    if (!d->n) return NULL;
+    json_t *o = json_object();
+    for (size_t i = 0; o && i < d->n; i++) {
+        char *v = utf8_clean(d->value[i]);
+        json_object_set_new(o, d->name[i], json_string(v));
+        free(v);
+    }
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    return s;
+}
+
+/* The -D values of a sweep as JUnit properties of its testsuite. */
+static void junit_properties(FILE *f, const char *defines)
+{
+    json_t *o = defines ? json_loads(defines, 0, NULL) : NULL;
+    const char *key;
+    json_t *value;
+    if (json_is_object(o) && json_object_size(o)) {
+        fprintf(f, "  <properties>\n");
+        json_object_foreach(o, key, value) {
+            fprintf(f, "    <property name=\"");
+            xml_escaped(f, key);
+            fprintf(f, "\" value=\"");
+            xml_escaped(f, json_string_value(value));
+            fprintf(f, "\"/>\n");
+        }
+        fprintf(f, "  </properties>\n");
+    }
+    json_decref(o);
 }
 
 void result_print_failure(FILE *f, const struct seed_result *r)
@@ -147,6 +190,7 @@ void junit_write(FILE *f, const char *suite, const struct seed_result *r, size_t
     xml_escaped(f, suite);
     fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n", failures + 1 + (sampled > 0),
             failures + (unreplayed > 0), seconds);
+    if (n) junit_properties(f, r[0].defines);
     for (size_t i = 0; i < n; i++) {
         if (!strcmp(r[i].outcome, "pass")) continue;
         fprintf(f, "  <testcase classname=\"dsim\" name=\"seed %llu\" time=\"%.3f\">\n    <failure message=\"",

@@ -19,6 +19,7 @@ struct seed_result {
     uint64_t sweep_seeds;   /* with a shard: the seeds of the whole sweep */
     int replayed;           /* --verify-sample: 1 a re-run gave the same hash, -1 not, 0 not sampled */
     char replay_hash[33];   /* the re-run's hash, when sampled */
+    char *defines;          /* malloc'd JSON object of the run's -D values ({"BUG":"claim"}), or NULL */
 };
 
 /* The outcome of a sampled seed whose re-run gave another trace hash. */
@@ -31,6 +32,9 @@ int result_from_json(const char *line, struct seed_result *r);
 void result_free(struct seed_result *r);
 /* A failing seed's report, as a sweep prints it. */
 void result_print_failure(FILE *f, const struct seed_result *r);
+struct defines;
+/* The -D values as a compact JSON object (malloc'd), or NULL if none. */
+char *defines_to_json(const struct defines *d);
 /* JUnit XML: one testcase per failing result and one summary testcase. */
 void junit_write(FILE *f, const char *suite, const struct seed_result *r, size_t n, double seconds);
 #endif

@@ -332,7 +332,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     r->vtime_ns = w->now;
     r->steps = w->steps;
     if (w->nmachines == 1 && w->machines[0].exited) r->exit_status = w->machines[0].wstatus;
-    if (w->outcome != OUT_PASS) r->report = make_report(w, o->recent ? o->recent : 20);
+    if (w->outcome != OUT_PASS) r->report = make_report(w, o->recent ? o->recent : 20, o->rerun);
     struct fault_conf *fired = calloc(w->nfired + 1, sizeof *fired);
     for (size_t i = 0; i < w->nfired; i++) fired[i] = w->faults[w->fired[i]];
     r->plan = plan_to_json(fired, w->nfired);

@@ -20,6 +20,7 @@ struct run_opts {
     bool quiet_check;               /* the check's output is not printed */
     bool skip_check;                /* nor is the check run (a re-run for its trace only) */
     struct watch *watch;            /* dsim verify: compared with earlier runs as it goes */
+    const char *rerun;              /* options a printed command needs to redo the run (rerun_options) */
 };
 
 struct run_result {

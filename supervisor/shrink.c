@@ -1,6 +1,7 @@
 /* dsim shrink: reduces a failing seed's fault plan to a minimal one that
  * still fails for the same reason (ddmin over the faults that fired). */
 #include "supervisor/shrink.h"
+#include "supervisor/defines.h"
 #include "supervisor/plan.h"
 #include "supervisor/run.h"
 #include <inttypes.h>
@@ -77,7 +78,7 @@ static void ddmin(struct probe *p, const struct fault_conf *all, size_t n, bool 
 }
 
 int shrink_seed(struct config *c, const char *confpath, uint64_t seed, const struct fault_conf *start,
-                size_t nstart, bool use_start, const char *out_path)
+                size_t nstart, bool use_start, const char *out_path, const char *rerun)
 {
     struct run_opts o = { .recent = 1, .plan = start, .nplan = nstart, .use_plan = use_start };
     struct run_result first;
@@ -122,7 +123,10 @@ int shrink_seed(struct config *c, const char *confpath, uint64_t seed, const str
         fprintf(stderr, "dsim: cannot write %s\n", out_path);
         status = 2;
     } else {
-        printf("written to %s\nreplay: dsim replay %s %" PRIu64 " --plan %s\n", out_path, confpath, seed, out_path);
+        char *qconf = shell_quote(confpath), *qout = shell_quote(out_path);
+        printf("written to %s\nreplay: dsim replay %s %" PRIu64 " --plan %s%s\n", out_path, qconf, seed, qout, rerun);
+        free(qconf);
+        free(qout);
     }
     free(json);
     free(kept);

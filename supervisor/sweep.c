@@ -2,11 +2,13 @@
  * so "stop at the first failure" keeps its meaning in parallel: the lowest
  * failing seed wins, and every seed before it has run and passed. */
 #include "supervisor/sweep.h"
+#include "supervisor/defines.h"
 #include "supervisor/diverge.h"
 #include "supervisor/explain.h"
 #include "supervisor/results.h"
 #include "supervisor/run.h"
 #include <errno.h>
+#include <jansson.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -75,6 +77,21 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* A result's line, whole, in one write (a stdio stream would flush a long
+ * line in 4 KiB pieces): a sweep killed at any point leaves whole lines,
+ * and perhaps a last one torn by the kernel, never a stdio block's worth. */
+static void write_line(FILE *f, const char *json)
+{
+    size_t len = strlen(json);
+    char *line = malloc(len + 2);
+    if (!line) return;
+    memcpy(line, json, len);
+    memcpy(line + len, "\n", 2);
+    fflush(f);
+    write_all(fileno(f), line, len + 1);
+    free(line);
+}
+
 /* Sends one job's record and its texts; -1 if the parent is gone. */
 static int send_record(int out, struct record *rec, const char *reason, const char *report, const char *check)
 {
@@ -90,7 +107,7 @@ static int send_record(int out, struct record *rec, const char *reason, const ch
 static int verify_job(const struct sweep *s, const struct job *j, int out)
 {
     struct run_opts ro = { .recent = 20, .plan = s->plan, .nplan = s->nplan, .use_plan = s->use_plan,
-                           .quiet_check = true };
+                           .quiet_check = true, .rerun = s->rerun };
     struct run_result r;
     uint64_t start = now_ms();
     run_seed(s->conf, s->seeds[j->index], &ro, &r);
@@ -124,7 +141,7 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
         /* A failing check's output is in the report; passing ones stay quiet
          * (parallel checks would interleave with the reports). */
         struct run_opts ro = { .recent = 20, .plan = s->plan, .nplan = s->nplan, .use_plan = s->use_plan,
-                               .quiet_check = true };
+                               .quiet_check = true, .rerun = s->rerun };
         char dir[4096];
         if (s->output) {
             snprintf(dir, sizeof dir, "%s/seed-%" PRIu64, s->output, s->seeds[index]);
@@ -218,12 +235,20 @@ static bool worker_death(const struct seed_result *r)
  * kill, a rerun skips exactly the seeds whose line is complete. */
 static FILE *checkpoint_open(const struct sweep *s, struct slot *slots, char *err, size_t errlen)
 {
-    char header[8192], sample[256] = "";
+    char header[8192], sample[256] = "", options[4096] = "";
     /* A sample changes the sweep's results: a checkpoint names it (when
-     * there is one, so older checkpoints still match). */
+     * there is one, so older checkpoints still match); so do a plan, --tsc
+     * and -D values. */
     if (s->sample_spec) snprintf(sample, sizeof sample, ",\"verify_sample\":\"%s\"", s->sample_spec);
-    snprintf(header, sizeof header, "{\"dsim_checkpoint\":1,\"config\":\"%s\",\"seeds\":\"%s\",\"shard\":\"%s\"%s}",
-             s->confpath, s->spec, s->shard, sample);
+    if (s->rerun && *s->rerun) {
+        json_t *j = json_string(s->rerun);
+        char *text = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+        snprintf(options, sizeof options, ",\"options\":%s", text ? text : "\"\"");
+        free(text);
+        json_decref(j);
+    }
+    snprintf(header, sizeof header, "{\"dsim_checkpoint\":1,\"config\":\"%s\",\"seeds\":\"%s\",\"shard\":\"%s\"%s%s}",
+             s->confpath, s->spec, s->shard, sample, options);
     FILE *f = fopen(s->checkpoint, "re");
     if (f) {
         char *line = NULL;
@@ -267,6 +292,18 @@ static FILE *checkpoint_open(const struct sweep *s, struct slot *slots, char *er
     return out;
 }
 
+/* "dsim replay CONF SEED ..." with every option that changes the run. */
+static char *rerun_command(const struct sweep *s, const char *cmd, uint64_t seed, const char *more)
+{
+    char *conf = shell_quote(s->confpath), *out;
+    bool verify = !strcmp(cmd, "verify");
+    if (asprintf(&out, "dsim %s %s %s%" PRIu64 "%s%s", cmd, conf, verify ? "--seed " : "", seed, more,
+                 s->rerun ? s->rerun : "") < 0)
+        out = NULL;
+    free(conf);
+    return out;
+}
+
 static void take_record(const struct sweep *s, int fd, const struct record *rec, struct slot *slot)
 {
     struct seed_result *r = &slot->r;
@@ -274,6 +311,7 @@ static void take_record(const struct sweep *s, int fd, const struct record *rec,
     memset(r, 0, sizeof *r);
     r->seed = s->seeds[rec->index];
     r->index = (long)rec->index;
+    r->defines = s->vars ? strdup(s->vars) : NULL;
     snprintf(r->outcome, sizeof r->outcome, "%s", rec->outcome == OUT_PASS ? "pass" : outcome_name(rec->outcome));
     r->sim_time_ns = rec->vtime_ns;
     r->steps = rec->steps;
@@ -288,7 +326,7 @@ static void take_record(const struct sweep *s, int fd, const struct record *rec,
     read_all(fd, slot->check_output, rec->check_len);
     if (rec->outcome != OUT_PASS) {
         r->report = report;
-        if (asprintf(&r->replay, "dsim replay %s %" PRIu64, s->confpath, r->seed) < 0) r->replay = NULL;
+        r->replay = rerun_command(s, "replay", r->seed, "");
     } else {
         free(report);
     }
@@ -321,8 +359,7 @@ static void take_verify(const struct sweep *s, int fd, const struct record *rec,
                      rec->hash) < 0)
             r->reason = NULL;
         if (asprintf(&r->report, "%s%s", report, was ? was : "") < 0) r->report = NULL;
-        if (asprintf(&r->replay, "dsim verify %s --seed %" PRIu64 " --runs 5", s->confpath, r->seed) < 0)
-            r->replay = NULL;
+        r->replay = rerun_command(s, "verify", r->seed, " --runs 5");
         snprintf(r->outcome, sizeof r->outcome, "%s", OUTCOME_NONDETERMINISTIC);
         free(was);
     }
@@ -335,14 +372,37 @@ static void take_verify(const struct sweep *s, int fd, const struct record *rec,
 /* With --keep-going, where the first few failing seeds part from passing
  * ones (each costs two traced runs). */
 #define DIVERGENCES_SHOWN 5
-/* Seeds tried beyond the sweep when none of it passed. */
+/* Seeds tried beyond the sweep when none of it passed, and the real time
+ * that search may take: as long as the failing seed took, and at least
+ * this (a 3 s seed once made a 15 s wait for a report). */
 #define PASSING_SEARCH 5
+#define PASSING_SEARCH_MIN_MS 2000
 
 /* Prints where failing seed slots[f] first went differently from the
  * nearest passing seed of the sweep (an earlier one if any did). When
- * none passed, seeds after it are tried until one passes. False if no
- * seed to compare with was found. */
-struct outside_pass { bool searched, found; uint64_t seed; };
+ * none passed, seeds after it are tried until one passes, within the time
+ * above. False if no seed to compare with was found. */
+struct outside_pass { bool searched, found; uint64_t first, last, ms; };
+
+/* Runs the seeds after `failing` until one passes, PASSING_SEARCH of them
+ * or the time is up (at least one runs). */
+static void search_passing(const struct sweep *s, const struct run_opts *quiet, uint64_t failing, uint64_t budget_ms,
+                           struct outside_pass *out)
+{
+    uint64_t start = now_ms();
+    out->searched = true;
+    out->first = failing + 1;
+    for (uint64_t k = 1; k <= PASSING_SEARCH && !dsim_interrupted; k++) {
+        if (k > 1 && now_ms() - start >= budget_ms) break;
+        struct run_result r;
+        run_seed(s->conf, failing + k, quiet, &r);
+        out->found = r.outcome == OUT_PASS;
+        out->last = failing + k;
+        run_result_free(&r);
+        if (out->found) break;
+    }
+    out->ms = now_ms() - start;
+}
 
 static bool divergence(const struct sweep *s, const struct slot *slots, size_t flushed, size_t f,
                        struct outside_pass *outside)
@@ -360,21 +420,26 @@ static bool divergence(const struct sweep *s, const struct slot *slots, size_t f
         /* No seed of the sweep passed: look past the failing one (once). */
         struct run_opts quiet = base;
         quiet.quiet_check = true;
-        for (uint64_t k = 1; !outside->searched && k <= PASSING_SEARCH && !dsim_interrupted; k++) {
-            struct run_result r;
-            run_seed(s->conf, failing + k, &quiet, &r);
-            outside->found = r.outcome == OUT_PASS;
-            outside->seed = failing + k;
-            run_result_free(&r);
-            if (outside->found) break;
-        }
-        outside->searched = true;
+        uint64_t budget = slots[f].r.wall_ms > PASSING_SEARCH_MIN_MS ? slots[f].r.wall_ms : PASSING_SEARCH_MIN_MS;
+        if (!outside->searched) search_passing(s, &quiet, failing, budget, outside);
+        if (dsim_interrupted) return false;
         if (!outside->found) {
-            printf("  no passing seed to compare with: none of the sweep passed, nor seeds %" PRIu64 "-%" PRIu64 "\n",
-                   outside->seed - PASSING_SEARCH + 1, outside->seed);
+            char tried[64];
+            if (outside->last > outside->first)
+                snprintf(tried, sizeof tried, "seeds %" PRIu64 "-%" PRIu64, outside->first, outside->last);
+            else
+                snprintf(tried, sizeof tried, "seed %" PRIu64, outside->first);
+            printf("  no passing seed to compare with: none of the sweep passed, nor %s", tried);
+            if (outside->last < failing + PASSING_SEARCH)
+                printf(" (the search gave up after %.1fs, the time the failing seed took or %ds)",
+                       (double)outside->ms / 1000, PASSING_SEARCH_MIN_MS / 1000);
+            char *conf = shell_quote(s->confpath);
+            printf("\n  to compare with a seed that passes: dsim diff %s PASSING %" PRIu64 "%s\n", conf, failing,
+                   s->rerun ? s->rerun : "");
+            free(conf);
             return false;
         }
-        passing = outside->seed;
+        passing = outside->last;
         how = "a passing seed outside the sweep";
     }
     printf("  seed %" PRIu64 ": first divergence from %s, %" PRIu64 ":\n", failing, how, passing);
@@ -390,10 +455,11 @@ static void take_dead(const struct sweep *s, const struct record *rec, const cha
     memset(r, 0, sizeof *r);
     r->seed = s->seeds[rec->index];
     r->index = (long)rec->index;
+    r->defines = s->vars ? strdup(s->vars) : NULL;
     snprintf(r->outcome, sizeof r->outcome, "%s", outcome_name(OUT_INTERNAL));
     r->reason = strdup(why);
     snprintf(r->hash, sizeof r->hash, "%s", "-");
-    if (asprintf(&r->replay, "dsim replay %s %" PRIu64, s->confpath, r->seed) < 0) r->replay = NULL;
+    r->replay = rerun_command(s, "replay", r->seed, "");
     slot->done = slot->fresh = true;
 }
 
@@ -484,8 +550,7 @@ int sweep_run(const struct sweep *s)
             if (!slot->done) continue;
             if (ckpt) {
                 char *j = result_to_json(&slot->r, 1);
-                fprintf(ckpt, "%s\n", j);
-                fflush(ckpt);
+                if (j) write_line(ckpt, j);
                 free(j);
             }
             if (strcmp(slot->r.outcome, "pass") && rec.index < first_fail) first_fail = rec.index;
@@ -497,7 +562,7 @@ int sweep_run(const struct sweep *s)
             r->sweep_seeds = s->sweep_seeds;
             if (s->results) {
                 char *j = result_to_json(r, 0);
-                fprintf(s->results, "%s\n", j);
+                if (j) write_line(s->results, j);
                 free(j);
             }
             sampled += r->replayed != 0;
@@ -563,8 +628,8 @@ int sweep_run(const struct sweep *s)
             if (!divergence(s, slots, flushed, i, &outside)) break;
         }
         if (failed > shown && shown == DIVERGENCES_SHOWN && s->keep_going && !dsim_interrupted)
-            printf("  (shown for the first %d failing seeds; dsim diff CONF PASSING FAILING shows any other)\n",
-                   DIVERGENCES_SHOWN);
+            printf("  (shown for the first %d failing seeds; dsim diff CONF PASSING FAILING%s shows any other)\n",
+                   DIVERGENCES_SHOWN, s->rerun ? s->rerun : "");
     }
     if (s->sampled && !dsim_interrupted) {
         if (unreplayed)

@@ -26,6 +26,8 @@ struct sweep {
     bool use_plan;
     const bool *sampled;    /* --verify-sample: seeds[i] runs a second time if sampled[i]; NULL: none */
     const char *sample_spec;/* its text (names the sweep in a checkpoint) */
+    const char *rerun;      /* what a printed command adds to CONF SEED to redo a seed exactly */
+    const char *vars;       /* the -D values as a JSON object, or NULL: carried by each result */
 };
 
 /* Exit status: 0 all passed, 1 a seed failed, 3 a sampled seed did not

@@ -21,8 +21,9 @@ static int by_seed(const void *a, const void *b)
     return x->seed < y->seed ? -1 : x->seed > y->seed;
 }
 
-/* Results of shards name theirs ("I/N") and the whole sweep's number of
- * seeds, T: seeds go to shards in turn, so shard I had seeds if I < T, and
+/* Results of shards name theirs ("I/N", 1-based as --shard writes it) and
+ * the whole sweep's number of seeds, T: seeds go to shards in turn, so
+ * shard I had seeds if I <= T, and
  * each of those must be there, or the merged sweep would pass over the
  * missing ones' seeds. */
 static bool missing_shards(struct seed_result *v, size_t n)
@@ -31,7 +32,7 @@ static bool missing_shards(struct seed_result *v, size_t n)
     uint64_t seeds = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned long si, sn;
-        if (!v[i].shard[0] || sscanf(v[i].shard, "%lu/%lu", &si, &sn) != 2 || !sn || si >= sn) continue;
+        if (!v[i].shard[0] || sscanf(v[i].shard, "%lu/%lu", &si, &sn) != 2 || !sn || si < 1 || si > sn) continue;
         if (!total) count = calloc(total = sn, sizeof *count);
         if (sn != total || (seeds && v[i].sweep_seeds && v[i].sweep_seeds != seeds)) {
             fprintf(stderr, "dsim: results of different sweeps (shards of %lu and of %lu, or other seeds)\n",
@@ -40,13 +41,13 @@ static bool missing_shards(struct seed_result *v, size_t n)
             return true;
         }
         if (v[i].sweep_seeds) seeds = v[i].sweep_seeds;
-        count[si]++;
+        count[si - 1]++;
         v[i].shard[0] = 0;          /* the merged sweep is not a shard */
     }
     bool missing = false;
     for (unsigned long i = 0; i < total; i++)
         if (!count[i] && i < seeds) {
-            fprintf(stderr, "dsim: no results of shard %lu/%lu\n", i, total);
+            fprintf(stderr, "dsim: no results of shard %lu/%lu\n", i + 1, total);
             missing = true;
         }
     free(count);
@@ -121,6 +122,16 @@ int cmd_merge(int argc, char **argv)
     return failed ? (unreplayed ? 3 : 1) : 0;
 }
 
+/* Whether an event's name (a syscall, or a kind such as "fault", "net",
+ * "disk:") is the one --syscall asks for: an event kind written with its
+ * colon ("disk: ...") matches with or without it. */
+static bool event_named(const char *call, const char *want)
+{
+    size_t n = strlen(want);
+    if (n && want[n - 1] == ':') n--;
+    return !strncmp(call, want, n) && (call[n] == 0 || (call[n] == ':' && call[n + 1] == 0));
+}
+
 /* Prints a trace written by --trace, filtered. */
 int cmd_trace(int argc, char **argv)
 {
@@ -167,7 +178,7 @@ int cmd_trace(int argc, char **argv)
         copy = strdup(line);
         if (trace_parse_line(copy, &l)) continue;
         if ((machine && strcmp(l.machine, machine)) || (thread >= 0 && l.tid != thread) ||
-            (call && strcmp(l.call, call)) || l.vtime_ns < from || l.vtime_ns > to)
+            (call && !event_named(l.call, call)) || l.vtime_ns < from || l.vtime_ns > to)
             continue;
         fputs(line, stdout);
         shown = true;
@@ -184,13 +195,21 @@ int cmd_shrink(int argc, char **argv)
     if (argc < 3 || argv[1][0] == '-') return usage_error("%s: usage: dsim shrink CONF SEED", "shrink");
     uint64_t seed;
     if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
-    if (parse_opts(argc - 2, argv + 2, &o, "PO")) return EXIT_USAGE;
+    if (parse_opts(argc - 2, argv + 2, &o, "POTD")) return EXIT_USAGE;
     if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
     struct config *c = load_with_plan(argv[1], &o);
     if (!c) return EXIT_USAGE;
-    char out[64];
-    snprintf(out, sizeof out, "dsim-plan-%" PRIu64 ".json", seed);
-    int status = shrink_seed(c, argv[1], seed, o.faults, o.nfaults, o.plan != NULL, o.plan_out ? o.plan_out : out);
+    char out[4096];
+    scratch_path(out, sizeof out, "dsim-plan", seed);
+    if (o.plan_out) warn_if_seen(c, "--plan-out", o.plan_out);
+    /* The minimal plan replaces --plan in its replay line; the rest stays. */
+    struct opts rest = o;
+    rest.plan = NULL;
+    char *rerun = rerun_options(&rest);
+    int status = shrink_seed(c, argv[1], seed, o.faults, o.nfaults, o.plan != NULL, o.plan_out ? o.plan_out : out,
+                             rerun);
+    free(rerun);
+    defines_free(&o.defines);
     plan_free(o.faults, o.nfaults);
     config_free(c);
     return dsim_interrupted ? interrupted_status() : status;
@@ -200,13 +219,19 @@ int cmd_shrink(int argc, char **argv)
 int cmd_diff(int argc, char **argv)
 {
     uint64_t a, b;
+    struct opts o = { 0 };
     if (argc == 2 && !strcmp(argv[1], "--help")) { command_help("diff"); return 0; }
-    if (argc != 4 || argv[1][0] == '-') return usage_error("%s: usage: dsim diff CONF SEED_A SEED_B", "diff");
+    if (argc < 4 || argv[1][0] == '-') return usage_error("%s: usage: dsim diff CONF SEED_A SEED_B", "diff");
     if (parse_seed_arg(argv[2], &a) || parse_seed_arg(argv[3], &b)) return usage_error("%s: bad seed", "diff");
-    struct config *c = load(argv[1]);
+    if (parse_opts(argc - 3, argv + 3, &o, "PTD")) return EXIT_USAGE;
+    if (optind + 3 < argc) return usage_error("unexpected argument %s", argv[optind + 3]);
+    struct config *c = load_with_plan(argv[1], &o);
     if (!c) return EXIT_USAGE;
     printf("seeds %" PRIu64 " and %" PRIu64 " of %s:\n", a, b, argv[1]);
-    int d = diverge_print(stdout, c, NULL, a, "seed", b, "seed", 5);
+    struct run_opts base = { .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL };
+    int d = diverge_print(stdout, c, &base, a, "seed", b, "seed", 5);
+    plan_free(o.faults, o.nfaults);
+    defines_free(&o.defines);
     config_free(c);
     if (dsim_interrupted) return interrupted_status();
     return d < 0 ? EXIT_USAGE : d;

@@ -194,6 +194,9 @@ struct machine {
     int64_t clock_drift_ppb;
     struct sched_state init_sched;  /* its init's (pid 1), for the init of init_sched_pid */
     pid_t init_sched_pid;
+    /* The files its crashes left torn, rolled back or lost ("PATH torn at
+     * N\n..."), for a report whose machine failed reading one. */
+    char crash_damage[2048];
 };
 
 struct timerfd_state;

@@ -157,11 +157,15 @@ grep -Eq "replay: .*dsim replay [^ ]*b/cluster\.conf 5( |\$)" "$TMP/run.out" ||
 [ "$(sed -n 's/.*"seed":\([0-9]*\).*/\1/p' "$TMP/b.jsonl" | tr '\n' ' ')" = "5 " ] ||
     fail "B: the run went on after seed 5 failed (results for $(tr '\n' ' ' <"$TMP/b.jsonl"))"
 # No seed of the sweep passed, so seeds past it were tried, checks included,
-# for one to compare with; none passed (every seed fails this check).
-[ "$(tr '\n' ' ' <"$TMP/seeds_b.log")" = "5 6 7 8 9 10 " ] ||
-    fail "B: checks ran for $(tr '\n' ' ' <"$TMP/seeds_b.log"), want 5 and the 5 seeds after it"
-grep -q '^  no passing seed to compare with: none of the sweep passed, nor seeds 6-10$' "$TMP/run.out" ||
-    { show; fail "B: no 'no passing seed' line"; }
+# for one to compare with; none passed (every seed fails this check). The
+# search is bounded in time (2 s here): on a loaded host it may stop early,
+# and says so.
+last=$(sed -n 's/^  no passing seed to compare with: none of the sweep passed, nor seeds 6-\([0-9]*\).*/\1/p' "$TMP/run.out")
+[ -n "$last" ] || { show; fail "B: no 'no passing seed' line"; }
+[ "$(tr '\n' ' ' <"$TMP/seeds_b.log")" = "$(seq -s ' ' 5 "$last") " ] ||
+    fail "B: checks ran for $(tr '\n' ' ' <"$TMP/seeds_b.log"), want 5 and the seeds after it up to $last"
+[ "$last" = 10 ] || grep -q 'nor seeds 6-[0-9]* (the search gave up after' "$TMP/run.out" ||
+    { show; fail "B: the search stopped before seed 10 without saying so"; }
 run_dsim replay "$B/cluster.conf" 5
 expect_rc 1 "replay of a failing seed"
 

@@ -64,7 +64,9 @@ sed '/^\[fault power\]/,/^duration/d' "$TMP/lazy.conf" >"$TMP/calm.conf"
 (cd "$TMP" && timeout -k 5 120 "$DSIM" crash-states calm.conf "$seed" --at 1050ms --machine log >"$TMP/at.out" 2>&1)
 grep '^state ' "$TMP/s1.out" | diff - <(grep '^state ' "$TMP/at.out") >&2 || fail "--at gave other states than the [fault] crash"
 cmd=$(sed -n 's/^replay the first failing state: //p' "$TMP/at.out")
-[ -n "$cmd" ] && [ -f "$TMP/dsim-crash-plan-$seed.json" ] || { cat "$TMP/at.out"; fail "--at wrote no plan or no replay command"; }
+# The plan goes to $TMPDIR (here $TMP), named in the replay command.
+[ -n "$cmd" ] && [ -f "$TMP/dsim-crash-plan-$seed.json" ] && echo "$cmd" | grep -qF -- "--plan $TMP/dsim-crash-plan-$seed.json" ||
+    { cat "$TMP/at.out"; fail "--at wrote no plan or no replay command"; }
 (cd "$TMP" && timeout -k 5 60 "$DSIM" ${cmd#dsim } >/dev/null 2>&1); [ $? = 1 ] || fail "the --at state did not fail on replay: $cmd"
 # A file too large to walk every tear point of: the states are sampled,
 # the same sample every time, and each listed state is a distinct disk.

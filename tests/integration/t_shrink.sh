@@ -39,7 +39,10 @@ machine = app
 by = -5s
 CONF
 timeout -k 5 60 "$DSIM" run c.conf --seeds 1 >run.out; [ $? = 1 ] || fail "the seed should fail"
-grep -q "faults that fired: noise1, noise2, the-crash, noise3, noise4" run.out || fail "the report does not list the faults: $(cat run.out)"
+# Each fault that fired, with its time and target, in the order it fired.
+[ "$(sed -n '/^  faults that fired:$/,/^  shrink them/p' run.out | sed '1d;$d' | tr '\n' '|')" = \
+  "    1.000000000s noise1: pause of app|    2.000000000s noise2: clock_jump of other|    4.000000000s the-crash: restart of app|    6.000000000s noise3: pause of other|    7.000000000s noise4: clock_jump of app|" ] ||
+    fail "the report does not list the faults: $(cat run.out)"
 grep -q "shrink them: dsim shrink c.conf 1" run.out || fail "the report does not say how to shrink"
 timeout -k 5 60 "$DSIM" replay c.conf 1 --plan-out full.json >/dev/null
 [ "$(python3 -c 'import json,sys; print(len(json.load(open("full.json"))["faults"]))')" = 5 ] || fail "the recorded plan does not hold 5 faults"

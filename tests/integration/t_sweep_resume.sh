@@ -72,7 +72,7 @@ command = b=$(od -An -tu1 -N1 /dev/urandom); [ $((b % 2)) -eq 0 ]
 CONF
 run() { timeout -k 5 120 "$DSIM" run "$TMP/coin.conf" --seeds 1-60 "$@" >/dev/null 2>&1; }
 run --keep-going --results "$TMP/all.jsonl"
-for i in 0 1 2; do run --keep-going --shard $i/3 --results "$TMP/k$i.jsonl"; done
+for i in 1 2 3; do run --keep-going --shard $i/3 --results "$TMP/k$i.jsonl"; done
 "$DSIM" merge --keep-going --results "$TMP/merged.jsonl" --junit "$TMP/junit.xml" "$TMP"/k?.jsonl >"$TMP/merge.out"
 [ $? = 1 ] || fail "merge of failing shards did not exit 1"
 diff <(strip "$TMP/all.jsonl") <(strip "$TMP/merged.jsonl") >&2 || fail "merged --keep-going shards differ from the unsharded sweep"
@@ -82,24 +82,24 @@ nf=$(grep -c '"outcome":"exit"' "$TMP/all.jsonl")
 # Without --keep-going each shard stops at its own first failure; the merge
 # cuts at the first failure overall, which equals the unsharded sweep.
 run --results "$TMP/stop.jsonl"
-for i in 0 1 2; do run --shard $i/3 --results "$TMP/s$i.jsonl"; done
+for i in 1 2 3; do run --shard $i/3 --results "$TMP/s$i.jsonl"; done
 "$DSIM" merge --results "$TMP/smerged.jsonl" "$TMP"/s?.jsonl >/dev/null
 diff <(strip "$TMP/stop.jsonl") <(strip "$TMP/smerged.jsonl") >&2 || fail "merged shards differ from the unsharded sweep"
 # A shard given twice is refused, not counted twice.
-"$DSIM" merge "$TMP/k0.jsonl" "$TMP/k0.jsonl" "$TMP/k1.jsonl" >/dev/null 2>"$TMP/dup.err"
+"$DSIM" merge "$TMP/k1.jsonl" "$TMP/k1.jsonl" "$TMP/k2.jsonl" >/dev/null 2>"$TMP/dup.err"
 [ $? = 2 ] && grep -q 'is in the results twice' "$TMP/dup.err" || fail "merge counted a shard given twice"
 # A missing shard is refused too: its seeds would pass unseen.
-"$DSIM" merge "$TMP/k0.jsonl" "$TMP/k1.jsonl" >/dev/null 2>"$TMP/miss.err"
-[ $? = 2 ] && grep -q 'no results of shard 2/3' "$TMP/miss.err" || fail "merge did not notice shard 2/3 missing"
+"$DSIM" merge "$TMP/k1.jsonl" "$TMP/k2.jsonl" >/dev/null 2>"$TMP/miss.err"
+[ $? = 2 ] && grep -q 'no results of shard 3/3' "$TMP/miss.err" || fail "merge did not notice shard 3/3 missing"
 # Shards of a sweep smaller than the shard count: the ones that had seeds
 # must be there (2 of 5 for seeds 1-3 is one short), the empty ones need not.
-for i in 0 1 2 3 4; do
+for i in 1 2 3 4 5; do
     timeout -k 5 60 "$DSIM" run "$TMP/coin.conf" --seeds 1-3 --shard $i/5 --keep-going --results "$TMP/t$i.jsonl" >/dev/null 2>&1
 done
-"$DSIM" merge --keep-going "$TMP/t0.jsonl" "$TMP/t1.jsonl" >/dev/null 2>"$TMP/t.err"
-[ $? = 2 ] && grep -q 'no results of shard 2/5' "$TMP/t.err" || fail "merge missed shard 2/5 of a 3-seed sweep"
-"$DSIM" merge --keep-going "$TMP"/t[012].jsonl >/dev/null 2>&1
-[ $? != 2 ] || fail "merge wanted the empty shards 3/5 and 4/5"
+"$DSIM" merge --keep-going "$TMP/t1.jsonl" "$TMP/t2.jsonl" >/dev/null 2>"$TMP/t.err"
+[ $? = 2 ] && grep -q 'no results of shard 3/5' "$TMP/t.err" || fail "merge missed shard 3/5 of a 3-seed sweep"
+"$DSIM" merge --keep-going "$TMP"/t[123].jsonl >/dev/null 2>&1
+[ $? != 2 ] || fail "merge wanted the empty shards 4/5 and 5/5"
 # An index without its count names no shard: refused, not run whole.
 JOB_COMPLETION_INDEX=1 timeout -k 5 60 "$DSIM" run "$TMP/coin.conf" --seeds 1-6 >/dev/null 2>"$TMP/lone.err"
 [ $? = 2 ] && grep -q 'JOB_COMPLETION_INDEX is set but DSIM_SHARDS is not' "$TMP/lone.err" ||
@@ -107,7 +107,7 @@ JOB_COMPLETION_INDEX=1 timeout -k 5 60 "$DSIM" run "$TMP/coin.conf" --seeds 1-6 
 # The shard can come from the CI's variables (GitLab counts from 1).
 CI_NODE_INDEX=2 CI_NODE_TOTAL=3 timeout -k 5 120 "$DSIM" run "$TMP/coin.conf" --seeds 1-60 --keep-going \
     --results "$TMP/ci.jsonl" >/dev/null 2>&1
-diff <(strip "$TMP/k1.jsonl") <(strip "$TMP/ci.jsonl") >&2 || fail "CI_NODE_INDEX=2/3 is not shard 1/3"
+diff <(strip "$TMP/k2.jsonl") <(strip "$TMP/ci.jsonl") >&2 || fail "CI_NODE_INDEX=2/3 is not shard 2/3"
 python3 - "$TMP/junit.xml" "$TMP/merged.jsonl" <<'PY' || fail "bad JUnit XML"
 import json, sys, xml.etree.ElementTree as ET
 suite = ET.parse(sys.argv[1]).getroot().find("testsuite")

@@ -57,10 +57,10 @@ diff <(strip "$TMP/j1.jsonl") <(strip "$TMP/j2.jsonl") >&2 || fail "-j 1 and -j 
 sweep count -j 2 --verify-sample 3 --results "$TMP/count.jsonl" || fail "--verify-sample 3 failed"
 [ "$(grep -c '"replayed":true' "$TMP/count.jsonl")" = 3 ] || fail "--verify-sample 3 did not run 3 seeds twice"
 
-for i in 0 1; do
+for i in 1 2; do
     sweep shard$i -j 2 --verify-sample 25% --shard $i/2 --results "$TMP/shard$i.jsonl" || fail "shard $i/2 failed"
 done
-"$DSIM" merge --results "$TMP/merged.jsonl" "$TMP/shard0.jsonl" "$TMP/shard1.jsonl" >"$TMP/merge.out" ||
+"$DSIM" merge --results "$TMP/merged.jsonl" "$TMP/shard1.jsonl" "$TMP/shard2.jsonl" >"$TMP/merge.out" ||
     { cat "$TMP/merge.out" >&2; fail "merge failed"; }
 grep -qx 'dsim: verify sample: 5 seeds run twice, each replayed to the same trace hash' "$TMP/merge.out" ||
     { cat "$TMP/merge.out" >&2; fail "merge: no sample summary"; }
