@@ -91,7 +91,8 @@ timeout -k 5 60 "$DSIM" run "$TMP/det.conf" --seeds 1-120 -j 2 --verify-sample 2
 [ $? = 2 ] || fail "a checkpoint of another sample was accepted"
 note "checkpoint: killed after $done_before of 120 seeds, resumed to the same results"
 
-# Nondeterministic: the [check] bumps the file the machine reads.
+# Nondeterministic: the [check] bumps the file the machine reads (by a
+# rename: with -j 2 a machine of the other worker may be reading it).
 write_conf "$TMP/bump.conf" <<CONF
 [machine a]
 command = '$locked' 2 10
@@ -100,7 +101,7 @@ command = '$locked' 2 10
 command = '$hc' '$scratch/count'
 
 [check]
-command = n=\$(cat '$scratch/count'); echo \$((n + 1)) >'$scratch/count'
+command = n=\$(cat '$scratch/count'); echo \$((n + 1)) >'$scratch/count.\$\$' && mv '$scratch/count.\$\$' '$scratch/count'
 CONF
 bad() { grep -q "\"seed\":$1,.*\"outcome\":\"nondeterministic\",\"reason\":\"does not replay: " "$2"; }
 for round in 1 2; do
