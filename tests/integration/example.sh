@@ -30,3 +30,15 @@ example_all_pass() {
     timeout -k 5 600 "$DSIM" run "$1" --seeds "$2" -j 2 --keep-going >"$TMP/pass.out" 2>&1 ||
         { grep -A12 FAILED "$TMP/pass.out" >&2; fail "$1: a seed of $2 failed"; }
 }
+
+# example_refuses_real_network PROG ARGS...: run natively in a fresh network
+# namespace that has a veth pair besides lo (both ends in that namespace,
+# gone with it), PROG must refuse to start: exit 3, naming the interfaces.
+example_refuses_real_network() {
+    timeout -k 5 60 $NET_UNSHARE sh -c 'ip link add dsimv0 type veth peer name dsimv1 || exit 99
+        exec "$@"' sh "$@" >"$TMP/refuse.out" 2>&1
+    local rc=$?
+    [ "$rc" != 99 ] || fail "cannot make a veth pair in a fresh network namespace: $(cat "$TMP/refuse.out")"
+    [ "$rc" = 3 ] && grep -q "refusing to run outside an empty network namespace" "$TMP/refuse.out" ||
+        { cat "$TMP/refuse.out" >&2; fail "$*: exit $rc beside a second interface, expected 3 (a refusal)"; }
+}

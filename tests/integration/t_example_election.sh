@@ -4,12 +4,15 @@
 # second vote in one term. A sweep stops at a seed whose check finds two
 # leaders in one term; the seed replays to the sweep's hash (two runs); the
 # fixed nodes (one vote per term) pass every seed up to it (at least 1-4).
+# A node refuses to start beside a second network interface.
 # No real network: see netns.sh.
 . "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/example.sh"
 net_dsim_wrapper 600
 D=$SRCDIR/examples/election
+# The programs refuse to run where any interface but lo is up.
+example_refuses_real_network python3 "$D/election.py" n1 n1,n2,n3,n4,n5 7700 1
 
 read -r seed hash < <(example_first_failure "$D/cluster.conf" 1-20 "the check command failed (exit status 1)")
 [ -n "$seed" ] || exit 1

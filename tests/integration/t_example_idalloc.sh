@@ -3,13 +3,16 @@
 # promises unique ids, with a planted race (read, await, write). A sweep of
 # the buggy config stops at a seed whose check finds an id handed out twice;
 # that seed replays to the sweep's hash (two runs); the fixed config
-# (an asyncio.Lock) passes every seed up to it (at least 1-4).
+# (an asyncio.Lock) passes every seed up to it (at least 1-4). The server
+# refuses to start beside a second network interface.
 # No real network: see netns.sh.
 . "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/example.sh"
 net_dsim_wrapper 600
 D=$SRCDIR/examples/idalloc
+# The programs refuse to run where any interface but lo is up.
+example_refuses_real_network python3 "$D/idalloc.py" server 7000 2
 
 read -r seed hash < <(example_first_failure "$D/cluster.conf" 1-30 "the check command failed (exit status 1)")
 [ -n "$seed" ] || exit 1

@@ -4,13 +4,16 @@
 # the planted bug (credit, then ack: at least once) a sweep stops at a seed
 # where a fault fired and the check finds a job credited twice; the seed
 # replays to the sweep's hash (two runs); with the idempotent bank every
-# seed up to it (at least 1-4) passes.
+# seed up to it (at least 1-4) passes. The bank refuses to start beside a
+# second network interface.
 # No real network: see netns.sh.
 . "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/example.sh"
 net_dsim_wrapper 600
 D=$SRCDIR/examples/jobqueue
+# The programs refuse to run where any interface but lo is up.
+example_refuses_real_network python3 "$D/jobqueue.py" bank 7100
 
 read -r seed hash < <(example_first_failure "$D/cluster.conf" 1-20 "the check command failed (exit status 1)")
 [ -n "$seed" ] || exit 1
