@@ -144,7 +144,7 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---------------------------------------------------------------- parser */
 
-enum section { SEC_NONE, SEC_SIMULATION, SEC_MACHINE, SEC_CHECK, SEC_FAULT, SEC_CHAOS, SEC_NET };
+enum section { SEC_NONE, SEC_SIMULATION, SEC_MACHINE, SEC_CHECK, SEC_FAULT, SEC_CHAOS, SEC_NET, SEC_DEFAULTS };
 
 enum key {
     K_DURATION = 1 << 0,
@@ -210,6 +210,11 @@ static const struct {
     { SEC_MACHINE, "address", K_ADDRESS },
     { SEC_MACHINE, "clock_drift", K_CLOCK_DRIFT },
     { SEC_MACHINE, "disk", K_DISK },
+    /* [defaults]: the [machine] keys every machine takes unless it sets its own. */
+    { SEC_DEFAULTS, "env", K_ENV },
+    { SEC_DEFAULTS, "disk", K_DISK },
+    { SEC_DEFAULTS, "clock_offset", K_CLOCK_OFFSET },
+    { SEC_DEFAULTS, "clock_drift", K_CLOCK_DRIFT },
     { SEC_CHECK, "command", K_COMMAND },
     { SEC_FAULT, "kind", K_KIND },
     { SEC_FAULT, "at", K_AT },
@@ -249,6 +254,10 @@ struct parser {
     struct netfaults_parser nf; /* the network faults' keys of [fault] and [chaos] */
     struct defines *defines;    /* -D NAME=VALUE for ${NAME}, or NULL */
     char *expanded;             /* the line last handed to inih, ${NAME}s replaced */
+    /* [defaults], parsed as a machine; machine_keys[i]: the keys machine i set. */
+    struct machine_conf defaults;
+    int defaults_line;
+    unsigned *machine_keys;
 };
 
 static int fail(struct parser *p, int line, const char *fmt, ...)
@@ -273,6 +282,8 @@ static int fail(struct parser *p, int line, const char *fmt, ...)
 
 static struct machine_conf *cur_machine(struct parser *p)
 {
+    if (p->section == SEC_DEFAULTS)
+        return &p->defaults;
     return &p->c->machines[p->c->nmachines - 1];
 }
 
@@ -357,6 +368,12 @@ static int finish_section(struct parser *p)
     if (p->section == SEC_MACHINE && !cur_machine(p)->command)
         return fail(p, cur_machine(p)->line, "machine \"%s\" has no command",
                     cur_machine(p)->name);
+    if (p->section == SEC_MACHINE) {
+        unsigned *keys = realloc(p->machine_keys, p->c->nmachines * sizeof *keys);
+        if (!keys) return fail(p, p->lineno, "out of memory");
+        p->machine_keys = keys;
+        keys[p->c->nmachines - 1] = p->seen;
+    }
     if (p->section == SEC_FAULT) {
         struct fault_conf *f = &p->c->faults[p->c->nfaults - 1];
         bool jump = f->kind == FAULT_CLOCK_JUMP;
@@ -402,6 +419,12 @@ static void section_header(struct parser *p, char *s)
         }
         *first = line;
         p->section = sim ? SEC_SIMULATION : SEC_CHECK;
+        return;
+    }
+    if (strcmp(inner, "defaults") == 0) {
+        if (p->defaults_line) { fail(p, line, "duplicate section [defaults]"); return; }
+        p->defaults_line = line;
+        p->section = SEC_DEFAULTS;
         return;
     }
     if (strcmp(inner, "chaos") == 0) {
@@ -576,6 +599,8 @@ static const char *section_label(struct parser *p, char *buf, size_t size)
         return buf;
     case SEC_CHAOS:
         return "[chaos]";
+    case SEC_DEFAULTS:
+        return "[defaults]";
     default:
         snprintf(buf, size, "[machine %s]", cur_machine(p)->name);
         return buf;
@@ -595,6 +620,7 @@ static int set_duration(struct parser *p, uint64_t *out, const char *name, const
 static int set_env(struct parser *p, const char *value)
 {
     int line = p->lineno;
+    char label[MAX_MACHINE_NAME + 16];
     struct machine_conf *m = cur_machine(p);
     size_t n = ident_len(value);
     if (n == 0 || value[n] != '=')
@@ -602,8 +628,8 @@ static int set_env(struct parser *p, const char *value)
                     "and '_', not starting with a digit)", value);
     for (size_t i = 0; i < m->nenv; i++)
         if (strncmp(m->env[i], value, n + 1) == 0)
-            return fail(p, line, "duplicate env \"%.*s\" in [machine %s]", (int)n, value,
-                        m->name);
+            return fail(p, line, "duplicate env \"%.*s\" in %s", (int)n, value,
+                        section_label(p, label, sizeof label));
     char **env = realloc(m->env, (m->nenv + 1) * sizeof *env);
     if (!env)
         return fail(p, line, "out of memory");
@@ -666,6 +692,9 @@ static int handler(void *user, const char *section, const char *name, const char
                                      name, value, line, msg, sizeof msg);
         return err_line ? fail(p, err_line, "%s", msg) : 1;
     }
+    if (!key && p->section == SEC_DEFAULTS)
+        return fail(p, line, "key \"%s\" cannot be in [defaults] (it takes env, disk, clock_offset "
+                    "and clock_drift; set the others in each [machine])", name);
     if (!key)
         return fail(p, line, "unknown key \"%s\" in %s", name,
                     section_label(p, label, sizeof label));
@@ -873,6 +902,58 @@ static char *file_dir(const char *path)
     return dir;
 }
 
+static void defaults_free(struct parser *p)
+{
+    for (size_t i = 0; i < p->defaults.nenv; i++)
+        free(p->defaults.env[i]);
+    free(p->defaults.env);
+    free(p->machine_keys);
+}
+
+/* A machine's env after [defaults]: the defaults' variables it does not set
+ * itself, then its own, each list in file order. */
+static int merge_env(struct parser *p, struct machine_conf *m)
+{
+    const struct machine_conf *d = &p->defaults;
+    char **env = calloc(d->nenv + m->nenv + 1, sizeof *env);
+    size_t n = 0;
+    if (!env)
+        return fail(p, m->line, "out of memory");
+    for (size_t i = 0; i < d->nenv; i++) {
+        size_t len = strcspn(d->env[i], "=") + 1;
+        bool own = false;
+        for (size_t j = 0; j < m->nenv && !own; j++)
+            own = strncmp(m->env[j], d->env[i], len) == 0;
+        if (!own && !(env[n++] = strdup(d->env[i]))) {
+            for (size_t k = 0; k + 1 < n; k++) free(env[k]);
+            free(env);
+            return fail(p, m->line, "out of memory");
+        }
+    }
+    for (size_t j = 0; j < m->nenv; j++)
+        env[n++] = m->env[j];
+    free(m->env);
+    m->env = env;
+    m->nenv = n;
+    return 1;
+}
+
+/* [defaults] into every machine, for each key it left unset. */
+static int apply_defaults(struct parser *p)
+{
+    const struct machine_conf *d = &p->defaults;
+    for (size_t i = 0; p->defaults_line && i < p->c->nmachines; i++) {
+        struct machine_conf *m = &p->c->machines[i];
+        unsigned own = p->machine_keys[i];
+        if (!(own & K_DISK)) m->disk_bytes = d->disk_bytes;
+        if (!(own & K_CLOCK_OFFSET)) m->clock_offset_ns = d->clock_offset_ns;
+        if (!(own & K_CLOCK_DRIFT)) m->clock_drift_ppb = d->clock_drift_ppb;
+        if (d->nenv && merge_env(p, m) == 0)
+            return 0;
+    }
+    return 1;
+}
+
 struct config *config_load(const char *path, char *err, size_t errlen)
 {
     return config_load_defined(path, NULL, err, errlen);
@@ -920,6 +1001,8 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
         fail(&p, 1, "no machines defined");
         goto fail;
     }
+    if (apply_defaults(&p) == 0)
+        goto fail;
     for (size_t i = 0; i < c->nmachines; i++) {         /* addresses: 10.0.0.N unless given */
         struct machine_conf *m = &c->machines[i];
         unsigned n = (unsigned)i + 1;
@@ -974,6 +1057,7 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
     }
     c->dir_mounted = strcmp(c->dir, "/") != 0;
     netconf_parser_free(&p.net);
+    defaults_free(&p);
     free(p.line);
     free(p.expanded);
     free(buf);
@@ -981,6 +1065,7 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
 
 fail:
     netconf_parser_free(&p.net);
+    defaults_free(&p);
     config_free(p.c);
     free(p.line);
     free(p.expanded);

@@ -366,6 +366,68 @@ START_TEST(test_defaults)
 }
 END_TEST
 
+/* [defaults]: every machine takes its keys unless it sets its own; env
+ * merges per variable (the defaults' first, then the machine's own). */
+START_TEST(test_defaults_section)
+{
+    struct config *c = LOAD_OK("[machine a]\ncommand = ./a\nenv = B=mine\nenv = C=3\n"
+                               "[defaults]\n"
+                               "env = PYTHONDONTWRITEBYTECODE=1\n"
+                               "env = B=default\n"
+                               "disk = 32M\n"
+                               "clock_offset = -2s\n"
+                               "clock_drift = 100ppm\n"
+                               "[machine b]\ncommand = ./b\ndisk = 64M\nclock_drift = 0\n");
+    struct machine_conf *a = &c->machines[0], *b = &c->machines[1];
+    ck_assert_uint_eq(a->nenv, 3);
+    ck_assert_str_eq(a->env[0], "PYTHONDONTWRITEBYTECODE=1");
+    ck_assert_str_eq(a->env[1], "B=mine");
+    ck_assert_str_eq(a->env[2], "C=3");
+    ck_assert_uint_eq(a->disk_bytes, 32ULL << 20);
+    ck_assert_int_eq(a->clock_offset_ns, -2 * (int64_t)S);
+    ck_assert_int_eq(a->clock_drift_ppb, 100000);
+    ck_assert_uint_eq(b->nenv, 2);
+    ck_assert_str_eq(b->env[0], "PYTHONDONTWRITEBYTECODE=1");
+    ck_assert_str_eq(b->env[1], "B=default");
+    ck_assert_uint_eq(b->disk_bytes, 64ULL << 20);         /* its own */
+    ck_assert_int_eq(b->clock_offset_ns, -2 * (int64_t)S);
+    ck_assert_int_eq(b->clock_drift_ppb, 0);                /* its own, though 0 */
+    config_free(c);
+
+    /* An empty [defaults] changes nothing. */
+    c = LOAD_OK("[defaults]\n[machine a]\ncommand = ./a\n");
+    ck_assert_uint_eq(c->machines[0].nenv, 0);
+    ck_assert_uint_eq(c->machines[0].disk_bytes, 0);
+    config_free(c);
+}
+END_TEST
+
+START_TEST(test_err_defaults)
+{
+    EXPECT_ERR("[defaults]\nenv = A=1\n[defaults]\n[machine a]\ncommand = x\n",
+               "3: duplicate section [defaults]");
+    EXPECT_ERR("[defaults]\ncommand = x\n[machine a]\ncommand = x\n",
+               "2: key \"command\" cannot be in [defaults] (it takes env, disk, clock_offset and "
+               "clock_drift; set the others in each [machine])");
+    EXPECT_ERR("[machine a]\ncommand = x\n[defaults]\naddress = 10.0.0.9\n",
+               "4: key \"address\" cannot be in [defaults] (it takes env, disk, clock_offset and "
+               "clock_drift; set the others in each [machine])");
+    EXPECT_ERR("[defaults]\nenv = A=1\nenv = A=2\n[machine a]\ncommand = x\n",
+               "3: duplicate env \"A\" in [defaults]");
+    EXPECT_ERR("[defaults]\nenv = 1A=b\n[machine a]\ncommand = x\n",
+               "2: bad env \"1A=b\" (use NAME=VALUE, NAME made of letters, digits and '_', not "
+               "starting with a digit)");
+    EXPECT_ERR("[defaults]\ndisk = 1M\n[machine a]\ncommand = x\n",
+               "2: bad disk size \"1M\" (use 16M to 1T: bytes, or a number with K, M, G or T)");
+    EXPECT_ERR("[defaults]\ndisk = 32M\ndisk = 64M\n[machine a]\ncommand = x\n",
+               "3: duplicate key \"disk\"");
+    EXPECT_ERR("[defaults]\nclock_drift = fast\n[machine a]\ncommand = x\n",
+               "2: bad clock_drift \"fast\" (use ppm between -100000 and 100000, e.g. 250ppm)");
+    EXPECT_ERR("[defaults]\nenv =\n[machine a]\ncommand = x\n", "2: key \"env\" has no value");
+    EXPECT_ERR("[defaults]\nenv = A=1\n", "1: no machines defined");
+}
+END_TEST
+
 START_TEST(test_env_repeats_in_order)
 {
     struct config *c = LOAD_OK("[machine a]\n"
@@ -1134,6 +1196,8 @@ static Suite *config_suite(void)
     tcase_add_test(tc, test_addresses);
     tcase_add_test(tc, test_defaults);
     tcase_add_test(tc, test_env_repeats_in_order);
+    tcase_add_test(tc, test_defaults_section);
+    tcase_add_test(tc, test_err_defaults);
     tcase_add_test(tc, test_daemon_values);
     tcase_add_test(tc, test_syntax_variants);
     tcase_add_test(tc, test_long_lines);
