@@ -17,7 +17,7 @@ example_refuses_real_network python3 "$D/jobqueue.py" bank 7100
 
 read -r seed hash < <(example_first_failure "$D/cluster.conf" 1-20 "the check command failed (exit status 1)")
 [ -n "$seed" ] || exit 1
-grep -Eq '^  faults that fired: chaos-' "$TMP/sweep.out" || fail "no fault fired in seed $seed"
+grep -Eq '^    [0-9.]+s chaos-[a-z]+-[0-9]+: ' "$TMP/sweep.out" || fail "no fault fired in seed $seed"
 grep -Eq '^    job [0-9]+ credited [2-9] times \(by w[12](, w[12])+\)$' "$TMP/sweep.out" ||
     { cat "$TMP/sweep.out" >&2; fail "the report shows no job credited twice"; }
 example_replays "$D/cluster.conf" "$seed" "$hash"

@@ -11,7 +11,7 @@ D=$SRCDIR/examples/kv
 
 read -r seed hash < <(example_first_failure "$D/cluster.conf" 1-30 "the check command failed (exit status 1)")
 [ -n "$seed" ] || exit 1
-grep -Eq '^  faults that fired: chaos-crash-[0-9]+' "$TMP/sweep.out" || fail "no crash fired in seed $seed"
+grep -Eq '^    [0-9.]+s chaos-crash-[0-9]+: crash of kv' "$TMP/sweep.out" || fail "no crash fired in seed $seed"
 grep -Eq '^    LOST: key[0-9]+\.\.key[0-9]+ were acknowledged, but restart [0-9]+ recovered only [0-9]+ keys$' "$TMP/sweep.out" ||
     { cat "$TMP/sweep.out" >&2; fail "the report shows no lost acknowledged write"; }
 example_replays "$D/cluster.conf" "$seed" "$hash"
