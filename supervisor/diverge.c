@@ -85,6 +85,43 @@ static bool split(const char *line, size_t *key_from, size_t *key_len, const cha
     return !timing_only(*text);
 }
 
+/* Walks a trace's lines as per-thread events: an event line gives its own
+ * thread; a continuation line ("  | = 3", "  | code: ...") belongs to the
+ * event before it, and is left out with it. */
+struct walk { const struct lines *l; size_t i; const char *key; size_t key_len; bool last_ok; };
+
+static bool walk_next(struct walk *w, size_t *at, const char **key, size_t *key_len, const char **text)
+{
+    for (; w->i < w->l->n; w->i++) {
+        const char *line = w->l->v[w->i];
+        size_t from, len;
+        if (line[0] == ' ') {
+            if (!w->last_ok) continue;
+            *text = line + strspn(line, " ");
+        } else {
+            w->last_ok = split(line, &from, &len, text);
+            if (!w->last_ok) continue;
+            w->key = line + from;
+            w->key_len = len;
+        }
+        *at = w->i++;
+        *key = w->key;
+        *key_len = w->key_len;
+        return true;
+    }
+    return false;
+}
+
+/* The text of line i as walk_next gives it. */
+static const char *event_text(const struct lines *l, size_t i)
+{
+    const char *line = l->v[i], *text;
+    size_t from, len;
+    if (line[0] == ' ') return line + strspn(line, " ");
+    split(line, &from, &len, &text);
+    return text;
+}
+
 struct thread_events { char *key; size_t *idx, n, cap, pos; };
 struct threads { struct thread_events *v; size_t cap; };
 
@@ -109,35 +146,30 @@ static void per_thread(FILE *out, const struct lines *pa, const struct lines *fb
                        uint64_t b, const char *label_b, int context)
 {
     struct threads t = { 0 };
-    size_t from, len;
-    const char *text;
-    for (size_t i = 0; i < pa->n; i++) {
-        if (!split(pa->v[i], &from, &len, &text)) continue;
-        struct thread_events *e = thread_of(&t, pa->v[i] + from, len, true);
+    size_t at, len;
+    const char *key, *text;
+    struct walk wa = { .l = pa }, wb = { .l = fb };
+    while (walk_next(&wa, &at, &key, &len, &text)) {
+        struct thread_events *e = thread_of(&t, key, len, true);
         if (!e) continue;
         if (e->n == e->cap) e->idx = xrealloc(e->idx, (e->cap = e->cap ? 2 * e->cap : 64) * sizeof *e->idx);
-        e->idx[e->n++] = i;
+        e->idx[e->n++] = at;
     }
-    for (size_t j = 0; j < fb->n; j++) {
-        if (!split(fb->v[j], &from, &len, &text)) continue;
-        struct thread_events *e = thread_of(&t, fb->v[j] + from, len, false);
+    while (walk_next(&wb, &at, &key, &len, &text)) {
+        struct thread_events *e = thread_of(&t, key, len, false);
         const char *other = NULL;
         if (e && e->pos < e->n) {
-            size_t f2, l2;
-            split(pa->v[e->idx[e->pos]], &f2, &l2, &other);
+            other = event_text(pa, e->idx[e->pos]);
             if (!strcmp(other, text)) { e->pos++; continue; }
         }
         fprintf(out, "  the first thread to act otherwise: machine/thread %.*s, after %zu of its events alike;\n",
-                (int)len, fb->v[j] + from, e ? e->pos : 0);
+                (int)len, key, e ? e->pos : 0);
         fprintf(out, "  then %s %" PRIu64 " ran:\n    %s\n", label_a, a,
                 other ? other : e ? "(no more events)" : "(no such thread)");
         fprintf(out, "  and %s %" PRIu64 " ran:\n    %s\n", label_b, b, text);
         size_t first = e && e->pos > (size_t)context ? e->pos - (size_t)context : 0;
         if (e && e->pos > 0 && context > 0) fprintf(out, "  its last events both ran:\n");
-        for (size_t k = first; e && k < e->pos; k++) {
-            split(pa->v[e->idx[k]], &from, &len, &text);
-            fprintf(out, "    %s\n", text);
-        }
+        for (size_t k = first; e && k < e->pos; k++) fprintf(out, "    %s\n", event_text(pa, e->idx[k]));
         break;
     }
     for (size_t i = 0; i < t.cap; i++) { free(t.v[i].key); free(t.v[i].idx); }
