@@ -73,7 +73,8 @@ struct thread {
     bool retry;             /* the handler runs again after a block */
 
     exit_fn on_exit;        /* called at the syscall-exit stop */
-    char pending_text[512]; /* canonical call text, completed at exit */
+    unsigned char pending_rec[640];  /* the call's trace record (callrec.h), ended at exit */
+    size_t pending_len;
     bool note_result;       /* its passed call's result goes in a note at exit */
     exit_fn exit_note;      /* notes more at the exit stop, after the call's event (outside reads) */
 
