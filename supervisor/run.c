@@ -140,8 +140,14 @@ static void teardown(struct world *w)
         else if (t && WIFSTOPPED(status)) tracer_cont(pid, 0);
         else if (!t) handle_status(w, pid, status);
     }
-    for (size_t i = 0; i < w->nprocs; i++) if (w->procs[i]->pidfd >= 0) close(w->procs[i]->pidfd);
-    for (size_t i = 0; i < w->ndeadprocs; i++) if (w->deadprocs[i]->pidfd >= 0) close(w->deadprocs[i]->pidfd);
+    for (size_t i = 0; i < w->nprocs; i++) {
+        fdcache_forget_all(w->procs[i]);
+        if (w->procs[i]->pidfd >= 0) close(w->procs[i]->pidfd);
+    }
+    for (size_t i = 0; i < w->ndeadprocs; i++) {
+        fdcache_forget_all(w->deadprocs[i]);
+        if (w->deadprocs[i]->pidfd >= 0) close(w->deadprocs[i]->pidfd);
+    }
 }
 
 void run_cleanup(int keep) { rundir_cleanup(keep); }

@@ -142,6 +142,9 @@ struct process {
     ino_t pf_ino;
     uint64_t children_steps; /* steps of the children it waited for, and of theirs */
     struct code_sites *code; /* its address space's rewritten instructions (rewrite.h) */
+    struct kept_fd *kept;   /* copies of its socket fds kept between calls (syscalls/fdcache.c) */
+    int nkept;
+    bool fds_unkept;        /* its fd table is not its own alone: nothing is kept */
 };
 
 struct machine {

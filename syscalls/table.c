@@ -22,7 +22,7 @@
     X(sys_mkdir) X(sys_mknod) X(sys_unlink) X(sys_rename) X(sys_link) X(sys_creat) X(sys_pwrite) \
     X(sys_stat) X(sys_statfs) X(sys_fd_copy) X(sys_readlink) X(sys_truncate) X(sys_utimes) X(sys_sendmmsg) X(sys_recvmmsg) \
     X(sys_fallocate) X(sys_socket) X(sys_socketpair) X(sys_bind) X(sys_listen) X(sys_connect) X(sys_getsockname) X(sys_getpeername) \
-    X(sys_setsockopt) X(sys_getsockopt) \
+    X(sys_setsockopt) X(sys_getsockopt) X(sys_close) X(sys_close_range) X(sys_dup2) \
     X(sys_sched_setscheduler) X(sys_sched_setparam) X(sys_sched_getscheduler) X(sys_sched_getparam) \
     X(sys_sched_setattr) X(sys_sched_getattr) X(sys_sched_get_priority_max) X(sys_sched_get_priority_min) \
     X(sys_sched_rr_get_interval) X(sys_getpriority) X(sys_setpriority) X(sys_ioprio_set) X(sys_ioprio_get) \
@@ -38,7 +38,7 @@ HANDLERS(DECLARE)
 
 const struct sys_entry sys_table[] = {
     /* Files and fds: local and deterministic given the same files. */
-    E(open, sys_open, "sxx", R) E(openat, sys_open, "dsxx", R) E(creat, sys_creat, "sx", I) PASS(close, "f") PASS(close_range, "ffx")
+    E(open, sys_open, "sxx", R) E(openat, sys_open, "dsxx", R) E(creat, sys_creat, "sx", I) E(close, sys_close, "f", I) E(close_range, sys_close_range, "ffx", I)
     E(stat, sys_stat, "sp", I) E(fstat, sys_stat, "fp", I) E(lstat, sys_stat, "sp", I)
     E(newfstatat, sys_stat, "dspx", I) E(statx, sys_stat, "dsxxp", I)
     PASS(access, "sx") PASS(faccessat, "dsx") PASS(faccessat2, "dsxx") PASS(lseek, "fld")
@@ -52,7 +52,7 @@ const struct sys_entry sys_table[] = {
     PASS(fchownat, "dsddx") E(truncate, sys_truncate, "sl", I) E(ftruncate, ftimes_fd_change, "fl", I) E(fsync, sys_fsync, "f", I)
     E(fdatasync, sys_fsync, "f", I) E(sync, sys_sync, "", I) E(syncfs, sys_sync, "f", I) E(fallocate, sys_fallocate, "fxll", I) PASS(fadvise64, "fddx")
     PASS(readahead, "fdd") PASS(sync_file_range, "fddx") E(mknod, sys_mknod, "sxd", I) E(mknodat, sys_mknod, "dsxd", I)
-    PASS(dup, "f") PASS(dup2, "ff") PASS(dup3, "ffx") PASS(pipe, "p") PASS(pipe2, "px")
+    PASS(dup, "f") E(dup2, sys_dup2, "ff", I) E(dup3, sys_dup2, "ffx", I) PASS(pipe, "p") PASS(pipe2, "px")
     PASS(chdir, "s") PASS(fchdir, "f") PASS(getcwd, "pd") PASS(umask, "x") E(statfs, sys_statfs, "sp", I)
     E(fstatfs, sys_statfs, "fp", I) E(utimensat, sys_utimes, "dspx", I) E(utimes, sys_utimes, "sp", I) E(utime, sys_utimes, "sp", I)
     E(futimesat, sys_utimes, "dsp", I) PASS(getxattr, "sspd") PASS(lgetxattr, "sspd") PASS(fgetxattr, "fspd")
