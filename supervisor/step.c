@@ -147,6 +147,7 @@ static void thread_died(struct world *w, struct thread *t, int status)
     struct process *p = t->proc;
     bool was_live = t->state != TS_DEAD;
     t->state = TS_DEAD;
+    w->io_epoch++;                  /* its fds may have closed */
     thread_drop_copy(t);
     if (!was_live) return;
     if (!(t == p->leader && p->leader_zombie)) p->nlive--;
@@ -259,6 +260,7 @@ static void handle_stop(struct world *w, struct thread *t, int status)
         }
     }
     /* A signal about to be delivered: it is delivered now, at this step. */
+    w->io_epoch++;
     trace_event(w->trace, w->now, t->proc->m->name, t->vtid, "signal %s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
     resume(t, sig);
 }
@@ -361,8 +363,24 @@ enum sys_action block(struct thread *t, uint64_t deadline, ready_fn ready)
 {
     t->deadline = deadline;
     t->ready = ready;
+    t->unready_epoch = UINT64_MAX;
     t->woken = false;
     return SYS_BLOCK;
+}
+
+/* Calls that change no fd's readiness, nor what the relay may read: they
+ * read a clock or an id, or the machine's entropy, and write only the
+ * caller's registers and memory. Every other step moves io_epoch. */
+static bool calm(long nr)
+{
+    switch (nr) {
+    case SYS_clock_gettime: case SYS_clock_getres: case SYS_gettimeofday: case SYS_time:
+    case SYS_getpid: case SYS_getppid: case SYS_gettid: case SYS_getuid: case SYS_geteuid:
+    case SYS_getgid: case SYS_getegid: case SYS_getrandom: case SYS_getcpu: case SYS_sched_yield:
+        return true;
+    default:
+        return false;
+    }
 }
 
 void step(struct world *w, struct thread *t)
@@ -370,6 +388,7 @@ void step(struct world *w, struct thread *t)
     /* Another was picked while the last one could have gone on. */
     if (w->running && w->running != t && w->running->state == TS_READY) w->running->nivcsw++;
     w->running = t;
+    if (t->state == TS_NEW || t->state == TS_HELD || !calm(SYSNR(t)) || t->proc->m->ndirty) w->io_epoch++;
     if (t->state == TS_NEW || t->state == TS_HELD) {
         resume(t, 0);
         settle(w, t);

@@ -80,6 +80,7 @@ struct thread {
 
     uint64_t ctid_addr;     /* CLONE_CHILD_CLEARTID / set_tid_address */
     uint64_t steps;
+    uint64_t unready_epoch; /* its fd readiness was polled false at this io_epoch (UINT64_MAX: not since it blocked) */
     uint64_t start_ns;      /* made at this machine monotonic time */
     uint64_t nvcsw, nivcsw; /* it blocked; another was picked while it was ready */
     bool exit_expected;     /* its own exit(): no group death follows */
@@ -250,6 +251,11 @@ struct world {
     struct machine *machines;
     size_t nmachines;
     int next_mm, next_sighand;
+    /* Counts what may have changed the readiness of a tracee's fd, or of
+     * the relay's ends: every step but a calm one (step.c), a death, a
+     * signal, a timer, a fault, a delivery or a read of the network. A
+     * readiness poll that found nothing is not made again until it moves. */
+    uint64_t io_epoch;
     struct thread *running;
     struct thread *held_at_exit; /* its call returned; it goes on once the
                                   * deaths the call caused have been seen */

@@ -57,6 +57,9 @@ int fd_copy(struct world *w, struct thread *t, int fd);
 struct stat;
 int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st);
 bool fd_ready_check(struct world *w, struct thread *t);
+/* Whether a ready() tests only fd readiness (fd_ready_check, poll's and
+ * select's): its answer changes only when io_epoch moves (run.c). */
+bool ready_on_fds(ready_fn ready);
 /* A copy that could not be made: the kernel reports a bad fd; any other
  * failure stops the run. */
 enum sys_action fd_copy_error(struct world *w, struct thread *t, int fd);
