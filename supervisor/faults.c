@@ -75,6 +75,7 @@ void faults_fire(struct world *w)
         if (w->fault_fired[i] || f->at_ns > w->now) continue;
         w->fault_fired[i] = true;
         w->fired[w->nfired++] = i;
+        w->io_epoch++;
         if (FAULT_IS_NET(f->kind)) {
             fire_net(w, f);
             continue;

@@ -28,6 +28,7 @@ struct netsim {
     int next_conn;
     uint64_t next_change;       /* when a partition next starts or heals */
     bool flush_pending;         /* some connection holds bytes a reader must take */
+    uint64_t quiet_epoch;       /* io_epoch of the last epoll_wait (run.c): none since, none needed */
     /* Ports held by TIME_WAIT: the side that closed first keeps its
      * address for 60s, and a bind without SO_REUSEADDR fails meanwhile. */
     struct timewait { int machine; struct saddr a; uint64_t until; } *tw;

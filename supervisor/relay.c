@@ -361,7 +361,12 @@ void netsim_poll(struct world *w)
 {
     struct netsim *n = w->net;
     if (!n || n->epfd < 0) return;
+    /* Only a tracee (a step that is not calm, a death) or the network
+     * itself makes a relay end readable: after an empty poll, nothing to
+     * look for while io_epoch stands. */
+    if (!n->flush_pending && n->quiet_epoch == w->io_epoch) return;
     if (n->flush_pending) {
+        w->io_epoch++;
         n->flush_pending = false;
         for (size_t i = 0; i < n->nconns; i++)
             for (int r = 0; r < 2; r++)
@@ -370,6 +375,8 @@ void netsim_poll(struct world *w)
     struct epoll_event evs[64];
     int k;
     while ((k = epoll_wait(n->epfd, evs, 64, 0)) < 0 && errno == EINTR) {}
+    if (k > 0) w->io_epoch++;         /* and look again at the next step */
+    else n->quiet_epoch = w->io_epoch;
     /* Deterministic order: the kernel's ready list order depends on timing. */
     for (int i = 1; i < k; i++)
         for (int j = i; j > 0; j--) {
@@ -777,6 +784,7 @@ void netsim_fire(struct world *w)
     trace_partitions(w);
     while (evq_next(n->queue) <= w->now) {
         struct nev *e = evq_pop(n->queue, NULL);
+        w->io_epoch++;                  /* an arrival: a receiver's readiness */
         switch (e->kind) {
         case EV_SYN: arrive_syn(w, e); break;
         case EV_SYNACK: arrive_synack(w, e); break;

@@ -1,4 +1,5 @@
 #include "supervisor/rewrite.h"
+#include "supervisor/callrec.h"
 #include "code/elf_code.h"
 #include "code/sites.h"
 #include "supervisor/tracer.h"
@@ -427,14 +428,14 @@ static void answer(struct world *w, struct thread *t, struct user_regs_struct *r
         r->rax = tsc & 0xffffffffu;
         r->rdx = tsc >> 32;
         if (s->kind == SITE_RDTSCP) r->rcx = 0;      /* TSC_AUX: cpu 0 */
-        trace_event(w->trace, w->now, t->proc->m->name, t->vtid, "%s = %llu", name, (unsigned long long)tsc);
+        trace_value(w, t, name, tsc);
     } else {
         uint64_t v = 0, *slot = reg_slot(r, s->reg);
         random_fill(w, t, &v, (size_t)(s->width / 8));
         if (s->width == 16) *slot = (*slot & ~0xffffULL) | v;
         else *slot = v;                 /* a 32-bit result clears the upper half, as any */
         r->eflags = (r->eflags & ~0x8d5ULL) | 1;        /* CF=1; OF SF ZF AF PF clear */
-        trace_event(w->trace, w->now, t->proc->m->name, t->vtid, "%s = %llu", name, (unsigned long long)v);
+        trace_value(w, t, name, v);
     }
     r->rip += s->len;
 }

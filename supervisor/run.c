@@ -68,6 +68,18 @@ static uint64_t next_event(struct world *w)
     return next;
 }
 
+/* A blocked thread's ready(): a poll of fd readiness that found nothing is
+ * not made again while io_epoch stands (nothing could have changed it; an
+ * epoll check that found nothing consumed nothing either). */
+static bool ready_now(struct world *w, struct thread *t)
+{
+    bool fds = ready_on_fds(t->ready);
+    if (fds && t->unready_epoch == w->io_epoch) return false;
+    bool r = t->ready(w, t);
+    if (fds && !r) t->unready_epoch = w->io_epoch;
+    return r;
+}
+
 static void loop(struct world *w, const struct filter_prog *fp)
 {
     uint64_t limit = w->conf->duration_ns;
@@ -82,6 +94,7 @@ static void loop(struct world *w, const struct filter_prog *fp)
                 return;
             }
             for (int k = 0; k < MAX_INITS; k++) if (!live_inits[k]) { live_inits[k] = m->init_pid; break; }
+            w->io_epoch++;
             trace_event(w->trace, w->now, m->name, 2, m->incarnation ? "machine restart %d" : "machine start",
                         m->incarnation);
         }
@@ -94,7 +107,7 @@ static void loop(struct world *w, const struct filter_prog *fp)
             struct thread *t = w->threads[i];
             if (t->state == TS_BLOCKED) {
                 if (t->deadline <= w->now) t->timed_out = true;
-                if (t->woken || t->interrupted || t->timed_out || (t->ready && t->ready(w, t)))
+                if (t->woken || t->interrupted || t->timed_out || (t->ready && ready_now(w, t)))
                     t->state = TS_READY;
             }
             if ((t->state == TS_READY || t->state == TS_NEW) && !t->awaiting_first_stop &&
@@ -141,8 +154,14 @@ static void teardown(struct world *w)
         else if (t && WIFSTOPPED(status)) tracer_cont(pid, 0);
         else if (!t) handle_status(w, pid, status);
     }
-    for (size_t i = 0; i < w->nprocs; i++) if (w->procs[i]->pidfd >= 0) close(w->procs[i]->pidfd);
-    for (size_t i = 0; i < w->ndeadprocs; i++) if (w->deadprocs[i]->pidfd >= 0) close(w->deadprocs[i]->pidfd);
+    for (size_t i = 0; i < w->nprocs; i++) {
+        fdcache_forget_all(w->procs[i]);
+        if (w->procs[i]->pidfd >= 0) close(w->procs[i]->pidfd);
+    }
+    for (size_t i = 0; i < w->ndeadprocs; i++) {
+        fdcache_forget_all(w->deadprocs[i]);
+        if (w->deadprocs[i]->pidfd >= 0) close(w->deadprocs[i]->pidfd);
+    }
 }
 
 void run_cleanup(int keep) { rundir_cleanup(keep); }
@@ -207,6 +226,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     }
     struct world *w = calloc(1, sizeof *w);
     w->conf = c;
+    w->io_epoch = 1;
     w->tsc_rewrite = tsc_rewrite;
     w->seed = seed;
     w->exec_stdio = o->exec_stdio;

@@ -2,6 +2,7 @@
  * the supervisor waits until it stops again and everything that resume set
  * off (deaths, first stops) has been seen. */
 #include "supervisor/step.h"
+#include "supervisor/callrec.h"
 #include "supervisor/machine.h"
 #include "supervisor/rewrite.h"
 #include "supervisor/run.h"
@@ -26,49 +27,11 @@ static const char *errname(long e)
     return n ? n : "E?";
 }
 
-/* FUTEX_WAIT_PRIVATE, FUTEX_WAIT_BITSET|FUTEX_CLOCK_REALTIME, ...: what a
- * reader of a deadlock report needs to see. */
-static size_t format_futex_op(char *buf, size_t len, const char *sep, int op)
-{
-    static const char *const cmds[] = { "WAIT", "WAKE", "FD", "REQUEUE", "CMP_REQUEUE", "WAKE_OP", "LOCK_PI",
-                                        "UNLOCK_PI", "TRYLOCK_PI", "WAIT_BITSET", "WAKE_BITSET",
-                                        "WAIT_REQUEUE_PI", "CMP_REQUEUE_PI", "LOCK_PI2" };
-    int cmd = op & 127;
-    int n = cmd < 14 ? snprintf(buf, len, "%sFUTEX_%s%s%s", sep, cmds[cmd], op & 128 ? "_PRIVATE" : "",
-                                op & 256 ? "|FUTEX_CLOCK_REALTIME" : "")
-                     : snprintf(buf, len, "%s%#x", sep, op);
-    return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
-}
-
 void format_call(struct world *w, struct thread *t, char *buf, size_t len)
 {
-    long nr = SYSNR(t);
-    const struct sys_entry *e = sys_lookup(nr);
-    const char *args = e && e->args ? e->args : "xxxxxx";
-    unsigned long long v[6] = { ARG0(t), ARG1(t), ARG2(t), ARG3(t), ARG4(t), ARG5(t) };
-    size_t off = (size_t)snprintf(buf, len, "%s(", e && e->name ? e->name : "?");
-    for (int i = 0; i < 6 && args[i] && args[i] != '-' && off < len; i++) {
-        const char *sep = i ? ", " : "";
-        char s[96];
-        switch (args[i]) {
-        case 'd': case 'f': off += (size_t)snprintf(buf + off, len - off, "%s%d", sep, (int)v[i]); break;
-        case 'l': off += (size_t)snprintf(buf + off, len - off, "%s%lld", sep, (long long)v[i]); break;
-        case 's':
-            if (v[i] && mem_read_str(t->tid, v[i], s, sizeof s) >= 0)
-                off += (size_t)snprintf(buf + off, len - off, "%s\"%s\"", sep, s);
-            else
-                off += (size_t)snprintf(buf + off, len - off, "%sNULL", sep);
-            break;
-        case 'p': off += (size_t)snprintf(buf + off, len - off, "%s%s", sep, v[i] ? "p" : "NULL"); break;
-        case 'F': off += format_futex_op(buf + off, len - off, sep, (int)v[i]); break;
-        case 'I':   /* an int or a pointer, by request (ioctl, fcntl): no address printed */
-            if (v[i] >= 0x10000) off += (size_t)snprintf(buf + off, len - off, "%sp", sep);
-            else off += (size_t)snprintf(buf + off, len - off, "%s%#llx", sep, v[i]);
-            break;
-        default: off += (size_t)snprintf(buf + off, len - off, "%s%#llx", sep, v[i]); break;
-        }
-    }
-    if (off < len) snprintf(buf + off, len - off, ")");
+    (void)w;
+    unsigned char rec[CALL_REC_MAX];
+    callrec_format(rec, call_rec_encode(t, rec), buf, len);
 }
 
 /* --stacks: the thread's stack, innermost first, on one note line. */
@@ -88,14 +51,13 @@ static void note_stack(struct world *w, struct thread *t)
     trace_note(w->trace, line);
 }
 
-void record_call(struct world *w, struct thread *t, const char *call, const char *tail, long result, bool has_result)
+/* The call's event: its record (len bytes, in a CALL_REC_MAX buffer) and
+ * how it ended. */
+static void record_call(struct world *w, struct thread *t, unsigned char *rec, size_t len, enum call_end end,
+                        long result)
 {
-    char r[64] = "";
-    if (has_result) {
-        if (result < 0 && result > -4096) snprintf(r, sizeof r, " = -1 %s", errname(-result));
-        else snprintf(r, sizeof r, " = %ld", result);
-    }
-    trace_event(w->trace, w->now, t->proc->m->name, t->vtid, "%s%s%s", call, r, tail);
+    len = call_rec_end(rec, len, end, result);
+    trace_record(w->trace, w->now, t->proc->m->name, t->vtid, rec, len, callrec_format);
     if (t->proc->m->stacks) note_stack(w, t);
 }
 
@@ -185,6 +147,7 @@ static void thread_died(struct world *w, struct thread *t, int status)
     struct process *p = t->proc;
     bool was_live = t->state != TS_DEAD;
     t->state = TS_DEAD;
+    w->io_epoch++;                  /* its fds may have closed */
     thread_drop_copy(t);
     if (!was_live) return;
     if (!(t == p->leader && p->leader_zombie)) p->nlive--;
@@ -239,7 +202,7 @@ static void handle_stop(struct world *w, struct thread *t, int status)
             if (more) more(w, t, result);
         } else {
             if (fn) fn(w, t, result);
-            record_call(w, t, t->pending_text, "", (long)t->regs.rax, true);
+            record_call(w, t, t->pending_rec, t->pending_len, CALL_RESULT, (long)t->regs.rax);
             exit_fn more = t->exit_note;
             t->exit_note = NULL;
             if (more) more(w, t, result);
@@ -297,6 +260,7 @@ static void handle_stop(struct world *w, struct thread *t, int status)
         }
     }
     /* A signal about to be delivered: it is delivered now, at this step. */
+    w->io_epoch++;
     trace_event(w->trace, w->now, t->proc->m->name, t->vtid, "signal %s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
     resume(t, sig);
 }
@@ -399,8 +363,24 @@ enum sys_action block(struct thread *t, uint64_t deadline, ready_fn ready)
 {
     t->deadline = deadline;
     t->ready = ready;
+    t->unready_epoch = UINT64_MAX;
     t->woken = false;
     return SYS_BLOCK;
+}
+
+/* Calls that change no fd's readiness, nor what the relay may read: they
+ * read a clock or an id, or the machine's entropy, and write only the
+ * caller's registers and memory. Every other step moves io_epoch. */
+static bool calm(long nr)
+{
+    switch (nr) {
+    case SYS_clock_gettime: case SYS_clock_getres: case SYS_gettimeofday: case SYS_time:
+    case SYS_getpid: case SYS_getppid: case SYS_gettid: case SYS_getuid: case SYS_geteuid:
+    case SYS_getgid: case SYS_getegid: case SYS_getrandom: case SYS_getcpu: case SYS_sched_yield:
+        return true;
+    default:
+        return false;
+    }
 }
 
 void step(struct world *w, struct thread *t)
@@ -408,6 +388,7 @@ void step(struct world *w, struct thread *t)
     /* Another was picked while the last one could have gone on. */
     if (w->running && w->running != t && w->running->state == TS_READY) w->running->nivcsw++;
     w->running = t;
+    if (t->state == TS_NEW || t->state == TS_HELD || !calm(SYSNR(t)) || t->proc->m->ndirty) w->io_epoch++;
     if (t->state == TS_NEW || t->state == TS_HELD) {
         resume(t, 0);
         settle(w, t);
@@ -416,8 +397,8 @@ void step(struct world *w, struct thread *t)
     /* Files the machine changed in earlier steps get their times now: the
      * changes are done, and no thread of it has looked yet. */
     if (t->proc->m->ndirty) ftimes_flush(w, t->proc->m);
-    char call[512];
-    format_call(w, t, call, sizeof call);
+    unsigned char call[CALL_REC_MAX];
+    size_t clen = call_rec_encode(t, call);
     const struct sys_entry *e = sys_lookup(SYSNR(t));
     enum sys_action a;
     /* A call whose condition came true completes; the signal follows it. */
@@ -428,7 +409,7 @@ void step(struct world *w, struct thread *t)
     if (a == SYS_BLOCK && t->pending_sig) a = signal_before_block(w, t, e);
     switch (a) {
     case SYS_EMULATE:
-        record_call(w, t, call, "", (long)t->regs.rax, true);
+        record_call(w, t, call, clen, CALL_RESULT, (long)t->regs.rax);
         t->regs.orig_rax = (unsigned long long)-1;
         tracer_setregs(t->tid, &t->regs);
         t->regs_dirty = false;
@@ -437,8 +418,12 @@ void step(struct world *w, struct thread *t)
         break;
     case SYS_PASS:
     case SYS_PASS_EXIT:
-        if (a == SYS_PASS) record_call(w, t, call, "", 0, false);
-        else snprintf(t->pending_text, sizeof t->pending_text, "%s", call);
+        if (a == SYS_PASS) {
+            record_call(w, t, call, clen, CALL_NO_RESULT, 0);
+        } else {
+            memcpy(t->pending_rec, call, clen);
+            t->pending_len = clen;
+        }
         /* --trace: the kernel's result as a note (not hashed: the event
          * line stays what it is without --trace). */
         if (a == SYS_PASS && result_noted_for(w, t)) {
@@ -453,7 +438,7 @@ void step(struct world *w, struct thread *t)
         break;
     case SYS_BLOCK:
         if (!t->retry) {
-            record_call(w, t, call, " blocks", 0, false);
+            record_call(w, t, call, clen, CALL_BLOCKS, 0);
             t->blocked_since = w->now;
             t->nvcsw++;
         }
@@ -461,8 +446,10 @@ void step(struct world *w, struct thread *t)
         t->retry = true;
         return;
     case SYS_FENCE:
-        record_call(w, t, call, " fence", 0, false);    /* in the trace and its hash */
-        fence(w, t, call);
+        record_call(w, t, call, clen, CALL_FENCE, 0);   /* in the trace and its hash */
+        char text[512];
+        callrec_format(call, clen, text, sizeof text);
+        fence(w, t, text);
         return;
     }
     settle(w, t);

@@ -26,6 +26,9 @@ void world_fail(struct world *w, enum outcome o, const char *fmt, ...)
 
 struct thread *world_thread_by_tid(struct world *w, pid_t tid)
 {
+    /* Most notices are the running thread's: no walk for them. A live tid
+     * names one thread (a tid is reused only once it is reaped). */
+    if (w->running && w->running->tid == tid && w->running->state != TS_DEAD) return w->running;
     for (size_t i = w->nthreads; i-- > 0;)
         if (w->threads[i]->tid == tid && w->threads[i]->state != TS_DEAD) return w->threads[i];
     return NULL;

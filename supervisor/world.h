@@ -73,12 +73,14 @@ struct thread {
     bool retry;             /* the handler runs again after a block */
 
     exit_fn on_exit;        /* called at the syscall-exit stop */
-    char pending_text[512]; /* canonical call text, completed at exit */
+    unsigned char pending_rec[640];  /* the call's trace record (callrec.h), ended at exit */
+    size_t pending_len;
     bool note_result;       /* its passed call's result goes in a note at exit */
     exit_fn exit_note;      /* notes more at the exit stop, after the call's event (outside reads) */
 
     uint64_t ctid_addr;     /* CLONE_CHILD_CLEARTID / set_tid_address */
     uint64_t steps;
+    uint64_t unready_epoch; /* its fd readiness was polled false at this io_epoch (UINT64_MAX: not since it blocked) */
     uint64_t start_ns;      /* made at this machine monotonic time */
     uint64_t nvcsw, nivcsw; /* it blocked; another was picked while it was ready */
     bool exit_expected;     /* its own exit(): no group death follows */
@@ -141,6 +143,9 @@ struct process {
     ino_t pf_ino;
     uint64_t children_steps; /* steps of the children it waited for, and of theirs */
     struct code_sites *code; /* its address space's rewritten instructions (rewrite.h) */
+    struct kept_fd *kept;   /* copies of its socket fds kept between calls (syscalls/fdcache.c) */
+    int nkept;
+    bool fds_unkept;        /* its fd table is not its own alone: nothing is kept */
 };
 
 struct machine {
@@ -249,6 +254,11 @@ struct world {
     struct machine *machines;
     size_t nmachines;
     int next_mm, next_sighand;
+    /* Counts what may have changed the readiness of a tracee's fd, or of
+     * the relay's ends: every step but a calm one (step.c), a death, a
+     * signal, a timer, a fault, a delivery or a read of the network. A
+     * readiness poll that found nothing is not made again until it moves. */
+    uint64_t io_epoch;
     struct thread *running;
     struct thread *held_at_exit; /* its call returned; it goes on once the
                                   * deaths the call caused have been seen */

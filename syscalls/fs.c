@@ -143,10 +143,10 @@ static int must_wait(struct world *w, struct thread *t, int copy, const struct s
                !(events == POLLOUT && acc == O_RDONLY) && sig_poll(w, t, &p, 1) <= 0;
     }
     if (!wait) {
-        close(copy);
+        fd_return(t, copy);
         return 0;
     }
-    hold_copy(t, copy, events);
+    hold_copy(t, fd_own(t, copy), events);
     return 1;
 }
 
@@ -195,12 +195,12 @@ static enum sys_action read_or_wait(struct world *w, struct thread *t, int copy,
         bool accepting = SYSNR(t) == SYS_accept || SYSNR(t) == SYS_accept4;
         a = accepting ? (s->listening ? sock_accept(w, t, s) : SYS_PASS) : sock_read(w, t, s, copy);
         if (a == SYS_EMULATE) {
-            close(copy);
+            fd_return(t, copy);
             return a;
         }
     }
     if (!may_wait) {
-        close(copy);
+        fd_return(t, copy);
         return a;
     }
     if (wait_or_pass(w, t, copy, st, events) == SYS_BLOCK) {
@@ -335,13 +335,13 @@ static enum sys_action read_call(struct world *w, struct thread *t, bool vec, bo
 {
     int fd = (int)ARG0(t);
     struct stat st;
-    int copy = fd_probe(w, t, fd, &st);
+    int copy = fd_lend(w, t, fd, &st);
     if (copy < 0) return fd_copy_error(w, t, fd);
     enum sys_action a;
     bool served = random_dev(&st) ? (a = random_read(w, t, copy, vec, positional), true)
                                   : proc_read(w, t, copy, &st, vec, positional, &a);
     if (served) {
-        close(copy);
+        fd_return(t, copy);
         return a;
     }
     /* preadv2 at offset -1 reads at the file position, like readv. */
@@ -350,7 +350,7 @@ static enum sys_action read_call(struct world *w, struct thread *t, bool vec, bo
      * RWF_NOWAIT does not wait either, nor a zero-length read of a pipe. */
     if (positional || (SYSNR(t) == SYS_preadv2 && (ARG5(t) & RWF_NOWAIT)) ||
         (!vec && S_ISFIFO(st.st_mode) && ARG2(t) == 0)) {
-        close(copy);
+        fd_return(t, copy);
         return SYS_PASS;
     }
     return read_or_wait(w, t, copy, &st, POLLIN, true);
@@ -369,10 +369,10 @@ static enum sys_action recv_call(struct world *w, struct thread *t, int flags)
     if ((flags & MSG_DONTWAIT) && !netsim_active(w)) return SYS_PASS;
     int fd = (int)ARG0(t);
     struct stat st;
-    int copy = fd_probe(w, t, fd, &st);
+    int copy = fd_lend(w, t, fd, &st);
     if (copy < 0) return fd_copy_error(w, t, fd);
     if (!S_ISSOCK(st.st_mode)) {        /* ENOTSOCK, at once */
-        close(copy);
+        fd_return(t, copy);
         return SYS_PASS;
     }
     long nr = SYSNR(t);
@@ -385,7 +385,7 @@ static enum sys_action recv_call(struct world *w, struct thread *t, int flags)
         len = sizeof listening;
         getsockopt(copy, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len);
         if (type == SOCK_DGRAM || !listening) {
-            close(copy);
+            fd_return(t, copy);
             return SYS_PASS;
         }
     }
@@ -414,9 +414,9 @@ struct wcall {
     struct ubufs b;
 };
 
-static void wcall_unprobe(struct wcall *c)
+static void wcall_unprobe(struct thread *t, struct wcall *c)
 {
-    if (c->probed) close(c->copy);
+    if (c->probed) fd_return(t, c->copy);
     c->probed = false;
 }
 
@@ -474,13 +474,13 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
     bool again = t->retry;
     thread_drop_copy(t);                /* the copy of the last step */
     if (!again) t->partial = 0;
-    if (c->pass || c->err || (size_t)t->partial >= c->b.total) wcall_unprobe(c);
+    if (c->pass || c->err || (size_t)t->partial >= c->b.total) wcall_unprobe(t, c);
     if (c->pass) return write_leave(t);
     if (c->err) return write_end(t, c->err);
     if ((size_t)t->partial >= c->b.total) return write_leave(t);    /* 0 bytes: the kernel's */
 
     struct stat st = c->st;
-    int copy = c->probed ? c->copy : fd_probe(w, t, c->fd, &st);
+    int copy = c->probed ? c->copy : fd_lend(w, t, c->fd, &st);
     if (copy < 0) return again && errno == EBADF ? write_end(t, -EBADF) : fd_copy_error(w, t, c->fd);
     bool sock = S_ISSOCK(st.st_mode);
     int fl = fcntl(copy, F_GETFL);
@@ -497,7 +497,7 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
             else disk_file_changed(t->proc->m, &st);
             ftimes_note_fd(w, t, copy, &st);            /* its mtime: now, on the machine's clock */
         }
-        else close(copy);
+        else fd_return(t, copy);
         if (file && fl >= 0 && (fl & O_DSYNC) && t->partial == 0) return disk_sync_write(w, t, c->fd);
         return write_leave(t);
     }
@@ -512,19 +512,19 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
     free(buf);
     if (k > 0) t->partial += k;
     if ((size_t)t->partial >= c->b.total) {
-        close(copy);
+        fd_return(t, copy);
         return write_end(t, 0);
     }
     if (k >= 0 || err == EAGAIN) {
         uint64_t deadline = sock_deadline(w, t, copy, &st, SO_SNDTIMEO);
         if (deadline <= w->now) {
-            close(copy);
+            fd_return(t, copy);
             return write_end(t, -EAGAIN);       /* the send timeout: what moved, or EAGAIN */
         }
-        hold_copy(t, copy, POLLOUT);
+        hold_copy(t, fd_own(t, copy), POLLOUT);
         return block(t, deadline, fd_ready_check);
     }
-    close(copy);
+    fd_return(t, copy);
     /* Nothing moved yet: the kernel makes the call, fails it at once and
      * raises SIGPIPE itself, with the siginfo Linux gives (SI_USER, from
      * the writer), which a signalfd or SA_SIGINFO handler reads. */
@@ -539,7 +539,7 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
 static bool sim_write(struct world *w, struct thread *t, struct wcall *c, enum sys_action *a)
 {
     if (t->retry || !netsim_active(w)) return false;
-    int copy = fd_probe(w, t, c->fd, &c->st);
+    int copy = fd_lend(w, t, c->fd, &c->st);
     if (copy < 0) return false;
     struct simsock *s = S_ISSOCK(c->st.st_mode) ? netsim_lookup(w, c->st.st_ino) : NULL;
     if (!s) {
@@ -550,13 +550,13 @@ static bool sim_write(struct world *w, struct thread *t, struct wcall *c, enum s
     if (s->type == SOCK_STREAM && !c->err && !s->conn && !s->connected && !s->had_conn && !s->so_error) {
         /* No connection (never connected, listening, dissolved): EPIPE,
          * with SIGPIPE unless MSG_NOSIGNAL, as tcp_sendmsg does. */
-        close(copy);
+        fd_return(t, copy);
         raise_sigpipe(w, t, true, c->flags);
         *a = emulate(t, -EPIPE);
         return true;
     }
     if (s->type == SOCK_DGRAM && !c->err && (c->flags & MSG_OOB) && c->b.total <= 0xffff) {
-        close(copy);
+        fd_return(t, copy);
         *a = emulate(t, -EOPNOTSUPP);   /* UDP has no urgent data */
         return true;
     }
@@ -564,13 +564,13 @@ static bool sim_write(struct world *w, struct thread *t, struct wcall *c, enum s
         /* A reset (TCP) or a refusal (connected UDP) is reported once. */
         long r = c->err ? c->err : -s->so_error;
         if (!c->err) s->so_error = 0;
-        close(copy);
+        fd_return(t, copy);
         *a = emulate(t, r);
         return true;
     }
     if (s->type == SOCK_DGRAM) {
         long r = sock_send_dgram(w, t, s, copy, c->b.iov, c->b.n, c->addr, c->addrlen);
-        close(copy);
+        fd_return(t, copy);
         *a = emulate(t, r);
         return true;
     }

@@ -175,6 +175,8 @@ static bool watch_ready(struct world *w, struct thread *t)
     return watch_poll(w, t, t->poll_copies, t->poll_copies + n, NULL, n) > 0;
 }
 
+bool ready_on_fds(ready_fn ready) { return ready == fd_ready_check || ready == watch_ready; }
+
 /* Polls once. Returns true if the call must wait: then t holds the copies
  * (wl->copy is handed over). Otherwise *count is the result. */
 static bool watch_wait(struct world *w, struct thread *t, struct watch *wl, int *count)

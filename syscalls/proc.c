@@ -134,6 +134,10 @@ void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid
         else cp->sh = sighand_copy(w, pp->sh);
         cp->code = flags & CLONE_VM ? code_sites_get(pp->code) : code_sites_copy(pp->code);
         if (!(flags & CLONE_VM)) ipc_fork(w, pp, cp);
+        /* One fd table for two processes: neither keeps copies (fdcache.c). */
+        if (flags & CLONE_FILES) fdcache_stop(pp), fdcache_stop(cp);
+    } else if (!(flags & CLONE_FILES)) {
+        fdcache_stop(pp);               /* a thread with a table of its own */
     }
     struct thread *c = world_add_thread(w, cp, child_tid, vtid);
     sched_fork(&c->sched, &parent->sched);
@@ -213,6 +217,7 @@ void proc_on_exec(struct world *w, struct thread *t)
 
 enum sys_action sys_execve(struct world *w, struct thread *t)
 {
+    fdcache_forget_all(t->proc);        /* close-on-exec fds close now (fdcache.c) */
     t->on_exit = clone_done;
     return SYS_PASS_EXIT;
 }
@@ -230,6 +235,7 @@ enum sys_action sys_exit(struct world *w, struct thread *t)
 
 enum sys_action sys_exit_group(struct world *w, struct thread *t)
 {
+    fdcache_forget_all(t->proc);        /* the kernel's close of its fds is the last */
     for (size_t i = 0; i < w->nthreads; i++) {
         struct thread *o = w->threads[i];
         if (o->proc == t->proc && o != t && o->state != TS_DEAD) o->state = TS_DYING;
@@ -262,6 +268,7 @@ void proc_on_exit(struct world *w, struct process *p)
 {
     release_vfork_parent(p);
     ipc_mm_left(w, p, p->mm);
+    fdcache_forget_all(p);                  /* killed: its fds are closed */
     if (p->pidfd >= 0) close(p->pidfd);     /* nothing left to copy fds from */
     p->pidfd = -1;
     struct process *reaper = new_reaper(p);

@@ -165,6 +165,7 @@ void ptimers_fire(struct world *w)
         struct ptimer *pt = &w->ptimers[i];
         if (!live(pt) || pt->timer.expiry > vtimer_now(w, &pt->timer)) continue;
         pt->overrun = (int)(vtimer_expire(w, &pt->timer) - 1);
+        w->io_epoch++;
         if (pt->notify != SIGEV_NONE) notify(w, pt);
     }
 }

@@ -133,6 +133,7 @@ static void expect_death(struct process *p, struct world *w)
 
 void signal_generated(struct world *w, struct process *p, struct thread *target, int sig)
 {
+    w->io_epoch++;          /* pending signals show in a signalfd's readiness */
     if (sig == SIGKILL) expect_death(p, w);
     if (sig <= 0 || sig > 64 || sig == SIGKILL || sig == SIGSTOP || !p->sh || ignored(p->sh, sig)) return;
     for (size_t i = 0; i < w->nthreads; i++) {

@@ -28,17 +28,17 @@ static struct simsock *sock_of(struct world *w, struct thread *t, int fd, int *c
 {
     if (copy) *copy = -1;
     struct stat st;
-    int c = w->net ? fd_probe(w, t, fd, &st) : -1;
+    int c = w->net ? fd_lend(w, t, fd, &st) : -1;
     if (c < 0) return NULL;
     struct simsock *s = S_ISSOCK(st.st_mode) ? netsim_lookup(w, st.st_ino) : NULL;
     if (s && copy) *copy = c;
-    else close(c);
+    else fd_return(t, c);
     return s;
 }
 
 static enum sys_action done(int copy, struct thread *t, long result)
 {
-    if (copy >= 0) close(copy);
+    fd_return(t, copy);
     return emulate(t, result);
 }
 
@@ -161,10 +161,10 @@ static void socket_done(struct world *w, struct thread *t, long result)
     t->regs_dirty = true;
     if (result < 0) return;
     struct stat st;
-    int copy = fd_probe(w, t, (int)result, &st);
+    int copy = fd_lend(w, t, (int)result, &st);
     struct simsock *s = copy >= 0 ? netsim_add(w, st.st_ino, t->proc->m->index, family, type) : NULL;
     if (s) s->protocol = t->scratch[2] == IPPROTO_UDPLITE ? IPPROTO_UDPLITE : type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
-    if (copy >= 0) close(copy);
+    fd_return(t, copy);
 }
 
 /* AF_INET and AF_INET6 stream and datagram sockets become AF_UNIX ones of
@@ -273,7 +273,7 @@ enum sys_action sys_listen(struct world *w, struct thread *t)
     if (!r) r = netsim_bind_path(w, s, copy);
     if (r) return done(copy, t, r);
     s->listening = true;
-    close(copy);
+    fd_return(t, copy);
     return SYS_PASS;            /* the kernel listens on the bound AF_UNIX socket */
 }
 
@@ -325,7 +325,7 @@ enum sys_action sys_connect(struct world *w, struct thread *t)
     if (s->dissolved) {
         /* Its kernel socket is still joined to the old connection's relay
          * end: connecting it again would need a new one. */
-        close(copy);
+        fd_return(t, copy);
         return SYS_FENCE;
     }
     if (s->conn) {
@@ -341,7 +341,7 @@ enum sys_action sys_connect(struct world *w, struct thread *t)
     int fl = fcntl(copy, F_GETFL);
     bool nonblock = fl >= 0 && (fl & O_NONBLOCK);
     r = netsim_connect(w, s, copy, &a, nonblock);
-    close(copy);
+    fd_return(t, copy);
     if (r) return emulate(t, r);
     if (nonblock) return emulate(t, -EINPROGRESS);
     t->scratch[3] = (long)s;
@@ -355,9 +355,9 @@ static void accept_done(struct world *w, struct thread *t, long result)
     struct simsock *l = (struct simsock *)t->scratch[3];
     if (result < 0) return;
     struct stat st;
-    int copy = fd_probe(w, t, (int)result, &st);
+    int copy = fd_lend(w, t, (int)result, &st);
     struct simsock *s = copy >= 0 ? netsim_accepted(w, l, st.st_ino) : NULL;
-    if (copy >= 0) close(copy);
+    fd_return(t, copy);
     if (s) put_saddr_room(t, s->family, &s->peer, ARG1(t), ARG2(t), (int)t->scratch[4]);
 }
 

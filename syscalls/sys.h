@@ -63,6 +63,9 @@ int fd_copy(struct world *w, struct thread *t, int fd);
 struct stat;
 int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st);
 bool fd_ready_check(struct world *w, struct thread *t);
+/* Whether a ready() tests only fd readiness (fd_ready_check, poll's and
+ * select's): its answer changes only when io_epoch moves (run.c). */
+bool ready_on_fds(ready_fn ready);
 /* A copy that could not be made: the kernel reports a bad fd; any other
  * failure stops the run. */
 enum sys_action fd_copy_error(struct world *w, struct thread *t, int fd);
@@ -75,6 +78,18 @@ ssize_t fd_put(int copy, bool sock, int fl, const void *buf, size_t n, int flags
 void raise_sigpipe(struct world *w, struct thread *t, bool sock, int flags);
 /* /dev/random, /dev/urandom, /dev/hwrng: read from the machine's stream. */
 bool random_dev(const struct stat *st);
+/* fdcache.c: a copy of fd as fd_probe makes, kept for the process when it
+ * is a socket and handed out again while the fd stays what it was. Give it
+ * back with fd_return (which closes only a copy not kept); fd_own makes one
+ * the caller owns (to hold across steps). */
+int fd_lend(struct world *w, struct thread *t, int fd, struct stat *st);
+void fd_return(struct thread *t, int copy);
+int fd_own(struct thread *t, int copy);
+/* Drops the kept copies of fds lo..hi (before the tracee closes them), all
+ * of them (exec, death), or all for good (a shared fd table). */
+void fdcache_forget(struct process *p, unsigned lo, unsigned hi);
+void fdcache_forget_all(struct process *p);
+void fdcache_stop(struct process *p);
 /* The thread keeps copy while it waits for events on it (fd_ready_check). */
 void hold_copy(struct thread *t, int copy, short events);
 void thread_drop_copy(struct thread *t);

@@ -22,7 +22,7 @@
     X(sys_mkdir) X(sys_mknod) X(sys_unlink) X(sys_rename) X(sys_link) X(sys_creat) X(sys_pwrite) \
     X(sys_stat) X(sys_statfs) X(sys_fd_copy) X(sys_readlink) X(sys_truncate) X(sys_utimes) X(sys_sendmmsg) X(sys_recvmmsg) \
     X(sys_fallocate) X(sys_socket) X(sys_socketpair) X(sys_bind) X(sys_listen) X(sys_connect) X(sys_getsockname) X(sys_getpeername) \
-    X(sys_setsockopt) X(sys_getsockopt) \
+    X(sys_setsockopt) X(sys_getsockopt) X(sys_close) X(sys_close_range) X(sys_dup2) \
     X(sys_sched_setscheduler) X(sys_sched_setparam) X(sys_sched_getscheduler) X(sys_sched_getparam) \
     X(sys_sched_setattr) X(sys_sched_getattr) X(sys_sched_get_priority_max) X(sys_sched_get_priority_min) \
     X(sys_sched_rr_get_interval) X(sys_getpriority) X(sys_setpriority) X(sys_ioprio_set) X(sys_ioprio_get) \
@@ -55,8 +55,8 @@ const struct sys_entry sys_table[] = {
     EMU(open,                      sys_open,               "sxx",    R, "")
     EMU(openat,                    sys_open,               "dsxx",   R, "")
     EMU(creat,                     sys_creat,              "sx",     I, "")
-    PASS(close,                    "f",      "")
-    PASS(close_range,              "ffx",    "")
+    EMU(close,                     sys_close,              "f",      I, "")
+    EMU(close_range,               sys_close_range,        "ffx",    I, "")
     EMU(stat,                      sys_stat,               "sp",     I, "")
     EMU(fstat,                     sys_stat,               "fp",     I, "")
     EMU(lstat,                     sys_stat,               "sp",     I, "")
@@ -102,8 +102,8 @@ const struct sys_entry sys_table[] = {
     EMU(mknod,                     sys_mknod,              "sxd",    I, "")
     EMU(mknodat,                   sys_mknod,              "dsxd",   I, "")
     PASS(dup,                      "f",      "")
-    PASS(dup2,                     "ff",     "")
-    PASS(dup3,                     "ffx",    "")
+    EMU(dup2,                      sys_dup2,               "ff",     I, "")
+    EMU(dup3,                      sys_dup2,               "ffx",    I, "")
     PASS(pipe,                     "p",      "")
     PASS(pipe2,                    "px",     "")
     PASS(chdir,                    "s",      "")

@@ -489,6 +489,7 @@ void timers_fire(struct world *w)
         if (!s->timer.expiry || s->timer.expiry > w->now) continue;
         uint64_t n = vtimer_expire(w, &s->timer);
         if (write(s->copy, &n, sizeof n) < 0) {}
+        w->io_epoch++;
     }
     for (size_t i = 0; i < w->nprocs; i++) {
         struct process *p = w->procs[i];
@@ -496,6 +497,7 @@ void timers_fire(struct world *w)
         struct vtimer alarm = { CLOCK_REALTIME, p->alarm_at, p->alarm_interval, NULL, NULL };
         vtimer_expire(w, &alarm);
         p->alarm_at = alarm.expiry;
+        w->io_epoch++;
         trace_event(w->trace, w->now, p->m->name, p->vpid, "timer SIGALRM");
         if (kill(p->pid, SIGALRM) == 0) signal_generated(w, p, NULL, SIGALRM);
     }
@@ -508,6 +510,7 @@ void timers_fire(struct world *w)
             if (vt.expiry > vtimer_now(w, &vt)) continue;
             vtimer_expire(w, &vt);
             p->cpu_itimer_at[k] = vt.expiry;
+            w->io_epoch++;
             int sig = k == 0 ? SIGVTALRM : SIGPROF;
             trace_event(w->trace, w->now, p->m->name, p->vpid, "timer SIG%s", sigabbrev_np(sig));
             if (kill(p->pid, sig) == 0) signal_generated(w, p, NULL, sig);

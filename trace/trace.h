@@ -1,6 +1,7 @@
-/* The trace: one canonical text line per event, folded into a running
- * xxh3-128 hash (the run's fingerprint), optionally written to a file, and
- * the last few kept in memory for failure reports. Knows nothing of ptrace. */
+/* The trace: one canonical text line per event, whose binary form is folded
+ * into a running xxh3-128 hash (the run's fingerprint), optionally written
+ * to a file, and the last few kept in memory for failure reports. Knows
+ * nothing of ptrace. */
 #ifndef DSIM_TRACE_H
 #define DSIM_TRACE_H
 #include <stdbool.h>
@@ -18,6 +19,16 @@ void trace_free(struct trace *t);
  * seconds.nanoseconds of virtual time. text must not contain a newline. */
 void trace_event(struct trace *t, uint64_t vtime_ns, const char *machine, int tid,
                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* An event given as a compact record instead of text: the hash takes the
+ * record's bytes, and fmt makes its text (the part after "TIME MACHINE TID
+ * ", at most TRACE_TEXT_MAX bytes with the NUL, no newline) only when
+ * someone reads it: a trace file, a tap, the ring. The bytes must decide
+ * the text, and two records with one text must be one record, so that the
+ * hash means what the text says. */
+#define TRACE_TEXT_MAX 4096
+typedef void (*trace_fmt_fn)(const void *rec, size_t len, char *buf, size_t cap);
+void trace_record(struct trace *t, uint64_t vtime_ns, const char *machine, int tid, const void *rec, size_t len,
+                  trace_fmt_fn fmt);
 /* A note for the reader of the file ("  | text"), after the last event: not
  * hashed and not kept for reports, so it never changes a run's identity. */
 void trace_note(struct trace *t, const char *text);

@@ -1,5 +1,6 @@
 /* Unit tests for the trace (trace/trace.c). The golden hash below is part of
- * the recorded format: if it changes, every recorded run's fingerprint does. */
+ * the recorded format: if it changes, every recorded run's fingerprint does
+ * (it last did when events were hashed in binary form, not as lines). */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@
 #define LINE1 "0.000000000 db1 100 start\n"
 #define LINE2 "1.500000000 db1 101 write fd=3 len=42\n"
 #define LINE3 "12.000000001 net 0 deliver db1->db2\n"
-#define GOLDEN_HASH "0d5a591961d9c7723a9d5808208746ab"
+#define GOLDEN_HASH "3f279464754f21550cd7b45f0817c7df"
 /* XXH3-128 of no input at all. */
 #define EMPTY_HASH "99aa06d3014798d86001c324468d497f"
 
@@ -27,6 +28,22 @@ static void three_events(struct trace *t)
 static void hash_of(struct trace *t, char out[33])
 {
 	trace_hash_hex(t, out);
+}
+
+/* An event's hashed form (trace.c): tag, time, tid, machine, body. */
+static size_t encode(unsigned char *out, char tag, uint64_t vtime, int tid, const char *machine, const void *body,
+                     size_t len)
+{
+	unsigned char *p = out;
+	size_t ml = strlen(machine);
+	*p++ = (unsigned char)tag;
+	for (int i = 0; i < 8; i++) *p++ = (unsigned char)(vtime >> (8 * i));
+	for (int i = 0; i < 4; i++) *p++ = (unsigned char)((uint32_t)tid >> (8 * i));
+	for (int i = 0; i < 4; i++) *p++ = (unsigned char)(ml >> (8 * i));
+	memcpy(p, machine, ml), p += ml;
+	for (int i = 0; i < 4; i++) *p++ = (unsigned char)(len >> (8 * i));
+	memcpy(p, body, len), p += len;
+	return (size_t)(p - out);
 }
 
 /* One-shot XXH3-128 of a buffer, printed the way trace_hash_hex does. */
@@ -59,9 +76,12 @@ START_TEST(test_golden)
 	hash_of(t, h);
 	ck_assert_uint_eq(strlen(h), 32);
 	ck_assert_str_eq(h, GOLDEN_HASH);
-	/* and it is plain XXH3-128 over the concatenated lines */
-	static const char all[] = LINE1 LINE2 LINE3;
-	oneshot_hex(all, sizeof all - 1, want);
+	/* and it is plain XXH3-128 over the events' binary forms, not their lines */
+	unsigned char all[256];
+	size_t n = encode(all, 'T', 0, 100, "db1", "start", 5);
+	n += encode(all + n, 'T', 1500000000ULL, 101, "db1", "write fd=3 len=42", 17);
+	n += encode(all + n, 'T', 12000000001ULL, 0, "net", "deliver db1->db2", 16);
+	oneshot_hex(all, n, want);
 	ck_assert_str_eq(h, want);
 	ck_assert_uint_eq(trace_count(t), 3);
 	trace_free(t);
@@ -315,7 +335,9 @@ START_TEST(test_long_event)
 	ck_assert_mem_eq(trace_recent(t, 0), line, hl + LONG);
 	char h[33], want[33];
 	trace_hash_hex(t, h);
-	oneshot_hex(line, hl + LONG + 1, want);
+	unsigned char *enc = malloc(LONG + 64);
+	oneshot_hex(enc, encode(enc, 'T', 3000000000ULL, 42, "db1", big, LONG), want);
+	free(enc);
 	ck_assert_str_eq(h, want);
 	trace_free(t);
 
@@ -327,6 +349,87 @@ START_TEST(test_long_event)
 
 	free(line);
 	free(big);
+}
+END_TEST
+
+/* Records: a formatter makes "v=N" from a one-byte record. */
+static int formatted;
+static void fmt_v(const void *rec, size_t len, char *buf, size_t cap)
+{
+	formatted++;
+	snprintf(buf, cap, "v=%d%s", len ? *(const unsigned char *)rec : -1, len > 1 ? "+" : "");
+}
+
+/* A record is hashed as its bytes, its text made only when read: written
+ * at once to a file or a tap, made for the ring when a report asks. */
+START_TEST(test_record)
+{
+	unsigned char r7 = 7, r8 = 8;
+	struct trace *t = trace_new(NULL, 4);
+	formatted = 0;
+	trace_record(t, 5, "m", 2, &r7, 1, fmt_v);
+	trace_event(t, 6, "m", 2, "text");
+	trace_record(t, 7, NULL, 0, &r8, 1, fmt_v);
+	ck_assert_int_eq(formatted, 0);             /* nobody read a line */
+	ck_assert_uint_eq(trace_count(t), 3);
+	ck_assert_str_eq(trace_recent(t, 0), "0.000000007 - 0 v=8");
+	ck_assert_str_eq(trace_recent(t, 1), "0.000000006 m 2 text");
+	ck_assert_str_eq(trace_recent(t, 2), "0.000000005 m 2 v=7");
+	ck_assert_str_eq(trace_recent(t, 0), "0.000000007 - 0 v=8");
+	ck_assert_int_eq(formatted, 2);             /* once each, then kept */
+	char h[33], want[33];
+	trace_hash_hex(t, h);
+	unsigned char all[128];
+	size_t n = encode(all, 'R', 5, 2, "m", &r7, 1);
+	n += encode(all + n, 'T', 6, 2, "m", "text", 4);
+	n += encode(all + n, 'R', 7, 0, "-", &r8, 1);
+	oneshot_hex(all, n, want);
+	ck_assert_str_eq(h, want);
+
+	/* a slot reused by a record after a text event, and the reverse */
+	for (int i = 0; i < 4; i++) trace_event(t, 8, "m", 2, "t%d", i);
+	trace_record(t, 9, "m", 2, &r7, 1, fmt_v);
+	ck_assert_str_eq(trace_recent(t, 0), "0.000000009 m 2 v=7");
+	ck_assert_str_eq(trace_recent(t, 1), "0.000000008 m 2 t3");
+	trace_event(t, 10, "m", 2, "after");
+	ck_assert_str_eq(trace_recent(t, 1), "0.000000009 m 2 v=7");
+	ck_assert_str_eq(trace_recent(t, 0), "0.000000010 m 2 after");
+	trace_free(t);
+
+	/* the written file and the tap get the line as it is made */
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	t = trace_new(f, 0);
+	struct trace *plain = trace_new(NULL, 0);
+	trace_record(t, 1000000001ULL, "db", 3, &r7, 1, fmt_v);
+	trace_record(plain, 1000000001ULL, "db", 3, &r7, 1, fmt_v);
+	fflush(f);
+	ck_assert_str_eq(text, "1.000000001 db 3 v=7\n");
+	char hp[33];
+	trace_hash_hex(t, h);
+	trace_hash_hex(plain, hp);
+	ck_assert_str_eq(h, hp);                    /* a file changes no hash */
+	trace_free(t);
+	trace_free(plain);
+	fclose(f);
+	free(text);
+
+	/* different bytes, different hash; a record is not its text */
+	struct trace *a = trace_new(NULL, 0), *b = trace_new(NULL, 0), *c = trace_new(NULL, 0);
+	unsigned char r78[2] = { 7, 8 };
+	trace_record(a, 1, "m", 1, &r7, 1, fmt_v);
+	trace_record(b, 1, "m", 1, r78, 2, fmt_v);
+	trace_event(c, 1, "m", 1, "v=7");
+	char ha[33], hb[33], hc[33];
+	trace_hash_hex(a, ha);
+	trace_hash_hex(b, hb);
+	trace_hash_hex(c, hc);
+	ck_assert_str_ne(ha, hb);
+	ck_assert_str_ne(ha, hc);
+	trace_free(a);
+	trace_free(b);
+	trace_free(c);
 }
 END_TEST
 
@@ -422,6 +525,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_output_text);
 	tcase_add_test(tc, test_ring);
 	tcase_add_test(tc, test_long_event);
+	tcase_add_test(tc, test_record);
 	tcase_add_test(tc, test_parse_line);
 	tcase_add_test(tc, test_line_text);
 	tcase_add_test(tc, test_tap);

@@ -1,0 +1,203 @@
+#!/bin/bash
+# run.sh [REPEATS]: what users compare, in one run, as ratios. Run it by
+# hand, as root, after `make` (`make check` does not run it). Every number
+# is the median of REPEATS (default 5) measurements, the measurements of
+# the things compared interleaved (A B A B ...), so a host whose load
+# changes during the run shifts both sides alike.
+#
+#   1. one trapped call: a getppid loop under `dsim exec` against the bare
+#      seccomp stop (stop_roundtrip) and against `strace -f` on the same
+#      loop; a network call (net_pingpong: one-byte TCP round trips, four
+#      calls each) against the trapped getppid
+#   2. the fixed cost per seed: `dsim exec /bin/true` against /bin/true
+#   3. seeds per second, against running the same programs natively to
+#      completion, and -j 2 against -j 1: a one-machine C program (three
+#      threads under a mutex), a 3-machine C cluster (an epoll echo server
+#      and two clients over TCP) and the 3-process CPython id allocator of
+#      tests/integration/t_net_idalloc.sh
+#
+# SAFETY: no real network traffic. Every run that uses a network, natively
+# or under dsim, is in a new network namespace with only lo (`unshare
+# --net`), and the programs refuse to run otherwise.
+#
+# dsim is $DSIM, or ../dsim relative to this script. SEEDS (default 20)
+# seeds per sweep of the C programs, PY_SEEDS (default 6) of CPython.
+set -u
+
+R=${1:-5}
+case $R in ''|*[!0-9]*|0) echo "usage: $0 [REPEATS]   (REPEATS >= 1, default 5)" >&2; exit 2 ;; esac
+SEEDS=${SEEDS:-20}
+PY_SEEDS=${PY_SEEDS:-6}
+N=${N:-20000}              # getppid calls per loop
+NET_N=${NET_N:-1000}       # TCP round trips per loop
+
+HERE=$(cd "$(dirname "$0")" && pwd -P)
+DSIM=${DSIM:-$HERE/../dsim}
+[ -x "$DSIM" ] && [ -f "$DSIM" ] || { echo "run.sh: no dsim at $DSIM (build it, or set DSIM)" >&2; exit 1; }
+DSIM=$(cd "$(dirname "$DSIM")" && pwd -P)/$(basename "$DSIM")
+PROGS=$HERE/../tests/programs
+CC=${CC:-cc}
+MPATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+if [ "$(id -u)" = 0 ]; then UNSHARE="unshare --net"; else UNSHARE="unshare --user --map-root-user --net"; fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/dsim-bench.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+die() { echo "run.sh: $*" >&2; exit 1; }
+now_ns() { date +%s%N; }
+# median V...: the middle value (the lower of the two middle ones).
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# wall CMD...: ns the command took; it must succeed.
+wall() {
+    local t0 t1
+    t0=$(now_ns)
+    "$@" >"$TMP/last.out" 2>&1 || { tail -n 20 "$TMP/last.out" >&2; die "failed: $*"; }
+    t1=$(now_ns)
+    echo $((t1 - t0))
+}
+# netns CMD...: CMD in a new network namespace with lo up.
+netns() { $UNSHARE sh -c 'ip link set lo up && exec "$@"' sh "$@"; }
+
+for p in getppid_loop stop_roundtrip net_pingpong; do
+    "$CC" -O2 -Wall -o "$TMP/$p" "$HERE/$p.c" || die "cannot build $p"
+done
+for p in locked_counter tcp_epoll_echo; do
+    "$CC" -std=gnu11 -O2 -Wall -pthread -o "$TMP/$p" "$PROGS/$p.c" || die "cannot build $p"
+done
+command -v strace >/dev/null || die "no strace (apt-get install strace)"
+
+# A loaded host slows dsim far more than the programs run natively: every
+# step is two context switches, each of which may wait behind other work.
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
+busy() { awk -v l="$(loadavg)" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; }
+echo "bench/run.sh: $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); median of $R, interleaved"
+busy && echo "   (warning: the host is busy; dsim's numbers below will be worse than on an idle host)"
+echo
+
+# ---- 1. one trapped call ----
+dur=$((30 + N / 50000))s
+A=() B=() S0=() SN=() D0=() DN=() P0=() PN=()
+for _ in $(seq "$R"); do
+    out=$("$TMP/stop_roundtrip" "$N") || die "stop_roundtrip failed"
+    B+=("$(sed -n 's/.*, \([0-9.]*\) ns per round trip$/\1/p' <<<"$out")")
+    out=$("$TMP/getppid_loop" "$N") || die "getppid_loop failed"
+    A+=("$(sed -n 's/.*, \([0-9.]*\) ns per call$/\1/p' <<<"$out")")
+    D0+=("$(wall "$DSIM" exec --duration "$dur" -- "$TMP/getppid_loop" 0)")
+    DN+=("$(wall "$DSIM" exec --duration "$dur" -- "$TMP/getppid_loop" "$N")")
+    S0+=("$(wall strace -f -o /dev/null "$TMP/getppid_loop" 0)")
+    SN+=("$(wall strace -f -o /dev/null "$TMP/getppid_loop" "$N")")
+    P0+=("$(wall $UNSHARE "$DSIM" exec --duration 600s -- "$TMP/net_pingpong" 1)")
+    PN+=("$(wall $UNSHARE "$DSIM" exec --duration 600s -- "$TMP/net_pingpong" "$NET_N")")
+done
+per_call() {    # per_call ZERO_RUNS N_RUNS CALLS: median (N run - 0 run) over CALLS, in ns
+    local z=$1 n=$2 calls=$3
+    awk -v z="$z" -v n="$n" -v c="$calls" 'BEGIN { printf "%.1f", (n - z) / c }'
+}
+native=$(median "${A[@]}") bare=$(median "${B[@]}")
+trapped=$(per_call "$(median "${D0[@]}")" "$(median "${DN[@]}")" "$N")
+straced=$(per_call "$(median "${S0[@]}")" "$(median "${SN[@]}")" "$N")
+netcall=$(per_call "$(median "${P0[@]}")" "$(median "${PN[@]}")" $((4 * (NET_N - 1))))
+echo "1. one system call (getppid, N=$N; net_pingpong: $NET_N round trips of 4 calls)"
+awk -v nat="$native" -v b="$bare" -v d="$trapped" -v s="$straced" -v n="$netcall" 'BEGIN {
+    printf "   %-34s %9.2f us\n", "native getppid", nat / 1000
+    printf "   %-34s %9.2f us\n", "bare seccomp stop round trip", b / 1000
+    printf "   %-34s %9.2f us\n", "strace -f, per call", s / 1000
+    printf "   %-34s %9.2f us   %5.2fx the bare stop   %5.2fx strace -f\n", "dsim, trapped getppid", d / 1000, d / b, d / s
+    printf "   %-34s %9.2f us   %5.2fx the trapped getppid\n", "dsim, a network call (TCP)", n / 1000, n / d
+}'
+echo
+
+# ---- 2. the fixed cost per seed ----
+T=() X=()
+for _ in $(seq "$R"); do
+    T+=("$(wall /bin/true)")
+    X+=("$(wall "$DSIM" exec -- /bin/true)")
+done
+t=$(median "${T[@]}") x=$(median "${X[@]}")
+echo "2. the fixed cost per seed"
+awk -v t="$t" -v x="$x" 'BEGIN {
+    printf "   %-34s %9.2f ms\n", "/bin/true, natively (fork+exec)", t / 1e6
+    printf "   %-34s %9.2f ms   %5.1fx native\n", "dsim exec /bin/true", x / 1e6, x / t
+}'
+echo
+
+# ---- 3. seeds per second ----
+mkdir -p "$TMP/one" "$TMP/c3" "$TMP/ia"
+cat >"$TMP/one/one.conf" <<EOF
+[simulation]
+duration = 10s
+[machine counter]
+command = exec $TMP/locked_counter 3 50
+EOF
+K=20
+cat >"$TMP/c3/c3.conf" <<EOF
+[simulation]
+duration = 60s
+[network]
+latency = 1ms..20ms
+[machine srv]
+command = exec $TMP/tcp_epoll_echo server 0.0.0.0 7200 2
+[machine c1]
+command = exec $TMP/tcp_epoll_echo client srv 7200 1 $K
+[machine c2]
+command = exec $TMP/tcp_epoll_echo client srv 7200 2 $K
+EOF
+cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$TMP/ia/" || die "no idalloc.py in $PROGS"
+cat >"$TMP/ia/ia.conf" <<'EOF'
+[simulation]
+duration = 60s
+[network]
+latency = 1ms..50ms
+[machine alloc]
+command = exec python3 idalloc.py server 7000 --fixed --clients 2
+[machine c1]
+start = 100ms
+command = exec python3 idalloc.py client alloc 7000 c1 5
+[machine c2]
+start = 110ms
+command = exec python3 idalloc.py client alloc 7000 c2 5
+[check]
+command = python3 "$DSIM_CONFIG_DIR/idalloc_check.py" c1.stdout c2.stdout
+EOF
+
+# Natively, one run to completion of each (a fresh namespace for the
+# network ones, made the same way as dsim's).
+native_one() { "$TMP/locked_counter" 3 50; }
+native_c3() {
+    netns sh -c 'E=$1 K=$2
+        "$E" server 127.0.0.1 7200 2 >/dev/null & s=$!
+        "$E" client 127.0.0.1 7200 1 $K >/dev/null & a=$!
+        "$E" client 127.0.0.1 7200 2 $K >/dev/null & b=$!
+        wait $a && wait $b && wait $s' sh "$TMP/tcp_epoll_echo" $K
+}
+native_ia() {
+    mkdir -p "$TMP/ia-native" && netns env PATH="$MPATH" sh -c 'cd "$1" && D=$2
+        python3 "$D/idalloc.py" server 7000 --fixed --clients 2 --bind 127.0.0.1 >alloc.stdout & s=$!
+        python3 "$D/idalloc.py" client 127.0.0.1 7000 c1 5 >c1.stdout & a=$!
+        python3 "$D/idalloc.py" client 127.0.0.1 7000 c2 5 >c2.stdout & b=$!
+        wait $a && wait $b && wait $s && python3 "$D/idalloc_check.py" c1.stdout c2.stdout' sh "$TMP/ia-native" "$TMP/ia"
+}
+sweep() {   # sweep CONF SEEDS J: ns of `dsim run CONF --seeds 1-SEEDS -j J`
+    wall $UNSHARE "$DSIM" run "$1" --seeds "1-$2" -j "$3"
+}
+echo "3. seeds per second (natively: runs to completion per second)"
+printf '   %-22s %10s %10s %10s %12s %12s\n' "" "native" "dsim -j 1" "dsim -j 2" "-j 1/native" "-j 2 / -j 1"
+for what in one c3 ia; do
+    case $what in
+    one) conf=$TMP/one/one.conf seeds=$SEEDS name="1 machine, C" ;;
+    c3) conf=$TMP/c3/c3.conf seeds=$SEEDS name="3 machines, C (TCP)" ;;
+    ia) conf=$TMP/ia/ia.conf seeds=$PY_SEEDS name="3 CPython (idalloc)" ;;
+    esac
+    NAT=() J1=() J2=()
+    for _ in $(seq "$R"); do
+        NAT+=("$(wall "native_$what")")
+        J1+=("$(sweep "$conf" "$seeds" 1)")
+        J2+=("$(sweep "$conf" "$seeds" 2)")
+    done
+    awk -v name="$name" -v nat="$(median "${NAT[@]}")" -v j1="$(median "${J1[@]}")" -v j2="$(median "${J2[@]}")" \
+        -v s="$seeds" 'BEGIN {
+        n = 1e9 / nat; a = s * 1e9 / j1; b = s * 1e9 / j2
+        printf "   %-22s %10.1f %10.1f %10.1f %11.2fx %11.2fx\n", name, n, a, b, a / n, b / a
+    }'
+done
+echo
+echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,127 @@
+/* Copies of a process's socket fds, kept from one call to the next, so a
+ * network call does not copy the fd (pidfd_getfd), stat the copy and close
+ * it again at every step to learn which simulated socket it is.
+ *
+ * A kept copy is exactly the tracee's fd only while that fd number names the
+ * same open file description. A number changes what it names only when it
+ * is closed or replaced: close, close_range, dup2 and dup3 onto it, an exec
+ * (close-on-exec), the process's death, and a seccomp listener's ADDFD into
+ * it; the copy is dropped at each of these, before the kernel acts, so the
+ * tracee's close is still the last one (its peer sees the end, an epoll
+ * forgets it, SO_LINGER acts then). A number can be given out again only
+ * after it was closed, so new fds (open, socket, accept, dup, F_DUPFD,
+ * SCM_RIGHTS) need nothing. The table is per process: a process whose fd
+ * table another process shares (clone with CLONE_FILES), or with a thread
+ * of its own table (CLONE_THREAD without CLONE_FILES, close_range's
+ * CLOSE_RANGE_UNSHARE), keeps none, ever. Only sockets are kept: their
+ * stat (type, inode) never changes. */
+#include "syscalls/sys.h"
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define KEPT_MAX 64                 /* copies one process keeps */
+#define KEPT_ALL_MAX 256            /* and all together: dsim's own fds are limited */
+
+static int kept_all;
+
+struct kept_fd {
+    int fd, copy;
+    struct stat st;
+};
+
+static struct kept_fd *find(const struct process *p, int fd)
+{
+    for (int i = 0; i < p->nkept; i++)
+        if (p->kept[i].fd == fd) return &p->kept[i];
+    return NULL;
+}
+
+int fd_lend(struct world *w, struct thread *t, int fd, struct stat *st)
+{
+    struct process *p = t->proc;
+    struct kept_fd *k = p->fds_unkept ? NULL : find(p, fd);
+    if (k) {
+        *st = k->st;
+        return k->copy;
+    }
+    int copy = fd_probe(w, t, fd, st);
+    if (copy < 0 || p->fds_unkept || !S_ISSOCK(st->st_mode) || p->nkept >= KEPT_MAX || kept_all >= KEPT_ALL_MAX)
+        return copy;
+    if (!p->kept && !(p->kept = calloc(KEPT_MAX, sizeof *p->kept))) return copy;
+    p->kept[p->nkept++] = (struct kept_fd){ fd, copy, *st };
+    kept_all++;
+    return copy;
+}
+
+static bool lent(const struct process *p, int copy)
+{
+    for (int i = 0; i < p->nkept; i++)
+        if (p->kept[i].copy == copy) return true;
+    return false;
+}
+
+void fd_return(struct thread *t, int copy)
+{
+    if (copy >= 0 && !lent(t->proc, copy)) close(copy);
+}
+
+int fd_own(struct thread *t, int copy)
+{
+    return copy >= 0 && lent(t->proc, copy) ? fcntl(copy, F_DUPFD_CLOEXEC, 0) : copy;
+}
+
+void fdcache_forget(struct process *p, unsigned lo, unsigned hi)
+{
+    for (int i = 0; i < p->nkept;) {
+        if ((unsigned)p->kept[i].fd >= lo && (unsigned)p->kept[i].fd <= hi) {
+            close(p->kept[i].copy);
+            p->kept[i] = p->kept[--p->nkept];
+            kept_all--;
+        } else {
+            i++;
+        }
+    }
+}
+
+void fdcache_forget_all(struct process *p)
+{
+    fdcache_forget(p, 0, ~0u);
+    free(p->kept);
+    p->kept = NULL;
+}
+
+void fdcache_stop(struct process *p)
+{
+    fdcache_forget_all(p);
+    p->fds_unkept = true;
+}
+
+/* ---- the calls that close or replace an fd number ---- */
+
+enum sys_action sys_close(struct world *w, struct thread *t)
+{
+    unsigned fd = (unsigned)(int)ARG0(t);
+    fdcache_forget(t->proc, fd, fd);
+    return SYS_PASS;
+}
+
+/* close_range(first, last, flags): CLOSE_RANGE_CLOEXEC closes at the next
+ * exec (forgotten now all the same); CLOSE_RANGE_UNSHARE gives the caller a
+ * table of its own, which its process's other threads do not share. */
+enum sys_action sys_close_range(struct world *w, struct thread *t)
+{
+    if (ARG2(t) & CLOSE_RANGE_UNSHARE) fdcache_stop(t->proc);
+    else fdcache_forget(t->proc, (unsigned)ARG0(t), (unsigned)ARG1(t));
+    return SYS_PASS;
+}
+
+/* dup2 and dup3 close their target first. */
+enum sys_action sys_dup2(struct world *w, struct thread *t)
+{
+    unsigned fd = (unsigned)(int)ARG1(t);
+    fdcache_forget(t->proc, fd, fd);
+    return SYS_PASS;
+}
