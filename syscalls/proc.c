@@ -389,6 +389,25 @@ enum sys_action sys_wait4(struct world *w, struct thread *t)
     return block(t, UINT64_MAX, wait4_ready);
 }
 
+/* The process a tracee's pidfd names (by the host pid its fdinfo gives),
+ * or NULL: not a pidfd, or not a process of the run. */
+struct process *pidfd_process(struct world *w, struct thread *t, int fd)
+{
+    int copy = fd_copy(w, t, fd);
+    char path[64], line[128];
+    pid_t host = 0;
+    if (copy < 0) return NULL;
+    snprintf(path, sizeof path, "/proc/self/fdinfo/%d", copy);
+    FILE *f = fopen(path, "re");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "Pid:", 4)) host = (pid_t)atoi(line + 4);
+    if (f) fclose(f);
+    close(copy);
+    for (size_t i = 0; i < w->nprocs && host > 0; i++)
+        if (w->procs[i]->pid == host) return w->procs[i];
+    return NULL;
+}
+
 /* waitid's (idtype, id) as wait4's which; LONG_MIN if the kernel refuses
  * them (EINVAL: it is passed, and fails at once). */
 static long waitid_which(struct world *w, struct thread *t)
@@ -399,20 +418,8 @@ static long waitid_which(struct world *w, struct thread *t)
     case P_PID: return id > 0 ? id : LONG_MIN;
     case P_PGID: return id >= 0 ? (id ? -(long)id : 0) : LONG_MIN;
     case P_PIDFD: {
-        /* The pidfd's process, by the host pid its fdinfo names. */
-        int copy = fd_copy(w, t, id);
-        char path[64], line[128];
-        pid_t host = 0;
-        if (copy < 0) return LONG_MIN;
-        snprintf(path, sizeof path, "/proc/self/fdinfo/%d", copy);
-        FILE *f = fopen(path, "re");
-        while (f && fgets(line, sizeof line, f))
-            if (!strncmp(line, "Pid:", 4)) host = (pid_t)atoi(line + 4);
-        if (f) fclose(f);
-        close(copy);
-        for (size_t i = 0; i < w->nprocs && host > 0; i++)
-            if (w->procs[i]->pid == host) return w->procs[i]->vpid;
-        return LONG_MIN;
+        struct process *p = pidfd_process(w, t, id);
+        return p ? p->vpid : LONG_MIN;
     }
     }
     return LONG_MIN;

@@ -212,7 +212,7 @@ static pid_t kill_group(struct world *w, struct thread *t, pid_t pid)
     return -1;
 }
 
-/* kill and friends run in the kernel (it translates pids in the namespace);
+/* kill and friends (pidfd_send_signal too) run in the kernel (it translates pids in the namespace);
  * the supervisor then interrupts whoever Linux would interrupt. */
 static void kill_done(struct world *w, struct thread *t, long result)
 {
@@ -224,6 +224,11 @@ static void kill_done(struct world *w, struct thread *t, long result)
         sig = (int)ARG2(t);
         struct thread *o = world_thread_by_vtid(w, m, (pid_t)ARG1(t));
         if (o) signal_generated(w, o->proc, o, sig);
+        return;
+    }
+    if (nr == SYS_pidfd_send_signal) {
+        struct process *o = ARG1(t) ? pidfd_process(w, t, (int)ARG0(t)) : NULL;
+        if (o && !o->exited) signal_generated(w, o, NULL, (int)ARG1(t));
         return;
     }
     if (nr == SYS_tkill) {

@@ -112,6 +112,8 @@ int futex_wake_tid(struct world *w, struct thread *exited, int n);
 
 /* signal.c: a signal was generated for p (thread t, or any thread if NULL). */
 void signal_generated(struct world *w, struct process *p, struct thread *t, int sig);
+/* proc.c: the process a tracee's pidfd names, or NULL. */
+struct process *pidfd_process(struct world *w, struct thread *t, int fd);
 /* The signals pending for a stopped thread (its own and its process's),
  * without those queued only because it is traced. */
 uint64_t thread_pending_signals(struct thread *t);

@@ -302,7 +302,10 @@ const struct sys_entry sys_table[] = {
     EMU(exit,                      sys_exit,               "d",      I, "")
     EMU(exit_group,                sys_exit_group,         "d",      I, "")
     EMU(wait4,                     sys_wait4,              "dpxp",   R, "")
-    EMU(waitid,                    sys_waitid,             "ddpxp",  R, "fence on a pidfd")
+    EMU(waitid,                    sys_waitid,             "ddpxp",  R, "")
+    PASS(pidfd_open,               "dx",     "")
+    PASS(pidfd_getfd,              "ffx",    "")
+    EMU(pidfd_send_signal,         sys_kill,               "fdpx",   I, "")
     /* Signals. */
     EMU(rt_sigaction,              sys_rt_sigaction,       "dppd",   I, "")
     EMU(kill,                      sys_kill,               "dd",     I, "")
