@@ -58,6 +58,8 @@ struct thread {
     uint64_t futex_space;   /* mm id, or the backing inode; 0 = not waiting */
     bool futex_shared;
     uint32_t futex_bitset;
+    bool futex_pi;          /* waiting in FUTEX_LOCK_PI: only an unlock hands it on */
+    uint64_t futex_pi_since;  /* when it began to wait (steps): the unlock's order */
     /* futex_waitv: its keys, three words each (space, offset, shared), and
      * the index of the one a wake came through. */
     uint64_t *futexv;

@@ -79,7 +79,7 @@ static int waitv_index(const struct thread *t, struct fkey k)
 
 static bool waiting_on(const struct thread *t, struct fkey k, uint32_t bitset)
 {
-    if (t->state != TS_BLOCKED || t->woken || !t->futex_space) return false;
+    if (t->state != TS_BLOCKED || t->woken || !t->futex_space || t->futex_pi) return false;
     if (t->nfutexv) return waitv_index(t, k) >= 0;
     return t->futex_space == k.space && t->futex_key == k.off && t->futex_shared == k.shared &&
            (t->futex_bitset & bitset);
@@ -167,6 +167,79 @@ static long wake_op(struct world *w, struct thread *t, bool private, uint64_t a1
     return woken;
 }
 
+/* ---- PI futexes: the word holds its owner's tid (as the machine numbers
+ * it), FUTEX_WAITERS and FUTEX_OWNER_DIED; the kernel's part, the owner
+ * tracking and the hand-over, is dsim's. Waiters are handed the lock in
+ * the order they came (Linux: by priority, then in order; the machine's
+ * threads all have one priority to the kernel here). ---- */
+
+static bool pi_waiting_on(const struct thread *t, struct fkey k)
+{
+    return t->state == TS_BLOCKED && !t->woken && t->futex_pi && t->futex_space == k.space &&
+           t->futex_key == k.off && t->futex_shared == k.shared;
+}
+
+/* The first waiter for k, and whether another waits after it. */
+static struct thread *pi_next_waiter(struct world *w, struct fkey k, bool *more)
+{
+    struct thread *first = NULL;
+    *more = false;
+    for (size_t i = 0; i < w->nthreads; i++) {
+        struct thread *o = w->threads[i];
+        if (!pi_waiting_on(o, k)) continue;
+        if (first) *more = true;
+        if (!first || o->futex_pi_since < first->futex_pi_since) first = o;
+    }
+    return first;
+}
+
+static enum sys_action futex_lock_pi(struct world *w, struct thread *t, uint64_t addr, bool private, bool trylock,
+                                     uint64_t deadline)
+{
+    struct fkey k;
+    int e = key_at(w, t, addr, private, true, &k);
+    if (e) return emulate(t, e);
+    uint32_t cur;
+    if (mem_read(t->tid, addr, &cur, sizeof cur)) return emulate(t, -EFAULT);
+    pid_t owner = (pid_t)(cur & FUTEX_TID_MASK);
+    if (!owner) {       /* free: the caller takes it, keeping OWNER_DIED */
+        uint32_t now = (cur & FUTEX_OWNER_DIED) | (uint32_t)t->vtid;
+        if (mem_write(t->tid, addr, &now, sizeof now)) return emulate(t, -EFAULT);
+        return emulate(t, 0);
+    }
+    if (owner == t->vtid) return emulate(t, -EDEADLK);
+    struct thread *o = world_thread_by_vtid(w, t->proc->m, owner);
+    if (!o || o->state == TS_DEAD) return emulate(t, -ESRCH);
+    if (trylock) return emulate(t, -EAGAIN);
+    if (deadline <= w->now) return emulate(t, -ETIMEDOUT);
+    uint32_t marked = cur | FUTEX_WAITERS;
+    if (marked != cur && mem_write(t->tid, addr, &marked, sizeof marked)) return emulate(t, -EFAULT);
+    t->futex_key = k.off;
+    t->futex_space = k.space;
+    t->futex_shared = k.shared;
+    t->futex_pi = true;
+    t->futex_pi_since = w->steps;
+    return block(t, deadline, NULL);
+}
+
+static enum sys_action futex_unlock_pi(struct world *w, struct thread *t, uint64_t addr, bool private)
+{
+    struct fkey k;
+    int e = key_at(w, t, addr, private, true, &k);
+    if (e) return emulate(t, e);
+    uint32_t cur;
+    if (mem_read(t->tid, addr, &cur, sizeof cur)) return emulate(t, -EFAULT);
+    if ((pid_t)(cur & FUTEX_TID_MASK) != t->vtid) return emulate(t, -EPERM);
+    bool more;
+    struct thread *next = pi_next_waiter(w, k, &more);
+    /* Handed on, the word names the new owner with FUTEX_WAITERS (its
+     * unlock then comes here); else it is free. */
+    uint32_t now = next ? FUTEX_WAITERS | (uint32_t)next->vtid : 0;
+    if (mem_write(t->tid, addr, &now, sizeof now)) return emulate(t, -EFAULT);
+    if (next) next->woken = true;
+    return emulate(t, 0);
+}
+
 /* Commands that take a timeout (the others read the argument as a count). */
 static bool has_timeout(int cmd)
 {
@@ -201,8 +274,8 @@ enum sys_action sys_futex(struct world *w, struct thread *t)
     bool realtime = op & FUTEX_CLOCK_REALTIME;
 
     if (t->retry) {
-        if (t->woken) { t->futex_space = 0; return emulate(t, 0); }
-        if (t->timed_out) { t->futex_space = 0; return emulate(t, -ETIMEDOUT); }
+        if (t->woken) { t->futex_space = 0; t->futex_pi = false; return emulate(t, 0); }
+        if (t->timed_out) { t->futex_space = 0; t->futex_pi = false; return emulate(t, -ETIMEDOUT); }
         return SYS_BLOCK;
     }
     uint64_t ns;
@@ -254,9 +327,19 @@ enum sys_action sys_futex(struct world *w, struct thread *t)
     }
     case FUTEX_WAKE_OP:
         return emulate(t, wake_op(w, t, private, addr, (int)val, addr2, (int)ARG3(t), val3));
-    case FUTEX_LOCK_PI: case FUTEX_UNLOCK_PI: case FUTEX_TRYLOCK_PI: case FUTEX_WAIT_REQUEUE_PI:
-    case FUTEX_CMP_REQUEUE_PI: case FUTEX_LOCK_PI2:
-        /* PI futexes would need owner tracking: not yet. */
+    case FUTEX_LOCK_PI:
+    case FUTEX_LOCK_PI2:
+    case FUTEX_TRYLOCK_PI: {
+        /* LOCK_PI's timeout is absolute on CLOCK_REALTIME; LOCK_PI2's on
+         * CLOCK_MONOTONIC unless FUTEX_CLOCK_REALTIME. */
+        bool rt = cmd == FUTEX_LOCK_PI || realtime;
+        uint64_t deadline = has_ns ? deadline_for_abs(w, t, rt ? 0 : 1, ns) : UINT64_MAX;
+        return futex_lock_pi(w, t, addr, private, cmd == FUTEX_TRYLOCK_PI, deadline);
+    }
+    case FUTEX_UNLOCK_PI:
+        return futex_unlock_pi(w, t, addr, private);
+    case FUTEX_WAIT_REQUEUE_PI: case FUTEX_CMP_REQUEUE_PI:
+        /* Condition variables on PI mutexes: not yet. */
         return SYS_FENCE;
     default:
         return emulate(t, -ENOSYS);     /* FUTEX_FD (gone since 2.6.26) and unknown commands */

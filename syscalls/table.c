@@ -290,7 +290,7 @@ const struct sys_entry sys_table[] = {
     EMU(timer_getoverrun,          sys_timer_getoverrun,   "d",      I, "")
     EMU(timer_delete,              sys_timer_delete,       "d",      I, "")
     /* Threads and processes. */
-    EMU(futex,                     sys_futex,              "pFdppx", R, "")
+    EMU(futex,                     sys_futex,              "pFdppx", R, "fence: the requeue-PI commands")
     EMU(futex_waitv,               sys_futex_waitv,        "pdxpd",  R, "")
     EMU(set_tid_address,           sys_set_tid_address,    "p",      I, "")
     EMU(clone,                     sys_clone,              "xppppx", I, "fence: CLONE_NEW*; CLONE_UNTRACED ignored")
