@@ -86,8 +86,8 @@ static bool split(const char *line, size_t *key_from, size_t *key_len, const cha
 }
 
 /* Walks a trace's lines as per-thread events: an event line gives its own
- * thread; a continuation line ("  | = 3", "  | code: ...") belongs to the
- * event before it, and is left out with it. */
+ * thread; a result on a line of its own ("  | = 3") belongs to the event
+ * before it, and is left out with it; other continuation lines are notes. */
 struct walk { const struct lines *l; size_t i; const char *key; size_t key_len; bool last_ok; };
 
 static bool walk_next(struct walk *w, size_t *at, const char **key, size_t *key_len, const char **text)
@@ -96,8 +96,10 @@ static bool walk_next(struct walk *w, size_t *at, const char **key, size_t *key_
         const char *line = w->l->v[w->i];
         size_t from, len;
         if (line[0] == ' ') {
-            if (!w->last_ok) continue;
+            /* Only a result tells of the thread's course; notes (what was
+             * read from outside, code rewritten) do not. */
             *text = line + strspn(line, " ");
+            if (!w->last_ok || strncmp(*text, "| = ", 4)) continue;
         } else {
             w->last_ok = split(line, &from, &len, text);
             if (!w->last_ok) continue;

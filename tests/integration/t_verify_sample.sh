@@ -101,7 +101,7 @@ command = '$locked' 2 10
 command = '$hc' '$scratch/count'
 
 [check]
-command = n=\$(cat '$scratch/count'); echo \$((n + 1)) >'$scratch/count.\$\$' && mv '$scratch/count.\$\$' '$scratch/count'
+command = n=\$(cat '$scratch/count'); echo \$((n + 1)) >'$scratch/count.'\$\$ && mv '$scratch/count.'\$\$ '$scratch/count'
 CONF
 bad() { grep -q "\"seed\":$1,.*\"outcome\":\"nondeterministic\",\"reason\":\"does not replay: " "$2"; }
 for round in 1 2; do
