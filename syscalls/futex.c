@@ -265,6 +265,33 @@ static int futex_precheck(struct thread *t, int op, uint64_t *ns, bool *has_ns)
     return 0;
 }
 
+/* A wait's end: woken (0) or timed out; else it goes on waiting. */
+static enum sys_action futex_retry(struct thread *t)
+{
+    if (t->woken) { t->futex_space = 0; t->futex_pi = false; return emulate(t, 0); }
+    if (t->timed_out) { t->futex_space = 0; t->futex_pi = false; return emulate(t, -ETIMEDOUT); }
+    return SYS_BLOCK;
+}
+
+/* Waits on the word at addr while it holds val, for a wake matching bitset,
+ * until deadline: the key's errors, then EAGAIN, then ETIMEDOUT. */
+static enum sys_action futex_wait_on(struct world *w, struct thread *t, uint64_t addr, bool private, uint32_t val,
+                                     uint32_t bitset, uint64_t deadline)
+{
+    struct fkey k;
+    int e = key_at(w, t, addr, private, false, &k);
+    if (e) return emulate(t, e);
+    uint32_t cur;
+    if (mem_read(t->tid, addr, &cur, sizeof cur)) return emulate(t, -EFAULT);
+    if (cur != val) return emulate(t, -EAGAIN);
+    if (deadline <= w->now) return emulate(t, -ETIMEDOUT);
+    t->futex_key = k.off;
+    t->futex_space = k.space;
+    t->futex_shared = k.shared;
+    t->futex_bitset = bitset;
+    return block(t, deadline, NULL);
+}
+
 enum sys_action sys_futex(struct world *w, struct thread *t)
 {
     uint64_t addr = ARG0(t), addr2 = ARG4(t);
@@ -273,11 +300,7 @@ enum sys_action sys_futex(struct world *w, struct thread *t)
     bool private = op & FUTEX_PRIVATE_FLAG;
     bool realtime = op & FUTEX_CLOCK_REALTIME;
 
-    if (t->retry) {
-        if (t->woken) { t->futex_space = 0; t->futex_pi = false; return emulate(t, 0); }
-        if (t->timed_out) { t->futex_space = 0; t->futex_pi = false; return emulate(t, -ETIMEDOUT); }
-        return SYS_BLOCK;
-    }
+    if (t->retry) return futex_retry(t);
     uint64_t ns;
     bool has_ns;
     int e = futex_precheck(t, op, &ns, &has_ns);
@@ -293,16 +316,7 @@ enum sys_action sys_futex(struct world *w, struct thread *t)
             if (cmd == FUTEX_WAIT) deadline = w->now + ns;      /* relative */
             else deadline = deadline_for_abs(w, t, realtime ? 0 : 1, ns);
         }
-        if ((e = key_at(w, t, addr, private, false, &k))) return emulate(t, e);
-        uint32_t cur;
-        if (mem_read(t->tid, addr, &cur, sizeof cur)) return emulate(t, -EFAULT);
-        if (cur != val) return emulate(t, -EAGAIN);
-        if (deadline <= w->now) return emulate(t, -ETIMEDOUT);
-        t->futex_key = k.off;
-        t->futex_space = k.space;
-        t->futex_shared = k.shared;
-        t->futex_bitset = bitset;
-        return block(t, deadline, NULL);
+        return futex_wait_on(w, t, addr, private, val, bitset, deadline);
     }
     case FUTEX_WAKE:
     case FUTEX_WAKE_BITSET: {
@@ -409,4 +423,64 @@ enum sys_action sys_futex_waitv(struct world *w, struct thread *t)
     t->futex_space = 1;     /* waiting; the keys are in futexv */
     t->futexv_hit = -1;
     return block(t, deadline, NULL);
+}
+
+/* ---- Linux 6.7's futex_wait, futex_wake and futex_requeue: the same
+ * waits and wakes, with futex2 flags (32-bit words only) ---- */
+
+static bool futex2_flags_ok(uint64_t flags)
+{
+    return !(flags & ~(uint64_t)(FUTEX2_SIZE_MASK | FUTEX2_PRIVATE)) && (flags & FUTEX2_SIZE_MASK) == FUTEX2_SIZE_U32;
+}
+
+/* futex_wait(uaddr, val, mask, flags, timeout, clockid): the timeout is
+ * absolute on clockid (REALTIME or MONOTONIC), checked only when given. */
+enum sys_action sys_futex2_wait(struct world *w, struct thread *t)
+{
+    if (t->retry) return futex_retry(t);
+    uint64_t val = ARG1(t), mask = ARG2(t), flags = ARG3(t), deadline = UINT64_MAX;
+    if (!futex2_flags_ok(flags) || val > UINT32_MAX || mask > UINT32_MAX) return emulate(t, -EINVAL);
+    if (ARG4(t)) {
+        int clk = (int)ARG5(t);
+        uint64_t ns;
+        if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC) return emulate(t, -EINVAL);
+        int e = read_timespec(t, ARG4(t), &ns);
+        if (e) return emulate(t, e);
+        deadline = deadline_for_abs(w, t, clk, ns);
+    }
+    return futex_wait_on(w, t, ARG0(t), flags & FUTEX2_PRIVATE, (uint32_t)val, (uint32_t)mask, deadline);
+}
+
+/* futex_wake(uaddr, mask, nr, flags): nr 0 wakes none (a negative nr, one). */
+enum sys_action sys_futex2_wake(struct world *w, struct thread *t)
+{
+    uint64_t mask = ARG1(t), flags = ARG3(t);
+    int nr = (int)ARG2(t);
+    if (!futex2_flags_ok(flags) || mask > UINT32_MAX || !mask) return emulate(t, -EINVAL);
+    struct fkey k;
+    int e = key_at(w, t, ARG0(t), flags & FUTEX2_PRIVATE, false, &k);
+    if (e) return emulate(t, e);
+    return emulate(t, wake_key(w, k, nr < 0 ? 1 : nr, (uint32_t)mask));
+}
+
+/* futex_requeue(waiters[2], flags, nr_wake, nr_requeue): waiters[0]'s word
+ * must hold its val (EAGAIN); wakes then moves waiters to waiters[1]. */
+enum sys_action sys_futex2_requeue(struct world *w, struct thread *t)
+{
+    struct waitv_entry v[2];
+    int nr_wake = (int)ARG2(t), nr_requeue = (int)ARG3(t);
+    if (ARG1(t) || !ARG0(t)) return emulate(t, -EINVAL);
+    if (mem_read(t->tid, ARG0(t), v, sizeof v)) return emulate(t, -EFAULT);
+    for (int i = 0; i < 2; i++)
+        if (!futex2_flags_ok(v[i].flags) || v[i].reserved || v[i].val > UINT32_MAX) return emulate(t, -EINVAL);
+    if (nr_wake < 0 || nr_requeue < 0) return emulate(t, -EINVAL);
+    struct fkey k, k2;
+    int e = key_at(w, t, v[0].uaddr, v[0].flags & FUTEX2_PRIVATE, false, &k);
+    if (!e) e = key_at(w, t, v[1].uaddr, v[1].flags & FUTEX2_PRIVATE, false, &k2);
+    if (e) return emulate(t, e);
+    uint32_t cur;
+    if (mem_read(t->tid, v[0].uaddr, &cur, sizeof cur)) return emulate(t, -EFAULT);
+    if (cur != (uint32_t)v[0].val) return emulate(t, -EAGAIN);
+    int woken = wake_key(w, k, nr_wake, ~0u);
+    return emulate(t, woken + futex_requeue(w, k, k2, nr_requeue));
 }

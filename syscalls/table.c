@@ -6,6 +6,12 @@
 #include <stdlib.h>
 #include <sys/syscall.h>
 
+#ifndef SYS_futex_wake          /* Linux 6.7; not in Debian 12's headers */
+#define SYS_futex_wake 454
+#define SYS_futex_wait 455
+#define SYS_futex_requeue 456
+#endif
+
 #define HANDLERS(X) \
     X(sys_read) X(sys_readv) X(sys_pread64) X(sys_preadv) X(sys_recvfrom) X(sys_recvmsg) \
     X(sys_write) X(sys_writev) X(sys_sendto) X(sys_sendmsg) X(sys_accept) X(sys_ioctl) X(sys_fcntl) \
@@ -13,7 +19,7 @@
     X(sys_epoll_pwait2) X(sys_clock_gettime) X(sys_clock_getres) X(sys_clock_settime) \
     X(sys_gettimeofday) X(sys_time) X(sys_nanosleep) X(sys_clock_nanosleep) X(sys_alarm) \
     X(sys_getitimer) X(sys_setitimer) X(sys_timerfd_create) X(sys_timerfd_settime) \
-    X(sys_timerfd_gettime) X(sys_futex) X(sys_futex_waitv) X(sys_clone) X(sys_clone3) X(sys_fork) X(sys_vfork) \
+    X(sys_timerfd_gettime) X(sys_futex) X(sys_futex_waitv) X(sys_futex2_wait) X(sys_futex2_wake) X(sys_futex2_requeue) X(sys_clone) X(sys_clone3) X(sys_fork) X(sys_vfork) \
     X(sys_execve) X(sys_exit) X(sys_exit_group) X(sys_wait4) X(sys_waitid) X(sys_set_tid_address) \
     X(sys_rt_sigaction) X(sys_kill) X(sys_pause) X(sys_rt_sigsuspend) X(sys_rt_sigtimedwait) X(sys_signalfd) \
     X(sys_ipcget) X(sys_ipcctl) X(sys_shmat) X(sys_shmdt) X(sys_semop) X(sys_semtimedop) X(sys_msgsnd) X(sys_msgrcv) \
@@ -291,6 +297,9 @@ const struct sys_entry sys_table[] = {
     EMU(timer_delete,              sys_timer_delete,       "d",      I, "")
     /* Threads and processes. */
     EMU(futex,                     sys_futex,              "pFdppx", R, "fence: the requeue-PI commands")
+    EMU(futex_wait,                sys_futex2_wait,        "pxxxpd", R, "")
+    EMU(futex_wake,                sys_futex2_wake,        "pxdx",   I, "")
+    EMU(futex_requeue,             sys_futex2_requeue,     "pxdd",   I, "")
     EMU(futex_waitv,               sys_futex_waitv,        "pdxpd",  R, "")
     EMU(set_tid_address,           sys_set_tid_address,    "p",      I, "")
     EMU(clone,                     sys_clone,              "xppppx", I, "fence: CLONE_NEW*; CLONE_UNTRACED ignored")
