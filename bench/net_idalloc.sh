@@ -46,22 +46,7 @@ now_ns() { date +%s%N; }
 D=$TMP/ia
 mkdir -p "$D"
 cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$D/" || die "no idalloc.py in $PROGS"
-cat >"$D/fixed.conf" <<'EOF'
-[simulation]
-duration = 60s
-[network]
-latency = 1ms..50ms
-[machine alloc]
-command = exec python3 idalloc.py server 7000 --fixed --clients 2
-[machine c1]
-start = 100ms
-command = exec python3 idalloc.py client alloc 7000 c1 5
-[machine c2]
-start = 110ms
-command = exec python3 idalloc.py client alloc 7000 c2 5
-[check]
-command = python3 "$DSIM_CONFIG_DIR/idalloc_check.py" c1.stdout c2.stdout
-EOF
+cp "$HERE/idalloc.conf" "$D/fixed.conf" || die "no idalloc.conf in $HERE"
 
 # 1. dsim: N seeds, one worker.
 t0=$(now_ns)

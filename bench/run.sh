@@ -142,22 +142,7 @@ command = exec $TMP/tcp_epoll_echo client srv 7200 1 $K
 command = exec $TMP/tcp_epoll_echo client srv 7200 2 $K
 EOF
 cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$TMP/ia/" || die "no idalloc.py in $PROGS"
-cat >"$TMP/ia/ia.conf" <<'EOF'
-[simulation]
-duration = 60s
-[network]
-latency = 1ms..50ms
-[machine alloc]
-command = exec python3 idalloc.py server 7000 --fixed --clients 2
-[machine c1]
-start = 100ms
-command = exec python3 idalloc.py client alloc 7000 c1 5
-[machine c2]
-start = 110ms
-command = exec python3 idalloc.py client alloc 7000 c2 5
-[check]
-command = python3 "$DSIM_CONFIG_DIR/idalloc_check.py" c1.stdout c2.stdout
-EOF
+cp "$HERE/idalloc.conf" "$TMP/ia/ia.conf" || die "no idalloc.conf in $HERE"
 
 # Natively, one run to completion of each (a fresh namespace for the
 # network ones, made the same way as dsim's).
