@@ -14,7 +14,7 @@ cd "$TMP" || exit 1
 # --- a slow failing sweep: each seed computes ~1 s, then fails -----------
 write_conf slow.conf <<'CONF'
 [machine app]
-command = i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; echo "counted $i" >&2; exit 1
+command = i=0; while [ $i -lt 1200000 ]; do i=$((i+1)); done; echo "counted $i" >&2; exit 1
 CONF
 start=$(date +%s%N)
 timeout -k 5 120 "$DSIM" run slow.conf --seeds 1 >slow.out 2>&1
@@ -26,9 +26,16 @@ echo "$line" | grep -Eq 'none of the sweep passed, nor seeds? 2(-[2-5])? \(the s
 note "a failing seed of about 1 s: the whole command took ${took} ms; $line"
 
 # --- SIGTERM during that search ------------------------------------------
-setsid "$DSIM" run slow.conf --seeds 1 >term.out 2>term.err &
+# The search is running once a second run directory appears (the first
+# seed's stays a while): wait for that rather than a time, which a fast
+# host outruns.
+mkdir -p "$TMP/term-tmp"
+TMPDIR="$TMP/term-tmp" setsid "$DSIM" run slow.conf --seeds 1 >term.out 2>term.err &
 pid=$!
-sleep 2.5           # the seed (about 1 s) is done: the search is running
+for _ in $(seq 1200); do
+    [ "$(ls -d "$TMP"/term-tmp/dsim-runs/dsim-run.* 2>/dev/null | wc -l)" -ge 2 ] && break
+    sleep 0.05
+done
 sid=$(ps -o sid= -p $pid | tr -d ' ')
 kill -TERM $pid
 wait $pid; rc=$?
