@@ -4,7 +4,7 @@
  * as whether it is NULL, a path as the bytes read, a futex op as the bits
  * named), so hashing records means what hashing the text meant. */
 #include "supervisor/callrec.h"
-#include "supervisor/tracer.h"
+#include "world/tracer.h"
 #include "syscalls/sys.h"
 #include <stdarg.h>
 #include <stdio.h>

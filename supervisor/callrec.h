@@ -7,7 +7,7 @@
 #define DSIM_CALLREC_H
 #include <stddef.h>
 #include <stdint.h>
-#include "supervisor/world.h"
+#include "world/world.h"
 
 /* Big enough for a call: kind, number, six arguments of which each may be
  * a 95-byte string, and the end. */

@@ -1,6 +1,6 @@
 #include "supervisor/diverge.h"
 #include "supervisor/run.h"
-#include "supervisor/xalloc.h"
+#include "base/xalloc.h"
 #include "trace/trace.h"
 #include <stdbool.h>
 #include <inttypes.h>

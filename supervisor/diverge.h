@@ -3,7 +3,7 @@
 #define DSIM_DIVERGE_H
 #include <stdint.h>
 #include <stdio.h>
-#include "supervisor/config.h"
+#include "base/config.h"
 
 struct run_opts;
 

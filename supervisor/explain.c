@@ -1,6 +1,6 @@
 #include "supervisor/explain.h"
 #include "supervisor/watch.h"
-#include "supervisor/xalloc.h"
+#include "base/xalloc.h"
 #include "trace/tracecmp.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -1,12 +1,12 @@
-#include "supervisor/xalloc.h"
+#include "base/xalloc.h"
 #include "supervisor/faults.h"
-#include "supervisor/netsim.h"
+#include "net/sim/netsim.h"
 #include "supervisor/machine.h"
-#include "supervisor/plan.h"
+#include "base/plan.h"
 #include "supervisor/step.h"
-#include "supervisor/values.h"
+#include "base/values.h"
 #include "syscalls/sys.h"
-#include "supervisor/durable.h"
+#include "disk/durable.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 #ifndef DSIM_FAULTS_H
 #define DSIM_FAULTS_H
 #include <stdint.h>
-#include "supervisor/world.h"
+#include "world/world.h"
 
 /* This run's faults: the config's [fault]s and the [chaos] draws for this
  * seed, by time. The caller frees them with plan_free. */

@@ -3,7 +3,7 @@
 #ifndef DSIM_HOSTCAPS_H
 #define DSIM_HOSTCAPS_H
 #include <stdbool.h>
-#include "supervisor/config.h"
+#include "base/config.h"
 
 struct host_caps {
     bool rdtsc_faults;      /* PR_SET_TSC makes rdtsc raise SIGSEGV */

@@ -1,7 +1,7 @@
 #include "supervisor/machine.h"
 #include "supervisor/step.h"
-#include "supervisor/durable.h"
-#include "supervisor/tracer.h"
+#include "disk/durable.h"
+#include "world/tracer.h"
 #include "syscalls/sys.h"
 #include <errno.h>
 #include <fcntl.h>

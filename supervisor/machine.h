@@ -3,7 +3,7 @@
 #ifndef DSIM_MACHINE_H
 #define DSIM_MACHINE_H
 #include "supervisor/filter.h"
-#include "supervisor/world.h"
+#include "world/world.h"
 
 /* The directories whose listings show a machine only what it made there
  * (and the way to its working directory): /tmp and /var/tmp. */

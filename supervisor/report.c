@@ -1,8 +1,8 @@
 /* A run's verdict and what a person reads about it: the deadlock report,
  * the check, the failure report, and the outputs folded into the hash. */
 #include "supervisor/report.h"
-#include "supervisor/defines.h"
-#include "supervisor/plan.h"
+#include "base/defines.h"
+#include "base/plan.h"
 #include "supervisor/stack.h"
 #include "supervisor/step.h"
 #include <errno.h>

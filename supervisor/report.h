@@ -2,7 +2,7 @@
 #ifndef DSIM_REPORT_H
 #define DSIM_REPORT_H
 #include <stddef.h>
-#include "supervisor/world.h"
+#include "world/world.h"
 
 /* Fails the run as a deadlock, naming every blocked thread with its stack. */
 /* How many trace lines are kept per event a report shows. */

@@ -2,7 +2,7 @@
 #include "supervisor/callrec.h"
 #include "code/elf_code.h"
 #include "code/sites.h"
-#include "supervisor/tracer.h"
+#include "world/tracer.h"
 #include "syscalls/sys.h"
 #include <errno.h>
 #include <fcntl.h>

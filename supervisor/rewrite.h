@@ -13,7 +13,7 @@
  * the same hash whether rdtsc faults or is rewritten. */
 #ifndef DSIM_REWRITE_H
 #define DSIM_REWRITE_H
-#include "supervisor/world.h"
+#include "world/world.h"
 
 /* One address space's rewritten sites; shared by CLONE_VM processes. */
 struct code_sites;

@@ -3,7 +3,7 @@
 #define DSIM_RUN_H
 #include <signal.h>
 #include <stdio.h>
-#include "supervisor/world.h"
+#include "world/world.h"
 
 struct run_opts {
     FILE *trace_out;        /* full trace, or NULL */

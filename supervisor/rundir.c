@@ -1,6 +1,6 @@
 /* Run directories, locked while they exist (rundir.h). */
 #include "supervisor/rundir.h"
-#include "supervisor/world.h"
+#include "world/world.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,8 @@
 /* dsim shrink: reduces a failing seed's fault plan to a minimal one that
  * still fails for the same reason (ddmin over the faults that fired). */
 #include "supervisor/shrink.h"
-#include "supervisor/defines.h"
-#include "supervisor/plan.h"
+#include "base/defines.h"
+#include "base/plan.h"
 #include "supervisor/run.h"
 #include <inttypes.h>
 #include <stdlib.h>

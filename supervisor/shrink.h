@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "supervisor/config.h"
+#include "base/config.h"
 
 /* Runs seed (with the config's faults, or `start` if use_start), then
  * reduces the faults that fired to a minimal plan failing for the same

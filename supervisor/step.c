@@ -7,7 +7,7 @@
 #include "supervisor/rewrite.h"
 #include "supervisor/run.h"
 #include "supervisor/stack.h"
-#include "supervisor/tracer.h"
+#include "world/tracer.h"
 #include "syscalls/sys.h"
 #include <errno.h>
 #include <signal.h>

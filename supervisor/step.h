@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-#include "supervisor/world.h"
+#include "world/world.h"
 
 /* Runs t's pending syscall (or lets a new thread start) and waits until
  * the run is settled again. */

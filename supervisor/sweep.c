@@ -2,10 +2,10 @@
  * so "stop at the first failure" keeps its meaning in parallel: the lowest
  * failing seed wins, and every seed before it has run and passed. */
 #include "supervisor/sweep.h"
-#include "supervisor/defines.h"
+#include "base/defines.h"
 #include "supervisor/diverge.h"
 #include "supervisor/explain.h"
-#include "supervisor/results.h"
+#include "base/results.h"
 #include "supervisor/run.h"
 #include <errno.h>
 #include <jansson.h>

@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "supervisor/config.h"
+#include "base/config.h"
 
 struct sweep {
     const char *confpath;

@@ -1,8 +1,8 @@
 #include "supervisor/watch.h"
 #include "supervisor/stack.h"
 #include "supervisor/step.h"
-#include "supervisor/world.h"
-#include "supervisor/xalloc.h"
+#include "world/world.h"
+#include "base/xalloc.h"
 #include "trace/trace.h"
 #include <stdlib.h>
 #include <string.h>

@@ -4,11 +4,11 @@
  * the directory itself, sorts by name, and serves entries from the index
  * kept in the open file's own position (so lseek/rewinddir still work).
  * The machine's /tmp and /var/tmp list only what the machine put there. */
-#include "supervisor/xalloc.h"
+#include "base/xalloc.h"
 #include "syscalls/sys.h"
-#include "supervisor/durable.h"
+#include "disk/durable.h"
 #include "supervisor/machine.h"
-#include "supervisor/tracer.h"
+#include "world/tracer.h"
 #include <dirent.h>
 #include <fcntl.h>
 #include <stddef.h>

@@ -1,11 +1,11 @@
 /* The syscalls that make a machine's disk durable or change its names:
  * fsync and friends, O_SYNC writes, and create, link, rename, unlink,
  * mkdir, rmdir. The kernel makes every one of them; dsim notes, around it,
- * what a crash could undo (supervisor/durable.h). */
+ * what a crash could undo (disk/durable.h). */
 #include "syscalls/sys.h"
-#include "supervisor/confined.h"
-#include "supervisor/durable.h"
-#include "supervisor/tracer.h"
+#include "disk/confined.h"
+#include "disk/durable.h"
+#include "world/tracer.h"
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>

@@ -10,9 +10,9 @@
  * promise room for the whole request. */
 #include "syscalls/sys.h"
 #include <linux/sockios.h>
-#include "supervisor/tracer.h"
-#include "supervisor/netsim.h"
-#include "supervisor/durable.h"
+#include "world/tracer.h"
+#include "net/sim/netsim.h"
+#include "disk/durable.h"
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
@@ -533,7 +533,7 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
     return write_end(t, -err);
 }
 
-/* Writes to simulated sockets (supervisor/netsim.h): datagrams are sent by
+/* Writes to simulated sockets (net/sim/netsim.h): datagrams are sent by
  * the supervisor; a stream write goes on as for any socket (an address is
  * ignored, as TCP does), unless a reset is to be reported. False: carry on. */
 static bool sim_write(struct world *w, struct thread *t, struct wcall *c, enum sys_action *a)

@@ -9,11 +9,11 @@
  * reads leave no host time either; ctimes are rewritten in stat results
  * (stat.c), which also stamps files changed behind dsim's back (writes
  * through shared mappings) when a stat first sees them. */
-#include "supervisor/confined.h"
+#include "disk/confined.h"
 #include "syscalls/sys.h"
-#include "supervisor/durable.h"
-#include "supervisor/tracer.h"
-#include "supervisor/xalloc.h"
+#include "disk/durable.h"
+#include "world/tracer.h"
+#include "base/xalloc.h"
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <stdint.h>

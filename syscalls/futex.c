@@ -1,7 +1,7 @@
 /* Futexes, emulated in the supervisor: a waiter never sleeps in the kernel,
  * and which waiters a wake picks is drawn from the scheduling stream. */
 #include "syscalls/sys.h"
-#include "supervisor/tracer.h"
+#include "world/tracer.h"
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdio.h>

@@ -17,7 +17,7 @@
  * object was made, changed and used, and writes those over the kernel's
  * (the host's clock) at the call's exit. */
 #include "syscalls/sys.h"
-#include "supervisor/tracer.h"
+#include "world/tracer.h"
 #include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * (O_NONBLOCK, MSG_DONTWAIT) passes to the kernel; a blocking one could
  * wait there, so it is a fence, as is ancillary data. */
 #include "syscalls/sys.h"
-#include "supervisor/netsim.h"
-#include "supervisor/tracer.h"
+#include "net/sim/netsim.h"
+#include "world/tracer.h"
 #include <fcntl.h>
 #include <poll.h>
 #include <stddef.h>

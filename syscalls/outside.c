@@ -9,7 +9,7 @@
  * runs of a seed that read a file which changed between them then show
  * it. */
 #include "syscalls/sys.h"
-#include "supervisor/durable.h"
+#include "disk/durable.h"
 #include "trace/tracecmp.h"
 #include <fcntl.h>
 #include <linux/magic.h>

@@ -9,7 +9,7 @@
  * returns EINTR at once as Linux would. */
 #include "syscalls/sys.h"
 #include <sys/syscall.h>
-#include "supervisor/tracer.h"
+#include "world/tracer.h"
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * when a wait can return, and never lets one sleep in the kernel. */
 #include "syscalls/sys.h"
 #include "supervisor/rewrite.h"
-#include "supervisor/tracer.h"
+#include "world/tracer.h"
 #include <elf.h>
 #include <sys/ptrace.h>
 #include <sched.h>

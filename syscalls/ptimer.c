@@ -2,7 +2,7 @@
  * the timer's signal with a real SI_TIMER siginfo (rt_sigqueueinfo from the
  * supervisor), so handlers and sigwaitinfo see si_value and si_overrun. */
 #include "syscalls/sys.h"
-#include "supervisor/tracer.h"
+#include "world/tracer.h"
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>

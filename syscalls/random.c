@@ -1,6 +1,6 @@
 /* Entropy: every random byte a machine sees comes from its own PRNG stream. */
 #include "syscalls/sys.h"
-#include "supervisor/tracer.h"
+#include "world/tracer.h"
 #include <stdlib.h>
 #include <sys/random.h>
 

@@ -1,12 +1,12 @@
 /* The machine's own scheduler: policies, priorities, nice values, I/O
  * priorities and affinities are kept per thread by dsim (the model is
- * supervisor/schedmodel.h) and read back with Linux's semantics; none of it
+ * base/schedmodel.h) and read back with Linux's semantics; none of it
  * reaches the host, where dsim decides who runs. Ids are the machine's:
  * threads by their tid in its PID namespace, pid 1 its init. Every call
  * here is emulated. */
 #include "syscalls/sys.h"
-#include "supervisor/schedmodel.h"
-#include "supervisor/tracer.h"
+#include "base/schedmodel.h"
+#include "world/tracer.h"
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
  * during it, and an epoll_wait, which consumes events and so cannot be made
  * again, runs with the watchdog's timer paused. */
 #include "syscalls/sys.h"
-#include "supervisor/tracer.h"
+#include "world/tracer.h"
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>

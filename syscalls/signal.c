@@ -2,7 +2,7 @@
  * a thread takes a signal only when it resumes at a step, and a thread held
  * in an emulated blocking call is interrupted as Linux would interrupt it. */
 #include "syscalls/sys.h"
-#include "supervisor/tracer.h"
+#include "world/tracer.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /* TCP and UDP sockets on the simulated network: the calls whose meaning is
  * about addresses. A tracee's AF_INET/AF_INET6 socket is an AF_UNIX socket
- * underneath (socket() is rewritten at its stop); supervisor/netsim.h says
+ * underneath (socket() is rewritten at its stop); net/sim/netsim.h says
  * how bytes move. Reads, writes, poll and close stay the kernel's. */
 #include "syscalls/sys.h"
-#include "supervisor/netsim.h"
-#include "supervisor/sockpolicy.h"
-#include "supervisor/tracer.h"
+#include "net/sim/netsim.h"
+#include "net/model/sockpolicy.h"
+#include "world/tracer.h"
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -170,7 +170,7 @@ static void socket_done(struct world *w, struct thread *t, long result)
 /* AF_INET and AF_INET6 stream and datagram sockets become AF_UNIX ones of
  * the same type; the socket table learns their inode at the exit stop.
  * AF_UNIX and routing netlink are the kernel's; anything else would reach
- * something real and is refused (supervisor/sockpolicy.h). */
+ * something real and is refused (net/model/sockpolicy.h). */
 enum sys_action sys_socket(struct world *w, struct thread *t)
 {
     int family = (int)ARG0(t), type = (int)ARG1(t) & 0xf, proto = (int)ARG2(t);

@@ -11,8 +11,8 @@
  * Otherwise the copy is the kernel's, and the output file's times are
  * noted (ftimes.c). */
 #include "syscalls/sys.h"
-#include "supervisor/netsim.h"
-#include "supervisor/tracer.h"
+#include "net/sim/netsim.h"
+#include "world/tracer.h"
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>

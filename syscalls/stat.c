@@ -26,10 +26,10 @@
  *   (readlink): the machine's is shown, as its fstat gives;
  * - namespaces (/proc/PID/ns links and their stat) are numbered by the
  *   host's allocator: a machine's show a fresh boot's fixed numbers. */
-#include "supervisor/confined.h"
+#include "disk/confined.h"
 #include "syscalls/sys.h"
-#include "supervisor/durable.h"
-#include "supervisor/tracer.h"
+#include "disk/durable.h"
+#include "world/tracer.h"
 #include <fcntl.h>
 #include <stddef.h>
 #include <sys/socket.h>

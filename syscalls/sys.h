@@ -1,7 +1,7 @@
 /* Syscall handlers: one family per file, one dispatch table as data. */
 #ifndef DSIM_SYS_H
 #define DSIM_SYS_H
-#include "supervisor/world.h"
+#include "world/world.h"
 #include <errno.h>
 
 enum sys_action {

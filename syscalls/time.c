@@ -2,7 +2,7 @@
  * host clock; every value derives from w->now. */
 #include "syscalls/sys.h"
 #include <stddef.h>
-#include "supervisor/tracer.h"
+#include "world/tracer.h"
 #include <linux/kcmp.h>
 #include <poll.h>
 #include <signal.h>

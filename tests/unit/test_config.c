@@ -1,4 +1,4 @@
-/* Unit tests for supervisor/config.c: cluster.conf parsing, durations, sizes
+/* Unit tests for base/config.c: cluster.conf parsing, durations, sizes
  * and the config of `dsim exec`. */
 #include <check.h>
 #include <errno.h>
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "supervisor/config.h"
-#include "supervisor/netconf.h"
+#include "base/config.h"
+#include "base/netconf.h"
 
 #define S 1000000000ULL
 

@@ -1,9 +1,9 @@
-/* Unit tests for -D NAME=VALUE and ${NAME} (supervisor/defines.c). */
+/* Unit tests for -D NAME=VALUE and ${NAME} (base/defines.c). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "supervisor/defines.h"
+#include "base/defines.h"
 
 static char err[512];
 

@@ -1,9 +1,9 @@
-/* Unit tests for the machines' file identities (supervisor/idmap.c). */
+/* Unit tests for the machines' file identities (base/idmap.c). */
 #include <check.h>
 #include <stdlib.h>
 #include <sys/sysmacros.h>
 
-#include "supervisor/idmap.h"
+#include "base/idmap.h"
 
 /* Numbers follow the order of first sight, not the host's numbers. */
 START_TEST(test_first_sight)

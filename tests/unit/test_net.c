@@ -1,13 +1,13 @@
-/* Unit tests for the network model (net/model.c) and the event queue
- * (net/queue.c). The golden values pin the order and meaning of the model's
+/* Unit tests for the network model (net/model/model.c) and the event queue
+ * (net/model/queue.c). The golden values pin the order and meaning of the model's
  * draws: a change to them means recorded seeds stop replaying. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/net.h"
-#include "net/queue.h"
+#include "net/model/net.h"
+#include "net/model/queue.h"
 
 #define MS 1000000ULL
 #define S 1000000000ULL

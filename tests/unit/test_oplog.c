@@ -1,10 +1,10 @@
 /* Unit tests for the log of name operations not yet durable
- * (supervisor/oplog.c): which operations an fsync makes durable. */
+ * (base/oplog.c): which operations an fsync makes durable. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "supervisor/oplog.h"
+#include "base/oplog.h"
 
 static size_t durable_count(const struct oplog *l)
 {

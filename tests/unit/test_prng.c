@@ -1,4 +1,4 @@
-/* Unit tests for the version-pinned PRNG (supervisor/prng.c).
+/* Unit tests for the version-pinned PRNG (base/prng.c).
  * The golden values below must never change: a change means every recorded
  * seed stops replaying. */
 #include <check.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "supervisor/prng.h"
+#include "base/prng.h"
 
 /* xoshiro256** itself, against the reference implementation's outputs for
  * the state {1, 2, 3, 4}. */

@@ -1,10 +1,10 @@
-/* Unit tests for choosing a sweep's --verify-sample (supervisor/sample.c). */
+/* Unit tests for choosing a sweep's --verify-sample (base/sample.c). */
 #include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "supervisor/sample.h"
+#include "base/sample.h"
 
 START_TEST(test_parse)
 {

@@ -1,10 +1,10 @@
-/* Unit tests for a machine's own scheduler state (supervisor/schedmodel.c):
+/* Unit tests for a machine's own scheduler state (base/schedmodel.c):
  * Linux 6.x's rules for a kernel without uclamp or sched_ext. */
 #include <check.h>
 #include <errno.h>
 #include <sched.h>
 
-#include "supervisor/schedmodel.h"
+#include "base/schedmodel.h"
 
 static const struct sched_perm root = { .cap_sys_nice = true, .same_owner = true, .prio_owner = true, .io_owner = true };
 static const struct sched_perm user = { .same_owner = true, .prio_owner = true, .io_owner = true };

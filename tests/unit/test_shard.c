@@ -1,12 +1,12 @@
 /* Unit tests for --shard I/N and the CI systems' shard variables
- * (supervisor/shard.c): every way of naming N shards splits a sweep into N
+ * (base/shard.c): every way of naming N shards splits a sweep into N
  * parts that hold each seed exactly once. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "supervisor/shard.h"
+#include "base/shard.h"
 
 static const char *vars[16][2];
 static size_t nvars;

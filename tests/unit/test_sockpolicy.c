@@ -1,4 +1,4 @@
-/* Unit tests for which sockets a machine may have (supervisor/sockpolicy.c):
+/* Unit tests for which sockets a machine may have (net/model/sockpolicy.c):
  * the errnos and their order are those of Linux 6.x for a kernel without
  * the refused families (checked against socket(2) on a native kernel). */
 #include <check.h>
@@ -7,7 +7,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "supervisor/sockpolicy.h"
+#include "net/model/sockpolicy.h"
 
 #ifndef AF_VSOCK
 #define AF_VSOCK 40

@@ -1,9 +1,9 @@
 /* Unit tests for the changed ranges of files since their last durable copy
- * (supervisor/unsynced.c). */
+ * (base/unsynced.c). */
 #include <check.h>
 #include <stdlib.h>
 
-#include "supervisor/unsynced.h"
+#include "base/unsynced.h"
 
 /* A file no one wrote has no changes; a write is one range. */
 START_TEST(test_one_write)

@@ -1,0 +1,54 @@
+/* `dsim doctor`: what this host can do, what dsim does about each fact,
+ * and what it means for determinism (rr's start-up checks are the model).
+ * A seed replays on any host; how dsim gets there differs. */
+#include "cli/cli.h"
+#include "supervisor/hostcaps.h"
+#include <stdio.h>
+
+struct fact { const char *what; bool yes; const char *if_yes, *if_no; bool required; };
+
+int cmd_doctor(int argc, char **argv)
+{
+    if (argc > 1) return usage_error("unexpected argument %s", argv[1]);
+    const struct host_caps *h = host_caps();
+    const struct fact facts[] = {
+        { "rdtsc faults under PR_SET_TSC", h->rdtsc_faults,
+          "rdtsc reads virtual time through its fault (tsc = auto uses trap)",
+          "rdtsc is rewritten in machine code (tsc = auto uses rewrite; tsc = trap is refused)", false },
+        { "rdtscp faults under PR_SET_TSC", h->rdtscp_faults || !h->has_rdtscp,
+          h->has_rdtscp ? "likewise rdtscp" : "the CPU has no rdtscp",
+          "rdtscp is rewritten in machine code", false },
+        { "rdrand/rdseed (CPUID)", h->has_rdrand || h->has_rdseed,
+          "never trappable: rewritten in machine code on every host, answered from the machine's entropy",
+          "the CPU lacks them; code that uses them anyway is rewritten like elsewhere", false },
+        { "CPUID faulting", h->cpuid_faulting,
+          "available, not used yet: cpuid still reports the host's CPU",
+          "cpuid reports the host's CPU: a program that picks code paths by CPU model can differ between hosts",
+          false },
+        { "hardware performance counters (PMU)", h->pmu,
+          "present, not used yet: threads are still preempted only at system calls",
+          "threads are preempted only at system calls (no races between two memory accesses)", false },
+        { "seccomp, ptrace and pidfd_getfd", h->pidfd_getfd,
+          "syscalls are trapped and fds copied from tracees", "dsim cannot run here (Linux 5.6 or later needed)", true },
+        { "overlayfs", h->overlayfs, "each machine's disk is an overlay of the host's files",
+          "machines would write the host's files: dsim cannot run here", true },
+        { "unprivileged user namespaces", h->user_namespaces, "available", "not available", false },
+        { "legacy vsyscall page", h->vsyscall,
+          "mapped: its time calls are emulated by the kernel as system calls, which dsim traps",
+          "not mapped", false },
+    };
+    bool ok = true;
+    printf("host: %s, %s\n", h->kernel, h->cpu[0] ? h->cpu : "unknown CPU");
+    for (size_t i = 0; i < sizeof facts / sizeof *facts; i++) {
+        const struct fact *f = &facts[i];
+        printf("  %-38s %-3s  %s\n", f->what, f->yes ? "yes" : "no", f->yes ? f->if_yes : f->if_no);
+        if (f->required && !f->yes) ok = false;
+    }
+    bool rewrite;
+    char err[256];
+    tsc_resolve(TSC_AUTO, &rewrite, err, sizeof err);
+    printf("tsc = auto here means: %s\n", rewrite ? "rewrite" : "trap");
+    printf("%s\n", ok ? "dsim can run here; a seed gives the same trace hash as on any other host with the same files"
+                      : "dsim cannot run deterministically here");
+    return ok ? 0 : 1;
+}

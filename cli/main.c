@@ -1,0 +1,680 @@
+/* dsim: deterministic simulation testing for real programs. The command line. */
+#include "cli/cli.h"
+#include "cli/crashstates.h"
+#include "supervisor/explain.h"
+#include "base/config.h"
+#include "supervisor/hostcaps.h"
+#include "base/plan.h"
+#include "supervisor/run.h"
+#include "base/sample.h"
+#include "base/shard.h"
+#include "base/results.h"
+#include "supervisor/sweep.h"
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <zlib.h>
+
+
+static const char usage_text[] =
+    "usage: dsim run CONF --seeds SPEC [-j N] [--keep-going] [--results FILE.jsonl] [--junit FILE.xml]\n"
+    "                [--checkpoint FILE] [--shard I/N (1<=I<=N)] [--output DIR] [--plan FILE] [--tsc MODE]\n"
+    "                [--verify-sample P%|K] [-D NAME=VALUE]...\n"
+    "       dsim run CONF --seeds SEED --trace FILE\n"
+    "       dsim verify CONF --seed N [--runs K] [--trace FILE] [--plan FILE] [--tsc MODE] [-D NAME=VALUE]...\n"
+    "       dsim replay CONF SEED [--trace FILE [--stacks MACHINE,...|all]] [--plan FILE] [--plan-out FILE]\n"
+    "                   [--output DIR] [--crash-state C:D.D...] [--tsc MODE] [-D NAME=VALUE]...\n"
+    "       dsim diff CONF SEED_A SEED_B [--plan FILE] [--tsc MODE] [-D NAME=VALUE]...\n"
+    "       dsim shrink CONF SEED [--plan FILE] [--plan-out FILE] [--tsc MODE] [-D NAME=VALUE]...\n"
+    "       dsim crash-states CONF SEED [--crash N | --at TIME --machine NAME [--plan-out FILE]] [--max RUNS]\n"
+    "                         [--plan FILE] [--tsc MODE] [-D NAME=VALUE]...\n"
+    "       dsim trace FILE [--machine M] [--thread T] [--syscall NAME] [--from TIME] [--to TIME]\n"
+    "       dsim merge [--keep-going] [--results FILE.jsonl] [--junit FILE.xml] RESULTS.jsonl...\n"
+    "       dsim exec [--seed N] [--duration D] [--env NAME=VALUE]... [--trace FILE] [--tsc MODE] -- PROGRAM [ARG]...\n"
+    "       dsim doctor\n"
+    "       dsim syscalls\n"
+    "       dsim --help | --version\n"
+    "\n"
+    "SPEC is a seed (7), a range (1-100), random:N (N fresh random seeds), or a\n"
+    "comma-separated list of them (1-10,42,random:100).\n"
+    "--shard I/N runs shard I of N, counted from 1 (--shard 1/3, 2/3, 3/3).\n"
+    "-D NAME=VALUE (or --set NAME=VALUE) replaces ${NAME} in CONF.\n"
+    "Exit status: 0 every seed passed, 1 a seed failed, 2 usage or config error,\n"
+    "3 a sampled seed did not replay (--verify-sample).\n"
+    "See dsim(1) and cluster.conf(5).\n";
+
+static const char *current_cmd;
+
+/* The usage lines of one command (with their continuations). */
+void command_help(const char *cmd)
+{
+    char key[32];
+    snprintf(key, sizeof key, "dsim %s ", cmd);
+    bool in = false;
+    for (const char *p = usage_text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        const char *start = p + strspn(p, " ");
+        if (!strncmp(start, "usage: ", 7)) start += 7;
+        if (!strncmp(start, "dsim ", 5)) in = !strncmp(start, key, strlen(key));
+        else if (len == 0) in = false;
+        if (in) printf("%.*s\n", (int)len, p);
+        p += len + (nl != NULL);
+    }
+    printf("See dsim(1) for the options and exit statuses.\n");
+}
+
+int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "dsim: ");
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    if (current_cmd && strstr(usage_text, current_cmd)) {
+        fflush(stdout);
+        int saved = dup(1);
+        dup2(2, 1);                     /* the command's usage, on stderr */
+        command_help(current_cmd);
+        fflush(stdout);
+        dup2(saved, 1);
+        close(saved);
+    } else {
+        fputs(usage_text, stderr);
+    }
+    return EXIT_USAGE;
+}
+
+static void on_signal(int sig)
+{
+    dsim_interrupted = sig;
+    run_kill_all_async();
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* ---- seeds ---- */
+
+struct seeds { uint64_t *v; size_t n, cap; };
+
+static int parse_u64(const char *s, const char *end, uint64_t *out)
+{
+    if (s == end) return -1;
+    uint64_t v = 0;
+    for (const char *p = s; p < end; p++) {
+        uint64_t d = (uint64_t)(*p - '0');
+        if (*p < '0' || *p > '9' || v > (UINT64_MAX - d) / 10) return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+static int add_seed(struct seeds *s, uint64_t v)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        if (s->cap > 100000000) return -1;
+        s->v = realloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n++] = v;
+    return 0;
+}
+
+static int parse_seeds(const char *spec, struct seeds *s)
+{
+    const char *p = spec;
+    while (*p) {
+        const char *end = p + strcspn(p, ",");
+        const char *dash = memchr(p, '-', (size_t)(end - p));
+        uint64_t a, b;
+        if (!strncmp(p, "random:", 7)) {
+            /* N fresh seeds from the kernel: each is printed with its
+             * result, so a failure found this way still replays. */
+            if (parse_u64(p + 7, end, &a) || a == 0 || a > 100000000) return -1;
+            for (uint64_t k = 0; k < a; k++) {
+                uint64_t v;
+                if (getrandom(&v, sizeof v, 0) != sizeof v || add_seed(s, v >> 1)) return -1;
+            }
+            p = *end ? end + 1 : end;
+            continue;
+        }
+        if (dash) {
+            if (parse_u64(p, dash, &a) || parse_u64(dash + 1, end, &b) || b < a || b - a >= 100000000) return -1;
+        } else if (parse_u64(p, end, &a)) {
+            return -1;
+        } else {
+            b = a;
+        }
+        for (uint64_t v = a;; v++) { if (add_seed(s, v)) return -1; if (v == b) break; }
+        p = *end ? end + 1 : end;
+        if (*end && !*p) return -1;
+    }
+    return s->n ? 0 : -1;
+}
+
+/* ---- reporting ---- */
+
+static void print_failure(FILE *f, const char *conf, uint64_t seed, const struct run_result *r, const struct opts *o)
+{
+    char *rerun = rerun_options(o), *qconf = shell_quote(conf), *qstate = o->crash_state ? shell_quote(o->crash_state) : NULL;
+    fprintf(f, "seed %" PRIu64 " FAILED: %s\n", seed, r->reason);
+    fprintf(f, "  simulated time %" PRIu64 ".%09" PRIu64 "s, %" PRIu64 " steps, trace hash %s\n",
+            r->vtime_ns / 1000000000, r->vtime_ns % 1000000000, r->steps, r->hash);
+    fprintf(f, "  replay: dsim replay %s %" PRIu64 "%s%s%s\n", qconf, seed, rerun, qstate ? " --crash-state " : "",
+            qstate ? qstate : "");
+    if (r->report) fputs(r->report, f);
+    free(rerun);
+    free(qconf);
+    free(qstate);
+}
+
+char *rerun_options(const struct opts *o)
+{
+    char *plan = o->plan ? shell_quote(o->plan) : NULL, *tsc = o->tsc ? shell_quote(o->tsc) : NULL,
+         *defines = defines_options(&o->defines), *out;
+    if (asprintf(&out, "%s%s%s%s%s", plan ? " --plan " : "", plan ? plan : "", tsc ? " --tsc " : "", tsc ? tsc : "",
+                 defines) < 0)
+        abort();
+    free(plan);
+    free(tsc);
+    free(defines);
+    return out;
+}
+
+/* Traces are written gzip-compressed (zlib, fast level): a busy 10-second
+ * run makes a million events, 32 MB as text and 4 MB compressed. The trace
+ * writer sees a plain FILE; dsim trace, zcat and zgrep read it back. */
+static ssize_t gz_write(void *cookie, const char *buf, size_t len)
+{
+    return len ? (ssize_t)gzwrite(cookie, buf, (unsigned)len) : 0;
+}
+
+static int gz_close(void *cookie) { return gzclose(cookie) == Z_OK ? 0 : -1; }
+
+static FILE *open_trace(const char *path)
+{
+    if (!path) return NULL;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    gzFile gz = fd >= 0 ? gzdopen(fd, "wb1") : NULL;
+    FILE *f = gz ? fopencookie(gz, "w", (cookie_io_functions_t){ NULL, gz_write, NULL, gz_close }) : NULL;
+    if (!f) {
+        fprintf(stderr, "dsim: cannot write %s: %s\n", path, strerror(errno));
+        if (gz) gzclose(gz);
+        else if (fd >= 0) close(fd);
+    }
+    return f;
+}
+
+struct config *load(const char *path, struct defines *defines)
+{
+    char err[1024];
+    struct config *c = config_load_defined(path, defines, err, sizeof err);
+    if (!c) fprintf(stderr, "%s\n", err);
+    /* A NAME the file never uses is likely a typo: the run would not be
+     * the variant asked for. */
+    for (size_t i = 0; c && i < defines->n; i++)
+        if (!defines->used[i]) fprintf(stderr, "dsim: warning: -D %s: %s has no ${%s}\n", defines->name[i], path,
+                                       defines->name[i]);
+    return c;
+}
+
+int interrupted_status(void) { return 128 + (dsim_interrupted ? dsim_interrupted : SIGINT); }
+
+/* ---- subcommands ---- */
+
+
+/* The config, and the --plan that replaces its faults if one was given. */
+struct config *load_with_plan(const char *path, struct opts *o)
+{
+    struct config *c = load(path, &o->defines);
+    char err[2048];
+    if (c && apply_tsc(c, o) != 0) {
+        config_free(c);
+        return NULL;
+    }
+    if (c && o->plan && plan_load(o->plan, c, &o->faults, &o->nfaults, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        config_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+int apply_tsc(struct config *c, const struct opts *o)
+{
+    char err[512];
+    bool rewrite;
+    if (o->tsc && tsc_mode_parse(o->tsc, &c->tsc) < 0) return usage_error("bad --tsc %s (use auto, trap or rewrite)", o->tsc);
+    if (tsc_resolve(c->tsc, &rewrite, err, sizeof err) < 0) {
+        fprintf(stderr, "dsim: %s: %s\n", c->path ? c->path : "exec", err);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
+{
+    static const struct option longopts[] = {
+        { "seeds", required_argument, 0, 's' }, { "seed", required_argument, 0, 'n' },
+        { "trace", required_argument, 0, 't' }, { "output", required_argument, 0, 'o' },
+        { "runs", required_argument, 0, 'r' }, { "duration", required_argument, 0, 'd' },
+        { "env", required_argument, 0, 'e' }, { "help", no_argument, 0, 'h' },
+        { "jobs", required_argument, 0, 'j' }, { "keep-going", no_argument, 0, 'k' },
+        { "results", required_argument, 0, 'R' }, { "junit", required_argument, 0, 'J' },
+        { "checkpoint", required_argument, 0, 'C' }, { "shard", required_argument, 0, 'S' },
+        { "stacks", required_argument, 0, 'K' }, { "plan", required_argument, 0, 'P' },
+        { "plan-out", required_argument, 0, 'O' }, { "crash", required_argument, 0, 'c' },
+        { "max", required_argument, 0, 'm' }, { "crash-state", required_argument, 0, 'X' },
+        { "at", required_argument, 0, 'a' }, { "machine", required_argument, 0, 'M' },
+        { "tsc", required_argument, 0, 'T' },
+        { "verify-sample", required_argument, 0, 'V' },
+        { "set", required_argument, 0, 'D' },
+        { 0, 0, 0, 0 },
+    };
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "+j:D:", longopts, NULL)) != -1) {
+        if (c == 'h') { if (current_cmd) command_help(current_cmd); else fputs(usage_text, stdout); exit(0); }
+        if (c == '?' || !strchr(allowed, c)) return usage_error("unexpected option in %s", argv[0]);
+        switch (c) {
+        case 's': o->seeds = optarg; break;
+        case 'n': o->seed = optarg; break;
+        case 't': o->trace = optarg; break;
+        case 'o': o->output = optarg; break;
+        case 'd': o->duration = optarg; break;
+        case 'k': o->keep_going = true; break;
+        case 'R': o->results = optarg; break;
+        case 'J': o->junit = optarg; break;
+        case 'C': o->checkpoint = optarg; break;
+        case 'S': o->shard = optarg; break;
+        case 'K': o->stacks = optarg; break;
+        case 'P': o->plan = optarg; break;
+        case 'O': o->plan_out = optarg; break;
+        case 'X': o->crash_state = optarg; break;
+        case 'a': o->at = optarg; break;
+        case 'M': o->machine = optarg; break;
+        case 'T': o->tsc = optarg; break;
+        case 'V': o->verify_sample = optarg; break;
+        case 'c':
+        case 'm': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || *optarg < '0' || *optarg > '9' || v < 1 || v > 100000) return usage_error("bad number %s", optarg);
+            if (c == 'c') o->crash = (int)v;
+            else o->max_states = (int)v;
+            break;
+        }
+        case 'j':
+        case 'r': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            bool digits = *optarg >= '0' && *optarg <= '9';      /* no sign, no blank */
+            if (c == 'j' && (*end || !digits || v < 1 || v > 256)) return usage_error("bad -j %s (use 1 to 256)", optarg);
+            if (c == 'r' && (*end || !digits || v < 1 || v > 1000000)) return usage_error("bad --runs %s", optarg);
+            if (c == 'j') o->jobs = (int)v;
+            else o->runs = (int)v;
+            break;
+        }
+        case 'D': {
+            char err[512];
+            if (define_add(&o->defines, optarg, err, sizeof err)) return usage_error("%s", err);
+            break;
+        }
+        case 'e':
+            if (!strchr(optarg, '=')) return usage_error("bad --env %s (use NAME=VALUE)", optarg);
+            o->env = realloc(o->env, (o->nenv + 1) * sizeof *o->env);
+            o->env[o->nenv++] = optarg;
+            break;
+        }
+    }
+    return 0;
+}
+
+static int one_seed(const char *confpath, struct config *c, uint64_t seed, const struct opts *o,
+                    struct run_result *r, bool keep)
+{
+    char dir[4096];
+    struct run_opts ro = { 0 };
+    memset(r, 0, sizeof *r);
+    ro.stacks = o->stacks;
+    ro.plan = o->faults;
+    ro.nplan = o->nfaults;
+    ro.use_plan = o->plan != NULL;
+    struct crash_pick pick;
+    unsigned choices[CRASH_PICK_MAX];
+    if (o->crash_state) {
+        if (crash_state_parse(o->crash_state, &pick, choices, CRASH_PICK_MAX))
+            return usage_error("bad --crash-state %s (use C:D.D..., as dsim crash-states prints)", o->crash_state);
+        ro.pick = &pick;
+    }
+    ro.trace_out = open_trace(o->trace);
+    ro.trace_results = true;
+    if (o->trace && !ro.trace_out) return EXIT_USAGE;
+    if (keep && o->output) {
+        mkdir(o->output, 0755);
+        snprintf(dir, sizeof dir, "%s/seed-%" PRIu64, o->output, seed);
+        ro.keep_dir = dir;
+    }
+    char *rerun = rerun_options(o);
+    ro.rerun = rerun;
+    run_seed(c, seed, &ro, r);
+    free(rerun);
+    if (ro.trace_out) fclose(ro.trace_out);
+    if (o->plan_out) {
+        FILE *f = fopen(o->plan_out, "we");
+        if (!f || fprintf(f, "%s\n", r->plan) < 0 || fclose(f)) {
+            fprintf(stderr, "dsim: cannot write %s: %s\n", o->plan_out, strerror(errno));
+            return EXIT_USAGE;
+        }
+    }
+    return r->outcome == OUT_PASS ? 0 : 1;
+}
+
+void scratch_path(char *out, size_t len, const char *prefix, uint64_t seed)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(out, len, "%s/%s-%" PRIu64 ".json", tmp && *tmp == '/' ? tmp : "/tmp", prefix, seed);
+}
+
+/* The nearest existing directory holding path (path itself if it is one),
+ * absolute and symlink-free; malloc'd, or NULL. */
+static char *existing_dir(const char *path)
+{
+    char *p = strdup(path), *real = NULL;
+    struct stat st;
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        char *slash = strrchr(p, '/');
+        if (!slash) { free(p); p = strdup("."); }
+        else if (slash == p) p[1] = 0;
+        else *slash = 0;
+        if (strcmp(p, ".") && strcmp(p, "/") && (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            real = existing_dir(p);
+            free(p);
+            return real;
+        }
+    }
+    real = realpath(p, NULL);
+    free(p);
+    return real;
+}
+
+void warn_if_seen(const struct config *c, const char *opt, const char *path)
+{
+    if (!c->dir_mounted || !path) return;
+    char *dir = existing_dir(path);
+    size_t n = strlen(c->dir);
+    if (dir && !strncmp(dir, c->dir, n) && (dir[n] == 0 || dir[n] == '/'))
+        fprintf(stderr, "dsim: warning: %s %s is in %s, which every machine sees as its working directory "
+                        "(%s%s): a file changing there during the sweep can change the traces of later seeds; "
+                        "write it elsewhere (such as $TMPDIR)\n", opt, path, c->dir, CONFIG_MOUNT, dir + n);
+    free(dir);
+}
+
+FILE *open_output(const char *path)
+{
+    FILE *f = path ? fopen(path, "we") : NULL;
+    if (path && !f) fprintf(stderr, "dsim: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+static const char *getenv_const(const char *name) { return getenv(name); }
+
+static int cmd_run(int argc, char **argv)
+{
+    struct opts o = { 0 };
+    if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "run");
+    const char *confpath = argv[1];
+    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCSPTVD")) return EXIT_USAGE;
+    if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
+    struct seeds s = { 0 };
+    if (!o.seeds) return usage_error("%s: --seeds is required", "run");
+    if (parse_seeds(o.seeds, &s)) return usage_error("bad --seeds %s", o.seeds);
+    /* The sample is the whole sweep's, chosen before sharding, so that the
+     * shards' samples make up the unsharded sweep's. */
+    bool *sampled = NULL;
+    if (o.verify_sample) {
+        struct sample_spec spec;
+        if (sample_parse(o.verify_sample, &spec))
+            return usage_error("bad --verify-sample %s (use a percentage such as 5%% or a count)", o.verify_sample);
+        if (o.trace) return usage_error("%s: --verify-sample is for a sweep, not --trace", "run");
+        sampled = calloc(s.n, sizeof *sampled);
+        sample_choose(s.v, s.n, sample_size(&spec, s.n), sampled);
+    }
+    struct shard sh;
+    char why[512];
+    int sharded = shard_find(o.shard, getenv_const, &sh, why, sizeof why);
+    if (sharded < 0) return usage_error("%s", why);
+    char shard[64] = "";
+    size_t sweep_seeds = s.n;                   /* before sharding */
+    if (sharded) {
+        size_t k = 0;
+        for (size_t j = 0; j < s.n; j++) {
+            if (!shard_has(&sh, j)) continue;
+            if (sampled) sampled[k] = sampled[j];
+            s.v[k++] = s.v[j];
+        }
+        s.n = k;
+        snprintf(shard, sizeof shard, "%lu/%lu", sh.index + 1, sh.count);       /* as --shard writes it */
+        fprintf(stderr, "dsim: shard %s (from %s): %zu seeds\n", shard, sh.source, s.n);
+    }
+    if (o.trace && s.n != 1)
+        return usage_error("%s: --trace needs a single seed (or use dsim replay CONF SEED --trace FILE)", "run");
+    if (o.checkpoint && strstr(o.seeds, "random:"))
+        return usage_error("%s: random seeds cannot be checkpointed (a rerun would draw others)", "run");
+    struct config *c = load_with_plan(confpath, &o);
+    if (!c) return EXIT_USAGE;
+    warn_if_seen(c, "--results", o.results);
+    warn_if_seen(c, "--junit", o.junit);
+    warn_if_seen(c, "--checkpoint", o.checkpoint);
+    warn_if_seen(c, "--output", o.output);
+    FILE *results = open_output(o.results), *junit = open_output(o.junit);
+    if ((o.results && !results) || (o.junit && !junit)) { config_free(c); return EXIT_USAGE; }
+    char *rerun = rerun_options(&o), *vars = defines_to_json(&o.defines);
+    int status;
+    if (o.trace) {
+        struct run_result r;
+        status = one_seed(confpath, c, s.v[0], &o, &r, true);
+        if (status == 1 && !dsim_interrupted) {
+            print_failure(stdout, confpath, s.v[0], &r, &o);
+            printf("failed at seed %" PRIu64 " (0 seeds passed first)\n", s.v[0]);
+        } else if (status == 0) {
+            printf("dsim: all 1 seeds passed\n");
+        }
+        if (dsim_interrupted) status = interrupted_status();
+        run_result_free(&r);
+    } else {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        struct sweep sw = { .confpath = confpath, .conf = c, .seeds = s.v, .nseeds = s.n,
+                            .jobs = o.jobs ? o.jobs : (int)(cpus > 0 ? cpus : 1),
+                            .keep_going = o.keep_going, .progress = isatty(2) && s.n > 1,
+                            .results = results, .junit = junit, .checkpoint = o.checkpoint,
+                            .spec = o.seeds, .shard = shard, .sweep_seeds = sweep_seeds, .output = o.output,
+                            .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL,
+                            .sampled = sampled, .sample_spec = o.verify_sample, .rerun = rerun, .vars = vars };
+        status = sweep_run(&sw);
+    }
+    if (results) fclose(results);
+    if (junit) fclose(junit);
+    fflush(stdout);
+    config_free(c);
+    free(s.v);
+    free(sampled);
+    free(rerun);
+    free(vars);
+    defines_free(&o.defines);
+    return status;
+}
+
+int parse_seed_arg(const char *s, uint64_t *out)
+{
+    return parse_u64(s, s + strlen(s), out);
+}
+
+/* Runs a seed K times (and up to this many more when the explanation of
+ * differing hashes lacks a stack only a further run can take). */
+#define VERIFY_EXTRA_RUNS 2
+
+static int cmd_verify(int argc, char **argv)
+{
+    struct opts o = { .runs = 2 };
+    if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "verify");
+    const char *confpath = argv[1];
+    if (parse_opts(argc - 1, argv + 1, &o, "ntrPTD")) return EXIT_USAGE;
+    if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
+    uint64_t seed;
+    if (!o.seed) return usage_error("%s: --seed N is required", "verify");
+    if (parse_seed_arg(o.seed, &seed)) return usage_error("bad --seed %s", o.seed);
+    struct config *c = load_with_plan(confpath, &o);
+    if (!c) return EXIT_USAGE;
+    FILE *check = open_trace(o.trace);            /* a --trace that cannot be written stops us before any run */
+    if (o.trace && !check) { config_free(c); return EXIT_USAGE; }
+    if (check) fclose(check);
+    struct run_opts base = { .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL };
+    struct explain *e = explain_new(c, &base, seed);
+    char first[33] = "";
+    int runs = o.runs;
+    for (int i = 1; i <= runs; i++) {
+        struct run_result r;
+        if (explain_run(e, &r, o.trace) != 0) {
+            fprintf(stderr, "dsim: cannot make a temporary file for the trace: %s\n", strerror(errno));
+            explain_free(e);
+            config_free(c);
+            return EXIT_USAGE;
+        }
+        run_result_free(&r);
+        if (dsim_interrupted) { explain_free(e); config_free(c); return interrupted_status(); }
+        printf("run %d: %s %s%s\n", i, r.hash, outcome_name(r.outcome),
+               i > o.runs ? " (one more run, for the stacks)" : "");
+        if (i == 1) memcpy(first, r.hash, sizeof first);
+        if (i == runs && runs < o.runs + VERIFY_EXTRA_RUNS && explain_hashes(e) > 1 && explain_wants_more(e)) runs++;
+    }
+    bool same = explain_hashes(e) == 1;
+    if (!same) {
+        printf("dsim: seed %" PRIu64 " is NOT deterministic: the hashes differ\n", seed);
+        explain_print(e, stdout, "run");
+    }
+    printf("%s\n", first);
+    explain_free(e);
+    config_free(c);
+    return same ? 0 : 1;
+}
+
+static int cmd_replay(int argc, char **argv)
+{
+    struct opts o = { 0 };
+    if (argc < 3 || argv[1][0] == '-') return usage_error("%s: usage: dsim replay CONF SEED", "replay");
+    const char *confpath = argv[1];
+    uint64_t seed;
+    if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
+    if (parse_opts(argc - 2, argv + 2, &o, "toKPOXTD")) return EXIT_USAGE;
+    if (o.stacks && !o.trace) return usage_error("%s: --stacks needs --trace FILE", "replay");
+    if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
+    struct config *c = load_with_plan(confpath, &o);
+    if (!c) return EXIT_USAGE;
+    struct run_result r;
+    int status = one_seed(confpath, c, seed, &o, &r, true);
+    if (status == EXIT_USAGE) { config_free(c); return status; }
+    if (dsim_interrupted) status = interrupted_status();
+    else if (status) print_failure(stdout, confpath, seed, &r, &o);
+    else printf("seed %" PRIu64 " passed: simulated time %.9fs, %" PRIu64 " steps\n", seed,
+                (double)r.vtime_ns / 1e9, r.steps);
+    printf("trace hash %s\n", r.hash);
+    run_result_free(&r);
+    config_free(c);
+    return status;
+}
+
+static int cmd_exec(int argc, char **argv)
+{
+    struct opts o = { 0 };
+    if (parse_opts(argc, argv, &o, "ntdeT")) return EXIT_USAGE;
+    if (optind >= argc) return usage_error("%s: missing PROGRAM", "exec");
+    uint64_t seed = 1;
+    if (o.seed && parse_seed_arg(o.seed, &seed)) return usage_error("bad --seed %s", o.seed);
+    char err[1024];
+    struct config *c = config_for_exec(argv + optind, err, sizeof err);
+    if (!c) { fprintf(stderr, "dsim: %s\n", err); return EXIT_USAGE; }
+    if (o.duration && parse_duration(o.duration, &c->duration_ns))
+        return usage_error("bad --duration %s", o.duration);
+    if (apply_tsc(c, &o) != 0) return EXIT_USAGE;
+    c->machines[0].argv = argv + optind;
+    c->machines[0].env = o.env;
+    c->machines[0].nenv = o.nenv;
+    struct run_opts ro = { .exec_stdio = true };
+    ro.trace_out = open_trace(o.trace);
+    ro.trace_results = true;
+    if (o.trace && !ro.trace_out) return EXIT_USAGE;
+    struct run_result r;
+    run_seed(c, seed, &ro, &r);
+    if (ro.trace_out) fclose(ro.trace_out);
+    fflush(stdout);
+    int status;
+    if (dsim_interrupted) status = interrupted_status();
+    else if (r.outcome == OUT_PASS || r.outcome == OUT_EXIT)
+        status = WIFSIGNALED(r.exit_status) ? 128 + WTERMSIG(r.exit_status) : WEXITSTATUS(r.exit_status);
+    else {
+        status = r.outcome == OUT_TIMEOUT ? 124 : 125;
+        fprintf(stderr, "dsim: seed %" PRIu64 ": %s\n", seed, r.reason);
+        if (r.report) fputs(r.report, stderr);
+    }
+    fprintf(stderr, "dsim: trace hash %s\n", r.hash);
+    run_result_free(&r);
+    c->machines[0].env = NULL;
+    c->machines[0].nenv = 0;
+    config_free(c);
+    free(o.env);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc < 2) { fputs(usage_text, stderr); return EXIT_USAGE; }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { fputs(usage_text, stdout); return 0; }
+    if (!strcmp(cmd, "--version")) { printf("dsim %s\n", PACKAGE_VERSION); return 0; }
+    current_cmd = cmd;
+    if (argc >= 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) &&
+        strstr(usage_text, cmd) && strcmp(cmd, "--version")) {
+        command_help(cmd);
+        return 0;
+    }
+    install_signals();
+    /* poll and select hold a copy of every fd they watch. */
+    struct rlimit nofile;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+        nofile.rlim_cur = nofile.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &nofile);
+    }
+    static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
+        { "run", cmd_run }, { "verify", cmd_verify }, { "replay", cmd_replay }, { "exec", cmd_exec },
+        { "merge", cmd_merge }, { "diff", cmd_diff }, { "trace", cmd_trace }, { "shrink", cmd_shrink },
+        { "crash-states", cmd_crash_states }, { "doctor", cmd_doctor },
+        { "syscalls", cmd_syscalls },
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
+        if (!strcmp(cmd, cmds[i].name)) {
+            int status = cmds[i].fn(argc - 1, argv + 1);
+            run_cleanup(0);
+            return status;
+        }
+    return usage_error("unknown command %s", cmd);
+}

@@ -1,0 +1,57 @@
+#include "world/tracer.h"
+#include <errno.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+int tracer_getregs(pid_t tid, struct user_regs_struct *r) { return (int)ptrace(PTRACE_GETREGS, tid, 0, r); }
+int tracer_setregs(pid_t tid, const struct user_regs_struct *r) { return (int)ptrace(PTRACE_SETREGS, tid, 0, r); }
+int tracer_cont(pid_t tid, int sig) { return (int)ptrace(PTRACE_CONT, tid, 0, (long)sig); }
+int tracer_syscall(pid_t tid, int sig) { return (int)ptrace(PTRACE_SYSCALL, tid, 0, (long)sig); }
+
+unsigned long tracer_eventmsg(pid_t tid)
+{
+    unsigned long msg = 0;
+    ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
+    return msg;
+}
+
+int mem_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+    if (len == 0) return 0;
+    struct iovec l = { buf, len }, r = { (void *)addr, len };
+    ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+    if (n == (ssize_t)len) return 0;
+    if (n >= 0) errno = EFAULT;
+    return -1;
+}
+
+int mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len)
+{
+    if (len == 0) return 0;
+    struct iovec l = { (void *)buf, len }, r = { (void *)addr, len };
+    ssize_t n = process_vm_writev(pid, &l, 1, &r, 1, 0);
+    if (n == (ssize_t)len) return 0;
+    if (n >= 0) errno = EFAULT;
+    return -1;
+}
+
+ssize_t mem_read_str(pid_t pid, uint64_t addr, char *buf, size_t max)
+{
+    size_t got = 0;
+    /* Read page-bounded chunks so a string near the end of a mapping works. */
+    while (got + 1 < max) {
+        uint64_t a = addr + got;
+        size_t chunk = 4096 - (a & 4095);
+        if (chunk > max - 1 - got) chunk = max - 1 - got;
+        struct iovec l = { buf + got, chunk }, r = { (void *)a, chunk };
+        ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (n <= 0) { if (got == 0) { errno = EFAULT; return -1; } break; }
+        void *nul = memchr(buf + got, 0, (size_t)n);
+        if (nul) return (char *)nul - buf;
+        got += (size_t)n;
+    }
+    buf[got] = 0;
+    return (ssize_t)got;
+}

@@ -1,0 +1,147 @@
+/* The world's registry: threads, processes, and a run's verdict. */
+#include "world/world.h"
+#include "supervisor/run.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char *outcome_name(enum outcome o)
+{
+    static const char *const names[] = { "running", "pass", "exit", "time limit", "deadlock",
+                                         "fence", "check", "internal", "spin" };
+    return names[o];
+}
+
+void world_fail(struct world *w, enum outcome o, const char *fmt, ...)
+{
+    if (w->outcome != OUT_RUNNING) return;
+    w->outcome = o;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->reason, sizeof w->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- registry ---- */
+
+struct thread *world_thread_by_tid(struct world *w, pid_t tid)
+{
+    /* Most notices are the running thread's: no walk for them. A live tid
+     * names one thread (a tid is reused only once it is reaped). */
+    if (w->running && w->running->tid == tid && w->running->state != TS_DEAD) return w->running;
+    for (size_t i = w->nthreads; i-- > 0;)
+        if (w->threads[i]->tid == tid && w->threads[i]->state != TS_DEAD) return w->threads[i];
+    return NULL;
+}
+
+struct thread *world_thread_by_vtid(struct world *w, struct machine *m, pid_t vtid)
+{
+    for (size_t i = w->nthreads; i-- > 0;) {
+        struct thread *t = w->threads[i];
+        if (t->vtid == vtid && t->proc->m == m && t->state != TS_DEAD) return t;
+    }
+    return NULL;
+}
+
+struct process *world_proc_by_vpid(struct machine *m, struct world *w, pid_t vpid)
+{
+    for (size_t i = w->nprocs; i-- > 0;)
+        if (w->procs[i]->vpid == vpid && w->procs[i]->m == m && !w->procs[i]->reaped)
+            return w->procs[i];
+    return NULL;
+}
+
+#define GROW(arr, n, cap) do { if ((n) == (cap)) { (cap) = (cap) ? 2 * (cap) : 16; \
+    (arr) = realloc((arr), (cap) * sizeof *(arr)); if (!(arr)) abort(); } } while (0)
+
+struct thread *world_add_thread(struct world *w, struct process *p, pid_t tid, pid_t vtid)
+{
+    struct thread *t = calloc(1, sizeof *t);
+    t->id = ++w->threads_made;
+    t->start_ns = machine_monotonic(w, p->m);
+    t->tid = tid;
+    t->vtid = vtid;
+    t->proc = p;
+    t->state = TS_NEW;
+    t->deadline = UINT64_MAX;
+    t->copy_fd = -1;
+    sched_state_init(&t->sched, w->conf->cpus);
+    if (!p->leader) p->leader = t;
+    p->nlive++;
+    if (w->nthreads == w->capthreads) {
+        GROW(w->threads, w->nthreads, w->capthreads);
+        w->runnable = realloc(w->runnable, w->capthreads * sizeof *w->runnable);
+        if (!w->runnable) abort();
+    }
+    w->threads[w->nthreads++] = t;
+    return t;
+}
+
+/* Dead threads and reaped processes leave the arrays every round walks (a program that starts
+ * thousands of processes would slow each step down); the live keep their
+ * order, so the scheduler's draws are unchanged. Their structs stay until
+ * the run ends: a process's leader or a vfork parent may be one. */
+void world_compact_threads(struct world *w)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < w->nthreads; i++) {
+        struct thread *t = w->threads[i];
+        if (t->state != TS_DEAD || t == w->running || t == w->held_at_exit) {
+            w->threads[k++] = t;
+            continue;
+        }
+        GROW(w->dead, w->ndead, w->capdead);
+        w->dead[w->ndead++] = t;
+        t->proc->dead_steps += t->steps;      /* its process's CPU time keeps them */
+        t->proc->dead_nvcsw += t->nvcsw;
+        t->proc->dead_nivcsw += t->nivcsw;
+    }
+    w->nthreads = k;
+    /* Processes their parents have reaped, likewise (kill_group still
+     * finds a reaped group leader among them). */
+    k = 0;
+    for (size_t i = 0; i < w->nprocs; i++) {
+        struct process *p = w->procs[i];
+        if (!(p->exited && p->reaped && p->nlive == 0)) {
+            w->procs[k++] = p;
+            continue;
+        }
+        GROW(w->deadprocs, w->ndeadprocs, w->capdeadprocs);
+        w->deadprocs[w->ndeadprocs++] = p;
+    }
+    w->nprocs = k;
+}
+
+uint64_t process_steps(const struct world *w, const struct process *p)
+{
+    uint64_t steps = p->dead_steps;
+    for (size_t i = 0; i < w->nthreads; i++)
+        if (w->threads[i]->proc == p) steps += w->threads[i]->steps;
+    return steps;
+}
+
+void process_switches(const struct world *w, const struct process *p, uint64_t *nvcsw, uint64_t *nivcsw)
+{
+    *nvcsw = p->dead_nvcsw;
+    *nivcsw = p->dead_nivcsw;
+    for (size_t i = 0; i < w->nthreads; i++)
+        if (w->threads[i]->proc == p) {
+            *nvcsw += w->threads[i]->nvcsw;
+            *nivcsw += w->threads[i]->nivcsw;
+        }
+}
+
+struct process *world_add_process(struct world *w, struct machine *m, pid_t pid, pid_t vpid)
+{
+    struct process *p = calloc(1, sizeof *p);
+    p->start_ns = machine_monotonic(w, m);
+    p->pid = pid;
+    p->vpid = vpid;
+    p->m = m;
+    p->pidfd = -1;
+    p->mm = ++w->next_mm;
+    GROW(w->procs, w->nprocs, w->capprocs);
+    w->procs[w->nprocs++] = p;
+    return p;
+}
+

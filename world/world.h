@@ -1,0 +1,364 @@
+/* The world of one run: machines, processes, threads, the virtual clock,
+ * the PRNG streams and the trace. Everything here changes only at steps. */
+#ifndef DSIM_WORLD_H
+#define DSIM_WORLD_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include <time.h>
+#include "base/config.h"
+#include "base/idmap.h"
+#include "base/oplog.h"
+#include "base/prng.h"
+#include "base/schedmodel.h"
+#include "base/unsynced.h"
+#include "trace/trace.h"
+
+struct world;
+struct thread;
+
+enum thread_state {
+    TS_NEW,       /* at its first stop; runs when picked */
+    TS_READY,     /* at a syscall stop; its syscall runs when picked */
+    TS_BLOCKED,   /* at a syscall stop, waiting for a condition */
+    TS_HELD,      /* at an event stop, waiting (a vfork parent) */
+    TS_RUNNING,   /* holds the baton */
+    TS_DYING,     /* killed; its death notice has not arrived yet */
+    TS_DEAD,
+};
+
+typedef bool (*ready_fn)(struct world *w, struct thread *t);
+typedef void (*exit_fn)(struct world *w, struct thread *t, long result);
+
+struct process;
+
+struct thread {
+    int id;                 /* creation order in the run: names the thread */
+    pid_t tid;              /* host tid */
+    pid_t vtid;             /* tid inside the machine's PID namespace */
+    struct process *proc;
+    enum thread_state state;
+    bool awaiting_first_stop;
+
+    struct user_regs_struct regs;   /* valid while stopped at a syscall */
+    bool regs_dirty;
+
+    /* Blocking. */
+    uint64_t deadline;      /* virtual ns; UINT64_MAX = none */
+    uint64_t blocked_since; /* when its current blocking call began */
+    ready_fn ready;         /* polled each round while blocked; may be NULL */
+    bool woken;             /* set by an explicit wake (futex, child exit) */
+    bool interrupted;       /* a signal must interrupt the blocked call */
+    bool timed_out;
+    int copy_fd;            /* supervisor's copy of the fd waited on, or -1 */
+    /* The futex waited on, keyed as the kernel keys it: (address space,
+     * address) for private memory, (inode, offset) for shared mappings. */
+    uint64_t futex_key;     /* address or offset */
+    uint64_t futex_space;   /* mm id, or the backing inode; 0 = not waiting */
+    bool futex_shared;
+    uint32_t futex_bitset;
+    bool futex_pi;          /* waiting in FUTEX_LOCK_PI: only an unlock hands it on */
+    uint64_t futex_pi_since;  /* when it began to wait (steps): the unlock's order */
+    /* futex_waitv: its keys, three words each (space, offset, shared), and
+     * the index of the one a wake came through. */
+    uint64_t *futexv;
+    int nfutexv, futexv_hit;
+    uint64_t sigsuspend_mask;
+    long scratch[6];        /* per-syscall state kept across a block */
+    long partial;           /* bytes a blocking write already moved */
+    int intr_sig;           /* the signal that interrupts the blocked call */
+    int pending_sig;        /* sent while it stood at a syscall: that call
+                             * must not block (Linux finds it pending) */
+    int *poll_copies;       /* copies of the fds a blocked poll/select waits on */
+    int npoll_copies;
+    bool retry;             /* the handler runs again after a block */
+
+    exit_fn on_exit;        /* called at the syscall-exit stop */
+    unsigned char pending_rec[640];  /* the call's trace record (callrec.h), ended at exit */
+    size_t pending_len;
+    bool note_result;       /* its passed call's result goes in a note at exit */
+    exit_fn exit_note;      /* notes more at the exit stop, after the call's event (outside reads) */
+
+    uint64_t ctid_addr;     /* CLONE_CHILD_CLEARTID / set_tid_address */
+    uint64_t steps;
+    uint64_t unready_epoch; /* its fd readiness was polled false at this io_epoch (UINT64_MAX: not since it blocked) */
+    uint64_t start_ns;      /* made at this machine monotonic time */
+    uint64_t nvcsw, nivcsw; /* it blocked; another was picked while it was ready */
+    bool exit_expected;     /* its own exit(): no group death follows */
+    /* An mmap/mprotect making code executable, between its entry and exit
+     * stops (supervisor/rewrite.h): 0 or the syscall, and its arguments. */
+    long code_map_nr;
+    uint64_t code_map_args[6];
+    struct sched_state sched;   /* its policy, priorities, affinity (syscalls/sched.c) */
+    /* clone without CLONE_UNTRACED in place of the caller's (proc.c): its
+     * view of the flags is put back in the child too (rdi, or clone3's
+     * arguments at this address, 0 for none). */
+    bool restore_clone_flags;
+    uint64_t clone_flags, clone3_args;
+};
+
+struct sigaction_lite { uint64_t handler; uint64_t flags; };
+
+/* A file a machine changed, to be stamped with the time of the change
+ * (syscalls/ftimes.c): through an fd copy (dev, ino) or by upper path. */
+struct dirty_file {
+    dev_t dev;
+    ino_t ino;
+    int copy;
+    char *upath;
+    uint64_t at_ns;         /* the machine's wall clock, ns since 1970 */
+};
+
+struct sighand {
+    int refs;
+    struct sigaction_lite act[65];
+};
+
+struct process {
+    pid_t pid;              /* host tgid */
+    pid_t vpid;
+    struct machine *m;
+    struct process *parent; /* its subreaper once orphaned, or NULL (init reaps it) */
+    bool subreaper;         /* PR_SET_CHILD_SUBREAPER: it adopts its descendants' orphans */
+    int mm;                 /* address-space id: keys private futexes */
+    int pidfd;              /* for pidfd_getfd; -1 until needed */
+    int nlive;              /* live threads */
+    struct thread *leader;
+    bool exited;            /* its leader's death was seen */
+    bool reaped;            /* its parent collected it with wait */
+    bool leader_zombie;     /* its leader called exit() while others live */
+    int wstatus;
+    struct sighand *sh;
+    uint64_t alarm_at;      /* ITIMER_REAL expiry (virtual ns), 0 = off */
+    uint64_t alarm_interval;
+    /* ITIMER_VIRTUAL and ITIMER_PROF: expiry and interval on its CPU time
+     * (its steps times the quantum, all of it user time), 0 = off. */
+    uint64_t cpu_itimer_at[2], cpu_itimer_interval[2];
+    struct thread *vfork_parent; /* held until this child execs or exits */
+    uint64_t dead_steps;    /* steps of its threads compacted out of the world's list */
+    uint64_t dead_nvcsw, dead_nivcsw;   /* and their context switches */
+    uint64_t start_ns;      /* made at this machine monotonic time */
+    uint64_t rss_peak_kb;   /* the most resident memory /proc showed it (procfs.c) */
+    char *pf_text;          /* the /proc file it reads: the snapshot (procfs.c) */
+    size_t pf_len;
+    ino_t pf_ino;
+    uint64_t children_steps; /* steps of the children it waited for, and of theirs */
+    struct code_sites *code; /* its address space's rewritten instructions (rewrite.h) */
+    struct kept_fd *kept;   /* copies of its socket fds kept between calls (syscalls/fdcache.c) */
+    int nkept;
+    bool fds_unkept;        /* its fd table is not its own alone: nothing is kept */
+};
+
+struct machine {
+    struct machine_conf *conf;
+    const char *name;
+    int index;
+    pid_t init_pid;         /* host pid of dsim's untraced init (pid 1) */
+    bool init_reaped;
+    bool started;           /* an incarnation of it is running */
+    bool exited;            /* its command exited: final */
+    int wstatus;            /* of its command */
+    uint64_t start_at;      /* when it (re)starts; UINT64_MAX = never again */
+    int incarnation;        /* 0, then 1 after the first restart, ... */
+    bool crashing;          /* a crash fault is killing it */
+    uint64_t paused_until;  /* a pause fault: not scheduled before then */
+    uint64_t boot_ns;       /* its monotonic time when this incarnation started */
+    struct process *main;   /* the command's process (pid 2) */
+    struct prng entropy;
+    struct prng disk;           /* what a crash keeps of its undurable writes */
+    struct oplog names;         /* name operations not durable yet (durable.h) */
+    unsigned long grave_seq;    /* names the files those operations replaced */
+    bool sync_opened;           /* it opened a file O_SYNC/O_DSYNC: writes need a look */
+    struct unsynced unsynced;   /* what of its files changed since their durable copy */
+    struct dirty_file *dirty;   /* changed files not stamped yet */
+    size_t ndirty, capdirty;
+    bool stamped;               /* it changed a file on its disk (ctimes in stat results) */
+    struct idmap ids;           /* the inode and device numbers it sees */
+    /* The devices of its mounts in the order its init makes them, read at
+     * each (re)start: each incarnation's overlays and tmpfs are new
+     * devices, and whether the host hands out a dead one's number again
+     * is timing. Its stat results key files by the position instead. */
+    uint64_t *mount_devs;
+    size_t nmount_devs;
+    dev_t proc_dev;             /* its /proc's device, once looked up (0 = not yet) */
+    dev_t sys_dev, dev_dev;     /* its /sys's and /dev's, looked up with it */
+    dev_t node_dev;             /* the host's device nodes bound into its /dev */
+    bool kernel_devs_known;     /* the three looked up (0: not found) */
+#define MACHINE_NS_KINDS 8
+    ino_t ns_host[MACHINE_NS_KINDS];    /* its namespaces' host inodes (syscalls/stat.c) */
+    bool ns_known;              /* ns_host looked up for this incarnation */
+    dev_t tmp_dev[2];           /* its /tmp and /var/tmp (syscalls/dirs.c) */
+    ino_t tmp_ino[2];
+    bool tmp_known;
+    int out_fd, err_fd;     /* where its stdout and stderr go */
+    bool stacks;            /* note the stack at each of its syscalls */
+    /* Every signal any of its signalfds was ever asked to watch (sigfd.c):
+     * its readiness checks then run with the thread's signals mirrored. */
+    uint64_t sigfd_mask;
+    struct ipc_state *ipc;      /* its System V IPC objects' times (syscalls/ipc.c) */
+    int64_t clock_offset_ns;    /* its wall clock's offset, with every jump so far */
+    int64_t clock_drift_ppb;
+    struct sched_state init_sched;  /* its init's (pid 1), for the init of init_sched_pid */
+    pid_t init_sched_pid;
+    /* The files its crashes left torn, rolled back or lost ("PATH torn at
+     * N\n..."), for a report whose machine failed reading one. */
+    char crash_damage[2048];
+};
+
+struct timerfd_state;
+struct netsim;
+struct ptimer;
+
+enum outcome { OUT_RUNNING, OUT_PASS, OUT_EXIT, OUT_TIMEOUT, OUT_DEADLOCK,
+               OUT_FENCE, OUT_CHECK, OUT_INTERNAL, OUT_SPIN };
+
+/* `dsim crash-states`: one crash of a run takes prescribed decisions. */
+#define CRASH_PICK_MAX 256
+struct crash_pick {
+    int crash;                  /* which crash of the run: 1 = the first */
+    const unsigned *choices;    /* its decisions in order; then the first option, */
+    size_t nchoices;
+    struct prng *sampler;       /* or, if set, one drawn from this */
+    const char *match_machine;  /* crash 0: the first crash of this machine */
+    uint64_t match_at;          /* at or after this time becomes `crash` */
+    /* Filled in by the run. */
+    unsigned used[CRASH_PICK_MAX], arity[CRASH_PICK_MAX];
+    size_t nused;
+    char desc[8192];            /* the decisions, as the trace tells them */
+    char machine[64];
+    uint64_t at_ns;
+    const uint64_t (*seen)[2];  /* disks already explored: such a run stops at the crash */
+    size_t nseen;
+    /* Filled in by the run. */
+    uint64_t disk_hash[2];      /* the disk the crash left */
+    bool reached, duplicate;
+};
+
+struct world {
+    struct config *conf;
+    uint64_t seed;
+    uint64_t now;               /* virtual ns since the run began */
+    struct prng sched;
+    struct trace *trace;
+    uint64_t steps;
+
+    struct thread **threads;    /* creation order; the dead leave now and then */
+    size_t nthreads, capthreads;
+    struct thread **dead;       /* freed when the run ends */
+    size_t ndead, capdead;
+    struct process **deadprocs; /* reaped, likewise */
+    size_t ndeadprocs, capdeadprocs;
+    int threads_made;
+    struct thread **runnable;   /* scratch for the scheduler, capthreads long */
+    struct process **procs;
+    size_t nprocs, capprocs;
+    struct machine *machines;
+    size_t nmachines;
+    int next_mm, next_sighand;
+    /* Counts what may have changed the readiness of a tracee's fd, or of
+     * the relay's ends: every step but a calm one (step.c), a death, a
+     * signal, a timer, a fault, a delivery or a read of the network. A
+     * readiness poll that found nothing is not made again until it moves. */
+    uint64_t io_epoch;
+    struct thread *running;
+    struct thread *held_at_exit; /* its call returned; it goes on once the
+                                  * deaths the call caused have been seen */
+
+    struct netsim *net;         /* the simulated network (net/sim/netsim.h) */
+    struct timerfd_state *timerfds;
+    size_t ntimerfds, captimerfds;
+    struct ptimer *ptimers;     /* POSIX timers (syscalls/ptimer.c) */
+    const struct fault_conf *faults;    /* this run's: the config's, or a plan's */
+    size_t nfaults;
+    bool *fault_fired;
+    size_t *fired;              /* indices into faults, in the order they fired */
+    size_t nfired;
+    size_t nptimers, capptimers;
+
+    /* Stops of new threads that arrived before their parent's clone event. */
+    pid_t early_stops[64];
+    int nearly;
+
+    char run_dir[256];
+    dev_t host_devs[3];         /* the run directory's and dsim's stdout/stderr filesystems */
+    struct timespec host_start; /* the host's wall clock when the run began */
+    char **layers;              /* host mounts each machine overlays (durable.h) */
+    size_t nlayers;
+    struct crash_pick *pick;    /* NULL but in `dsim crash-states` */
+    int ncrashes;
+    int exec_stdio;             /* dsim exec: machine output goes to ours */
+    bool trace_results;         /* note the results of calls passed to the kernel, and reads
+                                 * from outside the simulation (syscalls/outside.c) */
+    bool results_of_reads;      /* ... only of the calls that read data in */
+    bool tsc_rewrite;           /* rdtsc/rdtscp rewritten in machine code, not faulting (rewrite.h) */
+    /* Files outside the simulation (dsim's own stdout/stderr): writes to
+     * them pass through, since nothing simulated waits on them. */
+    struct { dev_t dev; ino_t ino; } external[2];
+    int nexternal;
+
+    /* The last fatal signal a thread took, with its stack, for the report. */
+    char crash[8192];
+
+    enum outcome outcome;
+    char reason[4096];
+};
+
+/* Virtual clocks. */
+/* The world's wall clock at the start of a run: [simulation] epoch, by
+ * default 2025-01-01T00:00:00Z (config.h). */
+/* The kernel machines are told they run. */
+#define DSIM_KERNEL_RELEASE "6.1.0-dsim"
+#define DSIM_KERNEL_VERSION "#1 SMP PREEMPT_DYNAMIC dsim"
+/* The parent of every run directory, in $TMPDIR. */
+#define RUNS_DIR "dsim-runs"
+#define DSIM_BOOT_NS   (100ULL * 1000000000ULL)  /* uptime when the run begins */
+/* A machine's clocks: the world's, run at its drift, and for the wall clock
+ * also shifted by its offset and every jump so far. Jumps never touch the
+ * monotonic clocks, which so never go back. */
+static inline int64_t machine_elapsed(const struct world *w, const struct machine *m)
+{
+    return (int64_t)w->now + (int64_t)((__int128)w->now * m->clock_drift_ppb / 1000000000);
+}
+static inline uint64_t machine_monotonic(const struct world *w, const struct machine *m)
+{
+    return DSIM_BOOT_NS + (uint64_t)machine_elapsed(w, m);
+}
+/* When the machines booted, on the world's wall clock (seconds): the time
+ * of dsim's fixed files and of the kernel's own ones (/proc, /sys, /dev). */
+static inline int64_t world_boot_s(const struct world *w)
+{
+    return w->conf->epoch_s - (int64_t)(DSIM_BOOT_NS / 1000000000);
+}
+static inline uint64_t machine_realtime(const struct world *w, const struct machine *m)
+{
+    return (uint64_t)(w->conf->epoch_s * 1000000000LL + m->clock_offset_ns + machine_elapsed(w, m));
+}
+
+/* The key a file's host device gets in the machine's identity map: the
+ * position of the machine's mount of it, the same in every incarnation,
+ * or the host's device for what the machine did not mount itself. */
+#define MOUNT_DEV_KEY (1ULL << 62)
+static inline uint64_t machine_dev_key(const struct machine *m, uint64_t dev)
+{
+    for (size_t i = 0; i < m->nmount_devs; i++)
+        if (m->mount_devs[i] == dev) return MOUNT_DEV_KEY | i;
+    return dev;
+}
+
+/* run.c */
+struct thread *world_thread_by_tid(struct world *w, pid_t tid);
+struct process *world_proc_by_vpid(struct machine *m, struct world *w, pid_t vpid);
+struct thread *world_thread_by_vtid(struct world *w, struct machine *m, pid_t vtid);
+struct thread *world_add_thread(struct world *w, struct process *p, pid_t tid, pid_t vtid);
+void world_compact_threads(struct world *w);
+struct process *world_add_process(struct world *w, struct machine *m, pid_t pid, pid_t vpid);
+/* The steps all of p's threads took, dead ones included: its CPU time. */
+uint64_t process_steps(const struct world *w, const struct process *p);
+/* Its threads' context switches, dead ones included (getrusage). */
+void process_switches(const struct world *w, const struct process *p, uint64_t *nvcsw, uint64_t *nivcsw);
+void world_fail(struct world *w, enum outcome o, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* True (and forgotten) if pid's first stop came before its clone event. */
+bool run_take_early_stop(struct world *w, pid_t pid);
+#endif
