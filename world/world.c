@@ -1,5 +1,6 @@
 /* The world's registry: threads, processes, and a run's verdict. */
 #include "world/world.h"
+#include "base/xalloc.h"
 #include "supervisor/run.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,9 +52,6 @@ struct process *world_proc_by_vpid(struct machine *m, struct world *w, pid_t vpi
     return NULL;
 }
 
-#define GROW(arr, n, cap) do { if ((n) == (cap)) { (cap) = (cap) ? 2 * (cap) : 16; \
-    (arr) = realloc((arr), (cap) * sizeof *(arr)); if (!(arr)) abort(); } } while (0)
-
 struct thread *world_add_thread(struct world *w, struct process *p, pid_t tid, pid_t vtid)
 {
     struct thread *t = calloc(1, sizeof *t);
@@ -70,8 +68,7 @@ struct thread *world_add_thread(struct world *w, struct process *p, pid_t tid, p
     p->nlive++;
     if (w->nthreads == w->capthreads) {
         GROW(w->threads, w->nthreads, w->capthreads);
-        w->runnable = realloc(w->runnable, w->capthreads * sizeof *w->runnable);
-        if (!w->runnable) abort();
+        w->runnable = xrealloc(w->runnable, w->capthreads * sizeof *w->runnable);
     }
     w->threads[w->nthreads++] = t;
     return t;
