@@ -1,7 +1,7 @@
 /* cluster.conf: the parsed form of a run's configuration. */
 #ifndef DSIM_CONFIG_H
 #define DSIM_CONFIG_H
-#include "net/model/net.h"
+#include "base/network.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -426,3 +426,23 @@ void netconf_parser_free(struct netconf_parser *np)
     free(np->partitions);
     *np = (struct netconf_parser){ 0 };
 }
+
+void net_conf_init(struct net_conf *c)
+{
+    *c = (struct net_conf){
+        .dflt = { .lat_lo = NS_PER_MS, .lat_hi = NS_PER_MS },
+        .partition_for_lo = NS_PER_S,
+        .partition_for_hi = 5 * NS_PER_S,
+        .rto_ns = 200 * NS_PER_MS,
+        .tcp_timeout_ns = 60 * NS_PER_S,
+    };
+}
+
+void net_conf_free(struct net_conf *c)
+{
+    free(c->links);
+    free(c->partitions);
+    c->links = NULL;
+    c->partitions = NULL;
+    c->nlinks = c->npartitions = 0;
+}

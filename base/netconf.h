@@ -8,7 +8,7 @@
  * "file:line: " prefix) in msg. */
 #ifndef DSIM_NETCONF_H
 #define DSIM_NETCONF_H
-#include "net/model/net.h"
+#include "base/network.h"
 #include "base/config.h"
 #include <stdbool.h>
 #include <stddef.h>

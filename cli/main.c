@@ -5,6 +5,7 @@
 #include "base/config.h"
 #include "supervisor/hostcaps.h"
 #include "base/plan.h"
+#include "supervisor/machine.h"
 #include "supervisor/run.h"
 #include "base/sample.h"
 #include "base/shard.h"
@@ -96,7 +97,7 @@ int usage_error(const char *fmt, const char *arg)
 static void on_signal(int sig)
 {
     dsim_interrupted = sig;
-    run_kill_all_async();
+    machines_kill_all_async();
 }
 
 static void install_signals(void)

@@ -42,7 +42,7 @@ static void crash(struct world *w, struct machine *m, const struct fault_conf *f
     netsim_machine_down(w, m);
     machine_kill(w, m);
     settle_all(w);
-    machine_wait_gone(w, m);
+    settle_machine_gone(w, m);
     ftimes_flush(w, m);     /* what it changed carries its times into the crash */
     disk_crash(w, m);       /* its unsynced writes, as a power cut leaves them */
     m->crashing = false;

@@ -903,17 +903,21 @@ void machine_kill(struct world *w, struct machine *m)
     }
 }
 
-/* A killed init dies once the kernel has run it, which on a busy host can
- * be long after its machine's last thread: until then its mount namespace
- * holds the overlay on the machine's upper layers, which a restart would
- * mount a second time (overlayfs: "upperdir is in-use ... undefined
- * behavior") and a crash's rollback changes underneath. */
-void machine_wait_gone(struct world *w, struct machine *m)
+#define MAX_INITS 256
+static volatile pid_t live_inits[MAX_INITS];
+
+void machine_note_live_init(pid_t pid)
 {
-    while (m->init_pid > 0 && !m->init_reaped) {
-        int status;
-        pid_t pid = waitpid(-1, &status, __WALL);
-        if (pid > 0) handle_status(w, pid, status);
-        else if (errno != EINTR) break;
-    }
+    for (int k = 0; k < MAX_INITS; k++) if (!live_inits[k]) { live_inits[k] = pid; break; }
+}
+
+void machine_forget_init(pid_t pid)
+{
+    for (int k = 0; k < MAX_INITS; k++) if (live_inits[k] == pid) live_inits[k] = 0;
+}
+
+void machines_kill_all_async(void)
+{
+    for (int i = 0; i < MAX_INITS; i++)
+        if (live_inits[i] > 0) kill(live_inits[i], SIGKILL);
 }

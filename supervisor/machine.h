@@ -20,7 +20,10 @@ void machine_file_times(const struct world *w, int dirfd, const char *path);
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp, char *why, size_t whylen);
 /* Kills every process of m (SIGKILL to its init); marks its threads dying. */
 void machine_kill(struct world *w, struct machine *m);
-/* After machine_kill and settle_all: waits until m's init is reaped, its
- * namespaces and mounts with it, so that a restart never meets them. */
-void machine_wait_gone(struct world *w, struct machine *m);
+/* The inits of the machines running now, for a signal handler to kill:
+ * noted once started, forgotten once reaped. */
+void machine_note_live_init(pid_t pid);
+void machine_forget_init(pid_t pid);
+/* Kills every machine of the current run; async-signal-safe. */
+void machines_kill_all_async(void);
 #endif

@@ -26,20 +26,6 @@
 
 volatile sig_atomic_t dsim_interrupted;
 
-#define MAX_INITS 256
-static volatile pid_t live_inits[MAX_INITS];
-
-void run_kill_all_async(void)
-{
-    for (int i = 0; i < MAX_INITS; i++)
-        if (live_inits[i] > 0) kill(live_inits[i], SIGKILL);
-}
-
-void run_forget_init(pid_t pid)
-{
-    for (int k = 0; k < MAX_INITS; k++) if (live_inits[k] == pid) live_inits[k] = 0;
-}
-
 /* ---- the loop ---- */
 
 static bool machines_done(struct world *w)
@@ -93,7 +79,7 @@ static void loop(struct world *w, const struct filter_prog *fp)
                 world_fail(w, OUT_INTERNAL, "cannot start machine %s: %s", m->name, why);
                 return;
             }
-            for (int k = 0; k < MAX_INITS; k++) if (!live_inits[k]) { live_inits[k] = m->init_pid; break; }
+            machine_note_live_init(m->init_pid);
             w->io_epoch++;
             trace_event(w->trace, w->now, m->name, 2, m->incarnation ? "machine restart %d" : "machine start",
                         m->incarnation);

@@ -38,10 +38,6 @@ struct run_result {
 };
 
 extern volatile sig_atomic_t dsim_interrupted;
-/* Forgets a machine init that has been reaped. */
-void run_forget_init(pid_t pid);
-/* Kills every machine of the current run; async-signal-safe. */
-void run_kill_all_async(void);
 
 int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct run_result *r);
 void run_result_free(struct run_result *r);

@@ -5,7 +5,6 @@
 #include "supervisor/callrec.h"
 #include "supervisor/machine.h"
 #include "supervisor/rewrite.h"
-#include "supervisor/run.h"
 #include "supervisor/stack.h"
 #include "world/tracer.h"
 #include "syscalls/sys.h"
@@ -274,7 +273,7 @@ void handle_status(struct world *w, pid_t pid, int status)
              * recycles them quickly when busy): no list may keep it. An
              * init of an earlier incarnation is not its machine's any more
              * but is in the list of inits to kill on an interrupt. */
-            run_forget_init(pid);
+            machine_forget_init(pid);
             run_take_early_stop(w, pid);
             for (size_t i = 0; i < w->nmachines; i++)
                 if (w->machines[i].init_pid == pid) w->machines[i].init_reaped = true;
@@ -455,9 +454,23 @@ void step(struct world *w, struct thread *t)
     settle(w, t);
 }
 
-
 void settle_all(struct world *w)
 {
     struct thread none = { .state = TS_DEAD };
     settle(w, &none);
+}
+
+/* A killed init dies once the kernel has run it, which on a busy host can
+ * be long after its machine's last thread: until then its mount namespace
+ * holds the overlay on the machine's upper layers, which a restart would
+ * mount a second time (overlayfs: "upperdir is in-use ... undefined
+ * behavior") and a crash's rollback changes underneath. */
+void settle_machine_gone(struct world *w, struct machine *m)
+{
+    while (m->init_pid > 0 && !m->init_reaped) {
+        int status;
+        pid_t pid = waitpid(-1, &status, __WALL);
+        if (pid > 0) handle_status(w, pid, status);
+        else if (errno != EINTR) break;
+    }
 }

@@ -11,6 +11,9 @@
 void step(struct world *w, struct thread *t);
 /* Waits for every death and first stop still due (after a machine kill). */
 void settle_all(struct world *w);
+/* After machine_kill and settle_all: waits until m's init is reaped, its
+ * namespaces and mounts with it, so that a restart never meets them. */
+void settle_machine_gone(struct world *w, struct machine *m);
 /* Handles one waitpid notice. */
 void handle_status(struct world *w, pid_t pid, int status);
 /* The canonical text of t's pending syscall. */

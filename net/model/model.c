@@ -51,26 +51,6 @@ struct net_model {
     size_t nbursts;
 };
 
-void net_conf_init(struct net_conf *c)
-{
-    *c = (struct net_conf){
-        .dflt = { .lat_lo = NS_PER_MS, .lat_hi = NS_PER_MS },
-        .partition_for_lo = NS_PER_S,
-        .partition_for_hi = 5 * NS_PER_S,
-        .rto_ns = 200 * NS_PER_MS,
-        .tcp_timeout_ns = 60 * NS_PER_S,
-    };
-}
-
-void net_conf_free(struct net_conf *c)
-{
-    free(c->links);
-    free(c->partitions);
-    c->links = NULL;
-    c->partitions = NULL;
-    c->nlinks = c->npartitions = 0;
-}
-
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;

@@ -125,11 +125,9 @@ int netsim_open(struct world *w)
     return 0;
 }
 
-void netsim_free(struct world *w)
+void netsim_free_sockets(struct world *w)
 {
     struct netsim *n = w->net;
-    if (!n) return;
-    relay_free(w);
     for (size_t i = 0; i < n->nsocks; i++) {
         struct simsock *s = n->socks[i];
         free(s->path);
@@ -382,7 +380,7 @@ struct simsock *netsim_find(struct world *w, int m, int type, const struct saddr
     /* A specific address beats the wildcard, as in Linux's lookup. */
     for (int i = 0; i < nfound; i++)
         if (found[i]->local.kind != ADDR_ANY) return found[i];
-    return found[nfound == 1 ? 0 : (int)relay_draw(w, (uint64_t)nfound)];
+    return found[nfound == 1 ? 0 : (int)prng_below(&w->net->pick, (uint64_t)nfound)];
 }
 
 bool netsim_dgram_source(struct simsock *s, bool consume, struct saddr *src)

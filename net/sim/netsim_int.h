@@ -89,11 +89,10 @@ struct conn {
 int netsim_unix_addr(struct sockaddr_un *a, const char *dir, const char *leaf);
 /* netsim.c: a UDP socket's receive buffer, in bytes. */
 size_t netsim_rcvbuf(const struct simsock *s);
-/* relay.c */
+/* netsim.c, below the relay: */
 int netsim_open(struct world *w);
-void relay_free(struct world *w);
-uint64_t relay_draw(struct world *w, uint64_t n);
-/* netsim.c */
+/* netsim_free's second half, after the relay's (relay.c). */
+void netsim_free_sockets(struct world *w);
 bool netsim_addr_accepts(const struct simsock *s, const struct saddr *to);
 struct simsock *netsim_find(struct world *w, int m, int type, const struct saddr *to, bool listening);
 #endif

@@ -45,11 +45,6 @@ struct nev {
 
 static const char *const kind_names[] = { "syn", "syn-ack", "reset", "data", "fin", "udp", "keepalive", "push" };
 
-uint64_t relay_draw(struct world *w, uint64_t n)
-{
-    return prng_below(&w->net->pick, n);
-}
-
 static void ev_trace(struct world *w, const struct nev *e, int machine, const char *what)
 {
     char a[48], b[48];
@@ -905,7 +900,7 @@ void netsim_machine_down(struct world *w, struct machine *m)
     trace_event(w->trace, w->now, m->name, 0, "net down");
 }
 
-void relay_free(struct world *w)
+static void relay_free(struct world *w)
 {
     struct netsim *n = w->net;
     evq_free(n->queue, ev_free);
@@ -915,4 +910,12 @@ void relay_free(struct world *w)
     }
     free(n->conns);
     free(n->tw);
+}
+
+/* The relay sits on the socket table (netsim.c): its connections go first. */
+void netsim_free(struct world *w)
+{
+    if (!w->net) return;
+    relay_free(w);
+    netsim_free_sockets(w);
 }
