@@ -1,4 +1,4 @@
-/* The command line's shared pieces (main.c), for the commands in tools.c. */
+/* The command line's shared pieces (options.c), for every command. */
 #ifndef DSIM_CLI_H
 #define DSIM_CLI_H
 #include <stdbool.h>
@@ -26,12 +26,23 @@ struct opts {
     struct defines defines;         /* -D NAME=VALUE, --set NAME=VALUE */
 };
 
+/* The usage lines of every command (main.c); help and usage errors show
+ * the current command's. */
+extern const char usage_text[];
+void set_current_command(const char *cmd);
 /* Prints "dsim: " fmt, then the command's usage, on stderr; returns 2. */
 int usage_error(const char *fmt, const char *arg);
 /* The usage lines of one command. */
 void command_help(const char *cmd);
 int parse_opts(int argc, char **argv, struct opts *o, const char *allowed);
 int parse_seed_arg(const char *s, uint64_t *out);
+/* A seed list: "7", "1-100", "random:N" (fresh seeds from the kernel), or a
+ * comma-separated list of them; 0, or -1 when spec is not one. */
+struct seeds { uint64_t *v; size_t n, cap; };
+int parse_seeds(const char *spec, struct seeds *s);
+/* A gzip-compressed trace file to write, or NULL after saying why (and
+ * NULL for no path). */
+FILE *open_trace(const char *path);
 /* The config with -D's values, or NULL after printing its FILE:LINE error. */
 struct config *load(const char *path, struct defines *defines);
 /* What a printed command adds to CONF SEED to redo this run exactly:

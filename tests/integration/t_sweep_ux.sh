@@ -26,14 +26,16 @@ echo "$line" | grep -Eq 'none of the sweep passed, nor seeds? 2(-[2-5])? \(the s
 note "a failing seed of about 1 s: the whole command took ${took} ms; $line"
 
 # --- SIGTERM during that search ------------------------------------------
-# The search is running once a second run directory appears (the first
-# seed's stays a while): wait for that rather than a time, which a fast
-# host outruns.
+# The search is running once a second run directory has appeared (each
+# run's has a name of its own; the first seed's may be gone by then on a
+# busy host): wait for that rather than a time, which a fast host outruns.
 mkdir -p "$TMP/term-tmp"
 TMPDIR="$TMP/term-tmp" setsid "$DSIM" run slow.conf --seeds 1 >term.out 2>term.err &
 pid=$!
+seen=
 for _ in $(seq 1200); do
-    [ "$(ls -d "$TMP"/term-tmp/dsim-runs/dsim-run.* 2>/dev/null | wc -l)" -ge 2 ] && break
+    seen=$(printf '%s\n' $seen "$TMP"/term-tmp/dsim-runs/dsim-run.* | grep -v '\*$' | sort -u)
+    [ "$(printf '%s\n' $seen | grep -c .)" -ge 2 ] && break
     sleep 0.05
 done
 sid=$(ps -o sid= -p $pid | tr -d ' ')
