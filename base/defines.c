@@ -1,5 +1,6 @@
 /* -D NAME=VALUE and ${NAME}: see defines.h. */
 #include "base/defines.h"
+#include "base/xalloc.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +34,9 @@ int define_add(struct defines *d, const char *arg, char *err, size_t errlen)
             d->value[i] = strdup(arg + n + 1);
             return 0;
         }
-    d->name = realloc(d->name, (d->n + 1) * sizeof *d->name);
-    d->value = realloc(d->value, (d->n + 1) * sizeof *d->value);
-    d->used = realloc(d->used, (d->n + 1) * sizeof *d->used);
-    if (!d->name || !d->value || !d->used) abort();
+    GROW_ONE(d->name, d->n);
+    GROW_ONE(d->value, d->n);
+    GROW_ONE(d->used, d->n);
     d->name[d->n] = strndup(arg, n);
     d->value[d->n] = strdup(arg + n + 1);
     d->used[d->n] = false;

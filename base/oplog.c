@@ -1,4 +1,5 @@
 #include "base/oplog.h"
+#include "base/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,13 +19,7 @@ static char *parent_of(const char *path)
 
 struct name_op *oplog_add(struct oplog *l, enum name_op_kind kind, const char *path0, const char *path1)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 16;
-        struct name_op *ops = realloc(l->ops, cap * sizeof *ops);
-        if (!ops) return NULL;
-        l->ops = ops;
-        l->cap = cap;
-    }
+    GROW(l->ops, l->n, l->cap);
     struct name_op *op = &l->ops[l->n++];
     memset(op, 0, sizeof *op);
     op->kind = kind;
@@ -51,13 +46,7 @@ static bool dirset_has(const struct dirset *s, const char *dir)
 static void dirset_add(struct dirset *s, const char *dir)
 {
     if (!dir || dirset_has(s, dir)) return;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 8;
-        const char **d = realloc(s->d, cap * sizeof *d);
-        if (!d) return;
-        s->d = d;
-        s->cap = cap;
-    }
+    GROW(s->d, s->n, s->cap);
     s->d[s->n++] = dir;
 }
 

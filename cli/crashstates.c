@@ -113,7 +113,7 @@ int cmd_crash_states(int argc, char **argv)
             goto out;
         }
         injected = faults_for_run(c, seed, &wk.nfaults);
-        injected = xrealloc(injected, (wk.nfaults + 1) * sizeof *injected);
+        GROW_ONE(injected, wk.nfaults);
         injected[wk.nfaults++] = (struct fault_conf){ .name = strdup("crash-states"), .kind = FAULT_CRASH,
                                                       .at_ns = at, .machine = strdup(o.machine),
                                                       .duration_ns = 100000000, .has_duration = true };

@@ -99,10 +99,7 @@ static size_t nentries, capentries;
 static void collect(const char *upath, const char *mpath, const struct stat *st, void *arg)
 {
     (void)arg;
-    if (nentries == capentries) {
-        capentries = capentries ? 2 * capentries : 256;
-        entries = xrealloc(entries, capentries * sizeof *entries);
-    }
+    GROW(entries, nentries, capentries);
     entries[nentries++] = (struct entry){ strdup(mpath), strdup(upath), *st };
 }
 

@@ -41,7 +41,7 @@ static int read_lines(FILE *f, struct lines *l, size_t max)
     while ((n = getline(&line, &cap, f)) > 0) {
         if (l->n == max) { free(line); return -1; }
         if (line[n - 1] == '\n') line[n - 1] = 0;
-        if (l->n == l->cap) l->v = xrealloc(l->v, (l->cap = l->cap ? 2 * l->cap : 1024) * sizeof *l->v);
+        GROW(l->v, l->n, l->cap);
         l->v[l->n++] = strdup(line);
     }
     free(line);
@@ -154,7 +154,7 @@ static void per_thread(FILE *out, const struct lines *pa, const struct lines *fb
     while (walk_next(&wa, &at, &key, &len, &text)) {
         struct thread_events *e = thread_of(&t, key, len, true);
         if (!e) continue;
-        if (e->n == e->cap) e->idx = xrealloc(e->idx, (e->cap = e->cap ? 2 * e->cap : 64) * sizeof *e->idx);
+        GROW(e->idx, e->n, e->cap);
         e->idx[e->n++] = at;
     }
     while (walk_next(&wb, &at, &key, &len, &text)) {

@@ -124,7 +124,7 @@ int explain_run(struct explain *e, struct run_result *r, const char *trace_path)
         rm_tree(o.keep_dir ? outdir : "");
         return 0;
     }
-    e->g = xrealloc(e->g, (e->ng + 1) * sizeof *e->g);
+    GROW_ONE(e->g, e->ng);
     struct group *g = &e->g[e->ng++];
     memset(g, 0, sizeof *g);
     snprintf(g->hash, sizeof g->hash, "%s", r->hash);

@@ -37,8 +37,7 @@ static void take_stack(struct watch *wt, uint64_t index, const char *line)
     char copy[1024], stack[8192];
     struct trace_line l;
     snprintf(copy, sizeof copy, "%s", line);
-    if (wt->nstacks == wt->capstacks)
-        wt->stacks = xrealloc(wt->stacks, (wt->capstacks = wt->capstacks ? 2 * wt->capstacks : 16) * sizeof *wt->stacks);
+    GROW(wt->stacks, wt->nstacks, wt->capstacks);
     struct stack_at *s = &wt->stacks[wt->nstacks++];
     memset(s, 0, sizeof *s);
     s->index = index;

@@ -31,6 +31,7 @@
  * Scheduled ones ([partition] sections and partition faults) and bursts are
  * few and scanned in full. */
 #include "net/model/net.h"
+#include "base/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,13 +134,7 @@ static bool draw_partitions(struct net_model *m, uint64_t seed, uint64_t horizon
             p.duration_ns = 1;
         if (c->partition_one_way)
             p.one_way = prng_below(&q, 2) == 0;
-        if (m->nrandom == cap) {
-            cap = cap ? 2 * cap : 16;
-            struct net_partition *v = realloc(m->random, cap * sizeof *v);
-            if (!v)
-                return false;
-            m->random = v;
-        }
+        GROW(m->random, m->nrandom, cap);
         m->random[m->nrandom++] = p;
         healed = end_of(&p);
     }
@@ -185,21 +180,15 @@ static bool merge_all(struct net_model *m)
 
 bool net_model_add_partition(struct net_model *m, const struct net_partition *p)
 {
-    struct net_partition *v = realloc(m->scheduled, (m->nscheduled + 1) * sizeof *v);
-    if (!v)
-        return false;
-    m->scheduled = v;
-    v[m->nscheduled++] = *p;
+    GROW_ONE(m->scheduled, m->nscheduled);
+    m->scheduled[m->nscheduled++] = *p;
     return merge_all(m);
 }
 
 bool net_model_add_burst(struct net_model *m, const struct net_burst *b)
 {
-    struct net_burst *v = realloc(m->bursts, (m->nbursts + 1) * sizeof *v);
-    if (!v)
-        return false;
-    m->bursts = v;
-    v[m->nbursts++] = *b;
+    GROW_ONE(m->bursts, m->nbursts);
+    m->bursts[m->nbursts++] = *b;
     return true;
 }
 

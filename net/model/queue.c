@@ -2,6 +2,7 @@
  * carries a sequence number taken at push time, which breaks ties between
  * equal times, so the order is total and FIFO among equals. */
 #include "net/model/queue.h"
+#include "base/xalloc.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -78,14 +79,7 @@ void evq_free(struct evq *q, void (*free_item)(void *))
 
 void evq_push(struct evq *q, uint64_t at, void *item)
 {
-    if (q->len == q->cap) {
-        size_t cap = q->cap ? 2 * q->cap : 64;
-        struct evq_entry *h = realloc(q->heap, cap * sizeof *h);
-        if (!h)
-            out_of_memory();
-        q->heap = h;
-        q->cap = cap;
-    }
+    GROW(q->heap, q->len, q->cap);
     q->heap[q->len] = (struct evq_entry){ .at = at, .seq = q->next_seq++, .item = item };
     sift_up(q->heap, q->len++);
 }

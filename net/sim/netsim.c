@@ -1,6 +1,7 @@
 /* The simulated network: socket table, addresses and ports (see netsim.h).
  * The relay that moves TCP bytes and UDP datagrams is in relay.c. */
 #include "net/sim/netsim_int.h"
+#include "base/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -173,11 +174,7 @@ struct simsock *netsim_add(struct world *w, ino_t ino, int machine, int family, 
     s->incarnation = w->machines[machine].incarnation;
     s->family = family;
     s->type = type;
-    if (n->nsocks == n->capsocks) {
-        n->capsocks = n->capsocks ? 2 * n->capsocks : 16;
-        n->socks = realloc(n->socks, n->capsocks * sizeof *n->socks);
-        if (!n->socks) abort();
-    }
+    GROW(n->socks, n->nsocks, n->capsocks);
     n->socks[n->nsocks++] = s;
     return s;
 }

@@ -1,6 +1,7 @@
 /* The relay: moves TCP bytes and UDP datagrams between machines at the
  * times the network model draws (see netsim.h for the design). */
 #include "net/sim/netsim_int.h"
+#include "base/xalloc.h"
 #include "base/values.h"
 #include <errno.h>
 #include <stdio.h>
@@ -121,11 +122,7 @@ static struct conn *conn_new(struct world *w)
     c->fd[0] = c->fd[1] = -1;
     c->closer = -1;
     for (int i = 0; i < 2; i++) c->end[i] = (struct conn_end){ c, i };
-    if (n->nconns == n->capconns) {
-        n->capconns = n->capconns ? 2 * n->capconns : 16;
-        n->conns = realloc(n->conns, n->capconns * sizeof *n->conns);
-        if (!n->conns) abort();
-    }
+    GROW(n->conns, n->nconns, n->capconns);
     n->conns[n->nconns++] = c;
     return c;
 }
@@ -136,11 +133,7 @@ static void conn_free(struct world *w, struct conn *c)
 {
     struct netsim *n = w->net;
     if (c->closer >= 0 && c->state == C_ESTABLISHED && !c->gone[0] && !c->gone[1]) {
-        if (n->ntw == n->captw) {
-            n->captw = n->captw ? 2 * n->captw : 8;
-            n->tw = realloc(n->tw, n->captw * sizeof *n->tw);
-            if (!n->tw) abort();
-        }
+        GROW(n->tw, n->ntw, n->captw);
         n->tw[n->ntw++] = (struct timewait){ c->m[c->closer], c->ep[c->closer], w->now + TIME_WAIT_NS };
     }
     close_end(w, c, 0);
@@ -483,11 +476,7 @@ static void arrive_syn(struct world *w, struct nev *e)
     ev_trace(w, e, c->m[1], NULL);
     c->fd[1] = fd;
     c->listener = l;
-    if (l->npending == l->cappending) {
-        l->cappending = l->cappending ? 2 * l->cappending : 8;
-        l->pending = realloc(l->pending, l->cappending * sizeof *l->pending);
-        if (!l->pending) abort();
-    }
+    GROW(l->pending, l->npending, l->cappending);
     l->pending[l->npending++] = c;
     c->ep[1].kind = c->ep[1].kind == ADDR_ANY ? ADDR_V4 : c->ep[1].kind;
     ev_free(e);
@@ -618,11 +607,7 @@ static void arrive_dgram(struct world *w, struct nev *e)
         return;
     }
     ev_trace(w, e, e->to, NULL);
-    if (r->nsrc == r->capsrc) {
-        r->capsrc = r->capsrc ? 2 * r->capsrc : 16;
-        r->srcq = realloc(r->srcq, r->capsrc * sizeof *r->srcq);
-        if (!r->srcq) abort();
-    }
+    GROW(r->srcq, r->nsrc, r->capsrc);
     r->srcq[r->nsrc++] = (struct dgram_src){ e->src, e->len + DGRAM_OVERHEAD };
     r->queued += e->len + DGRAM_OVERHEAD;
     ev_free(e);
