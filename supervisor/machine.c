@@ -84,15 +84,6 @@ static const char *const proc_readonly[] = {
  * (their reads of random bytes are the machine's: syscalls/random.c). */
 static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
 
-/* Gives a file dsim made for the machines their boot time, not the host's
- * clock at the run's start (its ctime, which cannot be set, is shown as
- * its mtime: syscalls/stat.c). */
-void machine_file_times(const struct world *w, int dirfd, const char *path)
-{
-    struct timespec boot[2] = { { (time_t)world_boot_s(w), 0 }, { (time_t)world_boot_s(w), 0 } };
-    utimensat(dirfd, path, boot, 0);
-}
-
 static int write_file(const struct world *w, const char *dir, const char *name, const char *text)
 {
     char path[512];
@@ -224,7 +215,6 @@ static void overlay(const char *disk, const char *root, const char *lower, int n
     if (mount("overlay", target, "overlay", MS_NOATIME, opts) != 0) mount(lower, target, NULL, MS_BIND, NULL);
 }
 
-const char *const machine_tmp_dirs[MACHINE_TMP_DIRS] = { "/tmp", "/var/tmp" };
 
 /* The upper-layer directory of the host directory mpath, made before the
  * overlay is mounted: the components it lacks like their lower ones, the

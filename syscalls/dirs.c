@@ -7,7 +7,6 @@
 #include "base/xalloc.h"
 #include "syscalls/sys.h"
 #include "disk/durable.h"
-#include "supervisor/machine.h"
 #include "world/tracer.h"
 #include <dirent.h>
 #include <fcntl.h>

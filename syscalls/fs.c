@@ -32,10 +32,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL         /* Linux 6.9: a pidfd for one thread */
-#endif
-
 #define UIO_MAX 1024                /* UIO_MAXIOV */
 #define RW_MAX 0x7ffff000UL         /* MAX_RW_COUNT: Linux's cap on one read or write */
 #define WRITE_STEP (1UL << 20)      /* data the supervisor moves in one step */
@@ -43,36 +39,6 @@
 #define LOCK_TESTS 64               /* F_GETLK probes one lock decision may make */
 
 /* ---- copies of tracee fds ---- */
-
-/* Whether t's fd table is gone with its leader (it exited before the other
- * threads): then only a pidfd for t itself reaches the table. */
-static bool leader_gone(const struct thread *t)
-{
-    const struct process *p = t->proc;
-    return t != p->leader && (p->leader_zombie || p->leader->state == TS_DEAD);
-}
-
-int fd_copy(struct world *w, struct thread *t, int fd)
-{
-    (void)w;
-    struct process *p = t->proc;
-    if (fd < 0) {
-        errno = EBADF;
-        return -1;
-    }
-    if (leader_gone(t)) {
-        int tfd = (int)syscall(SYS_pidfd_open, t->tid, PIDFD_THREAD);
-        if (tfd < 0) return -1;
-        int copy = (int)syscall(SYS_pidfd_getfd, tfd, fd, 0);
-        int e = errno;
-        close(tfd);
-        errno = e;
-        return copy;
-    }
-    /* pidfd_open and pidfd_getfd both give O_CLOEXEC fds. */
-    if (p->pidfd < 0 && (p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0)) < 0) return -1;
-    return (int)syscall(SYS_pidfd_getfd, p->pidfd, fd, 0);
-}
 
 /* t->poll_copies (poll.c) holds npoll_copies copies, followed in the same
  * allocation by what each one is asked; only the copies need closing. */

@@ -1,6 +1,5 @@
 /* What a machine learns about its host: fixed, per machine, never the host's. */
 #include "syscalls/sys.h"
-#include "supervisor/machine.h"
 #include "world/tracer.h"
 #include <fcntl.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * does the real work; the supervisor keeps the family tree it needs to know
  * when a wait can return, and never lets one sleep in the kernel. */
 #include "syscalls/sys.h"
-#include "supervisor/rewrite.h"
+#include "world/rewrite.h"
 #include "world/tracer.h"
 #include <elf.h>
 #include <sys/ptrace.h>
@@ -141,7 +141,7 @@ void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid
     }
     struct thread *c = world_add_thread(w, cp, child_tid, vtid);
     sched_fork(&c->sched, &parent->sched);
-    c->awaiting_first_stop = !run_take_early_stop(w, child_tid);
+    c->awaiting_first_stop = !world_take_early_stop(w, child_tid);
     /* The child's copy of the caller's view: its registers, or (without
      * CLONE_VM) its own copy of clone3's arguments. */
     if (parent->restore_clone_flags && (!parent->clone3_args || !(flags & CLONE_VM))) {

@@ -2,6 +2,8 @@
 #ifndef DSIM_SYS_H
 #define DSIM_SYS_H
 #include "world/world.h"
+#include "world/tracer.h"
+#include "disk/ftimes.h"
 #include <errno.h>
 
 enum sys_action {
@@ -35,31 +37,28 @@ extern const unsigned sys_table_len;
 const struct sys_entry *sys_lookup(long nr);
 const char *sys_support_name(enum sys_support s);
 
-/* Argument access on the stopped thread. */
-#define ARG0(t) ((t)->regs.rdi)
-#define ARG1(t) ((t)->regs.rsi)
-#define ARG2(t) ((t)->regs.rdx)
-#define ARG3(t) ((t)->regs.r10)
-#define ARG4(t) ((t)->regs.r8)
-#define ARG5(t) ((t)->regs.r9)
-#define SYSNR(t) ((long)(t)->regs.orig_rax)
-
 static inline enum sys_action emulate(struct thread *t, long result)
 {
     t->regs.rax = (unsigned long long)result;
     return SYS_EMULATE;
 }
 /* Block until deadline (UINT64_MAX: none), ready() or an explicit wake. */
-enum sys_action block(struct thread *t, uint64_t deadline, ready_fn ready);
+static inline enum sys_action block(struct thread *t, uint64_t deadline, ready_fn ready)
+{
+    t->deadline = deadline;
+    t->ready = ready;
+    t->unready_epoch = UINT64_MAX;
+    t->woken = false;
+    return SYS_BLOCK;
+}
 
 /* Generic handlers. */
 enum sys_action sys_pass(struct world *w, struct thread *t);
 enum sys_action sys_enosys(struct world *w, struct thread *t);
 enum sys_action sys_fence(struct world *w, struct thread *t);
 
-/* fd helpers (fs.c): a supervisor copy of a tracee fd, or -1 with errno. */
-int fd_copy(struct world *w, struct thread *t, int fd);
-/* A copy of fd and its stat, or -1 with errno. */
+/* fd helpers (fs.c; fd_copy is world/tracer.h's). A copy of fd and its
+ * stat, or -1 with errno. */
 struct stat;
 int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st);
 bool fd_ready_check(struct world *w, struct thread *t);
@@ -213,18 +212,10 @@ void disk_path_changed(struct thread *t, const char *mpath);
  * not followed); false if it cannot be resolved. */
 bool disk_entry_mpath(struct thread *t, int dirfd, uint64_t addr, char *out, size_t len);
 
-/* ftimes.c: file times on virtual time. A changed file is noted (an fd
- * copy, which the note then owns, or a machine path) and stamped at the
- * machine's next step. */
-struct stat;
-void ftimes_note_fd(struct world *w, struct thread *t, int copy, const struct stat *st);
-void ftimes_note_path(struct world *w, struct machine *m, const char *mpath);
-void ftimes_flush(struct world *w, struct machine *m);
-void ftimes_free(struct machine *m);
+
+/* ftimes.c: file times at calls that change files (disk/ftimes.h). The
+ * regular file open as the tracee's fd changes now (the call passes). */
 enum sys_action ftimes_fd_change(struct world *w, struct thread *t);
-/* Whether a file is outside the machine's disk (its output, dsim's). */
-bool outside_disk(const struct world *w, const struct stat *st);
-/* The regular file open as the tracee's fd changes now (the call passes). */
 enum sys_action ftimes_fd_note(struct world *w, struct thread *t, int fd);
 
 /* stat.c: the devices of m's /proc, /sys and /dev (m->proc_dev...). */
@@ -237,9 +228,8 @@ bool procfs_file(struct machine *m, const struct stat *st);    /* a file of m's 
 const char *procfs_text(struct world *w, struct thread *t, int fd, int copy, const struct stat *st, uint64_t pos,
                         size_t *len);
 
-/* random.c */
 void random_fill(struct world *w, struct thread *t, void *buf, size_t len);
-/* Fills len bytes at addr in the tracee: len, the bytes done before a bad
+/* random.c: fills len bytes at addr in the tracee: len, the bytes done before a bad
  * address, or -EFAULT. */
 long random_to_tracee(struct world *w, struct thread *t, uint64_t addr, size_t len);
 #endif

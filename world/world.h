@@ -87,7 +87,7 @@ struct thread {
     uint64_t nvcsw, nivcsw; /* it blocked; another was picked while it was ready */
     bool exit_expected;     /* its own exit(): no group death follows */
     /* An mmap/mprotect making code executable, between its entry and exit
-     * stops (supervisor/rewrite.h): 0 or the syscall, and its arguments. */
+     * stops (world/rewrite.h): 0 or the syscall, and its arguments. */
     long code_map_nr;
     uint64_t code_map_args[6];
     struct sched_state sched;   /* its policy, priorities, affinity (syscalls/sched.c) */
@@ -101,7 +101,7 @@ struct thread {
 struct sigaction_lite { uint64_t handler; uint64_t flags; };
 
 /* A file a machine changed, to be stamped with the time of the change
- * (syscalls/ftimes.c): through an fd copy (dev, ino) or by upper path. */
+ * (disk/ftimes.c): through an fd copy (dev, ino) or by upper path. */
 struct dirty_file {
     dev_t dev;
     ino_t ino;
@@ -346,7 +346,17 @@ static inline uint64_t machine_dev_key(const struct machine *m, uint64_t dev)
     return dev;
 }
 
-/* run.c */
+/* Argument access on the stopped thread. */
+#define ARG0(t) ((t)->regs.rdi)
+#define ARG1(t) ((t)->regs.rsi)
+#define ARG2(t) ((t)->regs.rdx)
+#define ARG3(t) ((t)->regs.r10)
+#define ARG4(t) ((t)->regs.r8)
+#define ARG5(t) ((t)->regs.r9)
+#define SYSNR(t) ((long)(t)->regs.orig_rax)
+
+/* world.c */
+const char *outcome_name(enum outcome o);
 struct thread *world_thread_by_tid(struct world *w, pid_t tid);
 struct process *world_proc_by_vpid(struct machine *m, struct world *w, pid_t vpid);
 struct thread *world_thread_by_vtid(struct world *w, struct machine *m, pid_t vtid);
@@ -360,5 +370,18 @@ void process_switches(const struct world *w, const struct process *p, uint64_t *
 void world_fail(struct world *w, enum outcome o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* True (and forgotten) if pid's first stop came before its clone event. */
-bool run_take_early_stop(struct world *w, pid_t pid);
+bool world_take_early_stop(struct world *w, pid_t pid);
+/* The directories whose listings show a machine only what it made there
+ * (and the way to its working directory): /tmp and /var/tmp. */
+#define MACHINE_TMP_DIRS 2
+extern const char *const machine_tmp_dirs[MACHINE_TMP_DIRS];
+
+/* Gives a file dsim made for the machines (at path, relative to dirfd)
+ * their boot time. */
+void machine_file_times(const struct world *w, int dirfd, const char *path);
+/* Entropy: every random byte a machine sees comes from its own PRNG
+ * stream, and is part of the run's hash. */
+void random_fill(struct world *w, struct thread *t, void *buf, size_t len);
+/* A value event, "NAME = VALUE" (rdtsc, rdrand, ...). */
+void trace_value(struct world *w, struct thread *t, const char *name, uint64_t value);
 #endif

@@ -1,9 +1,7 @@
-#include "supervisor/rewrite.h"
-#include "supervisor/callrec.h"
+#include "world/rewrite.h"
 #include "code/elf_code.h"
 #include "code/sites.h"
 #include "world/tracer.h"
-#include "syscalls/sys.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
