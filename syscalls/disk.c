@@ -207,14 +207,14 @@ static void sync_write_done(struct world *w, struct thread *t, long result)
 {
     char mpath[4096];
     struct stat st;
-    int fd = (int)t->scratch[5];
+    int fd = t->call.sync_write.fd;
     if (result > 0 && fd_mpath(t, fd, mpath, sizeof mpath)) disk_file_synced(w, t->proc->m, mpath, fd_stat(w, t, fd, &st));
 }
 
 /* A write through an O_SYNC or O_DSYNC fd is durable when it returns. */
 enum sys_action disk_sync_write(struct world *w, struct thread *t, int fd)
 {
-    t->scratch[5] = fd;
+    t->call.sync_write.fd = fd;
     t->on_exit = sync_write_done;
     return SYS_PASS_EXIT;
 }

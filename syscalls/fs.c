@@ -58,7 +58,7 @@ void hold_copy(struct thread *t, int copy, short events)
 {
     thread_drop_copy(t);
     t->copy_fd = copy;
-    t->scratch[4] = events;
+    t->copy_events = events;
 }
 
 int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st)
@@ -119,7 +119,7 @@ static int must_wait(struct world *w, struct thread *t, int copy, const struct s
 bool fd_ready_check(struct world *w, struct thread *t)
 {
     if (t->copy_fd < 0) return true;    /* nothing held: let the handler decide */
-    struct pollfd p = { t->copy_fd, (short)t->scratch[4], 0 };
+    struct pollfd p = { t->copy_fd, t->copy_events, 0 };
     /* The watchdog's SIGALRM never passes for readiness (sig_poll retries). */
     return sig_poll(w, t, &p, 1) != 0;  /* an error too: the handler looks again */
 }
@@ -720,14 +720,14 @@ enum sys_action sys_fcntl(struct world *w, struct thread *t)
  * lock from the copy takes it for the tracee's file exactly. */
 static bool flock_ready(struct world *w, struct thread *t)
 {
-    if (t->scratch[2]) return true;
-    if (flock(t->copy_fd, (int)ARG1(t) | LOCK_NB) == 0) t->scratch[2] = 1;
-    return t->scratch[2];
+    if (t->call.flock.locked) return true;
+    if (flock(t->copy_fd, (int)ARG1(t) | LOCK_NB) == 0) t->call.flock.locked = true;
+    return t->call.flock.locked;
 }
 
 enum sys_action sys_flock(struct world *w, struct thread *t)
 {
-    if (t->retry) return t->scratch[2] ? emulate(t, 0) : block(t, UINT64_MAX, flock_ready);
+    if (t->retry) return t->call.flock.locked ? emulate(t, 0) : block(t, UINT64_MAX, flock_ready);
     int op = (int)ARG1(t);
     if (op & LOCK_NB) return SYS_PASS;
     int copy = fd_copy(w, t, (int)ARG0(t));
@@ -736,6 +736,6 @@ enum sys_action sys_flock(struct world *w, struct thread *t)
     int e = errno;
     if (e != EWOULDBLOCK) { close(copy); return emulate(t, -e); }
     t->copy_fd = copy;
-    t->scratch[2] = 0;
+    t->call.flock.locked = false;
     return block(t, UINT64_MAX, flock_ready);
 }

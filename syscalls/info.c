@@ -106,14 +106,14 @@ enum sys_action sys_prctl(struct world *w, struct thread *t)
 
 static void personality_done(struct world *w, struct thread *t, long result)
 {
-    t->regs.rdi = (unsigned long long)t->scratch[0];
+    t->regs.rdi = t->call.personality.persona;
     t->regs_dirty = true;
 }
 
 enum sys_action sys_personality(struct world *w, struct thread *t)
 {
     if ((unsigned)ARG0(t) == 0xffffffffu || (ARG0(t) & ADDR_NO_RANDOMIZE)) return SYS_PASS;
-    t->scratch[0] = (long)ARG0(t);
+    t->call.personality.persona = ARG0(t);
     t->regs.rdi |= ADDR_NO_RANDOMIZE;
     t->regs_dirty = true;
     t->on_exit = personality_done;

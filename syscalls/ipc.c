@@ -293,14 +293,14 @@ static enum sys_action go_or_wait(struct world *w, struct thread *t, enum verdic
         t->on_exit = done;
         return SYS_PASS_EXIT;
     }
-    if (t->timed_out || (uint64_t)t->scratch[0] <= w->now) return emulate(t, -EAGAIN);
-    return block(t, (uint64_t)t->scratch[0], ready);
+    if (t->timed_out || t->call.ipc.deadline <= w->now) return emulate(t, -EAGAIN);
+    return block(t, t->call.ipc.deadline, ready);
 }
 
 static enum sys_action semop_call(struct world *w, struct thread *t, uint64_t timeout_addr)
 {
     if (!t->retry) {
-        t->scratch[0] = (long)UINT64_MAX;
+        t->call.ipc.deadline = UINT64_MAX;
         if (timeout_addr) {
             struct timespec ts;
             /* A bad timeout is the kernel's to report, at once. */
@@ -309,7 +309,7 @@ static enum sys_action semop_call(struct world *w, struct thread *t, uint64_t ti
                 t->on_exit = semop_done;
                 return SYS_PASS_EXIT;
             }
-            t->scratch[0] = (long)(w->now + ts_to_ns(ts.tv_sec, ts.tv_nsec));
+            t->call.ipc.deadline = w->now + ts_to_ns(ts.tv_sec, ts.tv_nsec);
         }
     }
     struct semcall c;
@@ -400,13 +400,13 @@ static void msgrcv_done(struct world *w, struct thread *t, long result)
 
 enum sys_action sys_msgsnd(struct world *w, struct thread *t)
 {
-    if (!t->retry) t->scratch[0] = (long)UINT64_MAX;
+    if (!t->retry) t->call.ipc.deadline = UINT64_MAX;
     return go_or_wait(w, t, snd_verdict(t, true), snd_ready, msgsnd_done);
 }
 
 enum sys_action sys_msgrcv(struct world *w, struct thread *t)
 {
-    if (!t->retry) t->scratch[0] = (long)UINT64_MAX;
+    if (!t->retry) t->call.ipc.deadline = UINT64_MAX;
     return go_or_wait(w, t, rcv_verdict(t, true), rcv_ready, msgrcv_done);
 }
 

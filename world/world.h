@@ -32,6 +32,38 @@ typedef bool (*ready_fn)(struct world *w, struct thread *t);
 typedef void (*exit_fn)(struct world *w, struct thread *t, long result);
 
 struct process;
+struct simsock;
+
+/* What a handler keeps of its call across a block, or until the call's
+ * exit stop: one member per kind of call, written when the call begins
+ * (not on a retry) and read only by that call's handler. */
+union call_state {
+    struct { uint64_t end; bool cpu_clock; } sleep;         /* nanosleep, clock_nanosleep (time.c) */
+    struct { uint64_t clk, flags; } timerfd_create;         /* the caller's rdi and rsi (time.c) */
+    /* poll, select, epoll_wait (poll.c): the deadline, from the call's
+     * first run, and whether it had a timeout and a zero one. */
+    struct { uint64_t deadline; int timeout; } poll;
+    struct { uint64_t deadline; } recvmmsg;                 /* UINT64_MAX: none (mmsg.c) */
+    struct { uint64_t deadline; } ipc;                      /* semtimedop, msgsnd, msgrcv (ipc.c) */
+    struct { uint64_t set, deadline; } sigtimedwait;        /* signal.c */
+    /* socket.c: the caller's view of a socket made AF_UNIX for the kernel,
+     * the socket a connect waits on, an accept's listener, what a receive
+     * puts back at its exit (the room for the address; MSG_OOB; a stream's
+     * address buffer hidden from the kernel). */
+    struct { int family, type, protocol; } socket;
+    struct { struct simsock *sock; } connect;
+    struct { struct simsock *listener; int room; } accept;
+    struct { struct simsock *sock; int room; bool oob; } recv_dgram;
+    struct { uint64_t name; } recv_stream;
+    struct { unsigned long flags; uint64_t ctid; } clone;   /* clone, fork, vfork, clone3 (proc.c) */
+    struct { uint64_t arg; } subreaper;                     /* prctl(PR_SET_CHILD_SUBREAPER) */
+    struct { long which; } waitid;
+    /* readlink into dsim's buffer on the stack: the caller's (stat.c). */
+    struct { bool redirected; uint64_t buf, size; } readlink;
+    struct { bool locked; } flock;                          /* fs.c */
+    struct { uint64_t persona; } personality;               /* the caller's rdi (info.c) */
+    struct { int fd; } sync_write;                          /* a write through an O_SYNC fd (disk.c) */
+};
 
 struct thread {
     int id;                 /* creation order in the run: names the thread */
@@ -52,6 +84,7 @@ struct thread {
     bool interrupted;       /* a signal must interrupt the blocked call */
     bool timed_out;
     int copy_fd;            /* supervisor's copy of the fd waited on, or -1 */
+    short copy_events;      /* what fd_ready_check polls copy_fd for */
     /* The futex waited on, keyed as the kernel keys it: (address space,
      * address) for private memory, (inode, offset) for shared mappings. */
     uint64_t futex_key;     /* address or offset */
@@ -65,7 +98,7 @@ struct thread {
     uint64_t *futexv;
     int nfutexv, futexv_hit;
     uint64_t sigsuspend_mask;
-    long scratch[6];        /* per-syscall state kept across a block */
+    union call_state call;  /* its handler's state, kept across a block or to the exit stop */
     long partial;           /* bytes a blocking write already moved */
     int intr_sig;           /* the signal that interrupts the blocked call */
     int pending_sig;        /* sent while it stood at a syscall: that call
