@@ -386,7 +386,7 @@ static void private_dev(struct world *w, const char *root, int report)
     close(open(node, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
     mount("/dev/null", node, NULL, MS_BIND, NULL);
     /* A hardware generator on every machine, whatever the host has: its
-     * reads are the machine's stream (syscalls/fs.c), as urandom's are. */
+     * reads are the machine's stream (syscalls/rw.c), as urandom's are. */
     snprintf(node, sizeof node, "%s/hwrng", dev);
     close(open(node, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
     mount("/dev/urandom", node, NULL, MS_BIND, NULL);

@@ -361,7 +361,11 @@ static void accept_done(struct world *w, struct thread *t, long result)
     if (s) put_saddr_room(t, s->family, &s->peer, ARG1(t), ARG2(t), t->call.accept.room);
 }
 
-/* The kernel accepts (accept and accept4 on a listener, after fs.c found it
+/* accept4's SOCK_NONBLOCK is for the new fd: the listening fd's own
+ * O_NONBLOCK is what decides, and must_wait reads it. */
+enum sys_action sys_accept(struct world *w, struct thread *t) { return recv_call(w, t, 0); }
+
+/* The kernel accepts (accept and accept4 on a listener, after rw.c found it
  * readable): the address it reports is fixed at the exit stop. */
 enum sys_action sock_accept(struct world *w, struct thread *t, struct simsock *l)
 {
@@ -455,7 +459,7 @@ enum sys_action sys_setsockopt(struct world *w, struct thread *t)
         (level == IPPROTO_TCP && (name == TCP_KEEPIDLE || name == TCP_KEEPINTVL || name == TCP_KEEPCNT)))
         netsim_keepalive(w, s);
     /* Timeouts also go to the AF_UNIX socket underneath, where the waits
-     * of reads and writes (fs.c) find them, as for any socket. */
+     * of reads and writes (rw.c) find them, as for any socket. */
     if (level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO)) return SYS_PASS;
     return emulate(t, 0);
 }

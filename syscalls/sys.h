@@ -57,8 +57,8 @@ enum sys_action sys_pass(struct world *w, struct thread *t);
 enum sys_action sys_enosys(struct world *w, struct thread *t);
 enum sys_action sys_fence(struct world *w, struct thread *t);
 
-/* fd helpers (fs.c; fd_copy is world/tracer.h's). A copy of fd and its
- * stat, or -1 with errno. */
+/* fdwait.c: copies of tracee fds (fd_copy is world/tracer.h's), and
+ * waiting on them. A copy of fd and its stat, or -1 with errno. */
 struct stat;
 int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st);
 bool fd_ready_check(struct world *w, struct thread *t);
@@ -70,6 +70,17 @@ bool ready_on_fds(ready_fn ready);
 enum sys_action fd_copy_error(struct world *w, struct thread *t, int fd);
 /* dsim's own stdout and stderr (dsim exec): outside the simulation. */
 bool fd_external(const struct world *w, const struct stat *st);
+/* When a call that must wait on a socket gives up (its SO_RCVTIMEO or
+ * SO_SNDTIMEO, name), on virtual time; UINT64_MAX if none. */
+uint64_t sock_deadline(struct world *w, struct thread *t, int copy, const struct stat *st, int name);
+/* Reads and accepts: the socket layer's answer, or a wait for `events` on
+ * the probed copy (consumed) if may_wait. */
+enum sys_action read_or_wait(struct world *w, struct thread *t, int copy, const struct stat *st, short events,
+                             bool may_wait);
+
+/* rw.c: reads and writes. recvfrom, recvmsg, accept, accept4 wait until
+ * the socket is readable (flags: the call's MSG_ flags). */
+enum sys_action recv_call(struct world *w, struct thread *t, int flags);
 /* One write on a copy that never blocks (fl: the copy's status flags). */
 ssize_t fd_put(int copy, bool sock, int fl, const void *buf, size_t n, int flags);
 /* EPIPE raises SIGPIPE as Linux does (a socket: unless MSG_NOSIGNAL in flags

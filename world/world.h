@@ -60,7 +60,7 @@ union call_state {
     struct { long which; } waitid;
     /* readlink into dsim's buffer on the stack: the caller's (stat.c). */
     struct { bool redirected; uint64_t buf, size; } readlink;
-    struct { bool locked; } flock;                          /* fs.c */
+    struct { bool locked; } flock;                          /* fcntl.c */
     struct { uint64_t persona; } personality;               /* the caller's rdi (info.c) */
     struct { int fd; } sync_write;                          /* a write through an O_SYNC fd (disk.c) */
 };
