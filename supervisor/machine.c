@@ -462,7 +462,7 @@ static bool init_setup(struct world *w, struct machine *m, int report)
     snprintf(dst, sizeof dst, "%s/proc/uptime", root);
     bind_fixed(w, src, dst, 0);
     /* A new UUID at each open, from the machine's entropy, and a timer
-     * list of the machine's clocks (syscalls/info.c). */
+     * list of the machine's clocks (syscalls/open.c). */
     static const char *const live[][2] = { { "uuid", "/proc/sys/kernel/random/uuid" }, { "timer_list", "/proc/timer_list" } };
     for (size_t i = 0; i < sizeof live / sizeof *live; i++) {
         snprintf(src, sizeof src, "%s/vfs/%s.%s", w->run_dir, live[i][0], m->name);

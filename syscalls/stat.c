@@ -82,7 +82,7 @@ static bool host_kernel_file(struct machine *m, dev_t dev)
            (m->node_dev && dev == m->node_dev);
 }
 
-/* dsim's files bound into the machine (syscalls/info.c, machine.c) live on
+/* dsim's files bound into the machine (syscalls/open.c, machine.c) live on
  * the run directory's filesystem, which stamps the host's clock as their
  * access time when they are read: it is shown as their mtime. */
 static bool run_dir_file(const struct world *w, dev_t dev)

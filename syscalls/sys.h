@@ -213,7 +213,7 @@ enum sys_action proc_set_subreaper(struct world *w, struct thread *t);
 /* At a child's first stop: it sees the clone flags its parent passed. */
 void proc_child_clone_view(struct thread *c);
 
-/* disk.c: open with O_CREAT or O_SYNC; a write through an O_SYNC fd. */
+/* paths.c: open with O_CREAT or O_SYNC. sync.c: a write through an O_SYNC fd. */
 enum sys_action disk_open(struct world *w, struct thread *t, int dirfd, uint64_t addr, int flags);
 enum sys_action disk_sync_write(struct world *w, struct thread *t, int fd);
 /* The regular file at a machine path changed somewhere (truncate, O_TRUNC):

@@ -36,6 +36,11 @@
 #define DECLARE(h) enum sys_action h(struct world *w, struct thread *t);
 HANDLERS(DECLARE)
 
+/* The generic handlers the rows below name. */
+enum sys_action sys_enosys(struct world *w, struct thread *t) { return emulate(t, -ENOSYS); }
+enum sys_action sys_pass(struct world *w, struct thread *t) { return SYS_PASS; }
+enum sys_action sys_fence(struct world *w, struct thread *t) { return SYS_FENCE; }
+
 /* Restart policy: R restarts under SA_RESTART, I always fails with EINTR. */
 #define R RS_RESTART_SA
 #define I RS_EINTR

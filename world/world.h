@@ -62,7 +62,7 @@ union call_state {
     struct { bool redirected; uint64_t buf, size; } readlink;
     struct { bool locked; } flock;                          /* fcntl.c */
     struct { uint64_t persona; } personality;               /* the caller's rdi (info.c) */
-    struct { int fd; } sync_write;                          /* a write through an O_SYNC fd (disk.c) */
+    struct { int fd; } sync_write;                          /* a write through an O_SYNC fd (sync.c) */
 };
 
 struct thread {
