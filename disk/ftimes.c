@@ -29,10 +29,7 @@ static struct dirty_file *note(struct world *w, struct machine *m, dev_t dev, in
             return NULL;
         }
     }
-    if (m->ndirty == m->capdirty) {
-        m->capdirty = m->capdirty ? 2 * m->capdirty : 16;
-        m->dirty = xrealloc(m->dirty, m->capdirty * sizeof *m->dirty);
-    }
+    GROW(m->dirty, m->ndirty, m->capdirty);
     struct dirty_file *d = &m->dirty[m->ndirty++];
     *d = (struct dirty_file){ dev, ino, -1, upath ? strdup(upath) : NULL, machine_realtime(w, m) };
     return d;

@@ -17,6 +17,7 @@
  * object was made, changed and used, and writes those over the kernel's
  * (the host's clock) at the call's exit. */
 #include "syscalls/sys.h"
+#include "base/xalloc.h"
 #include "world/tracer.h"
 #include <fcntl.h>
 #include <limits.h>
@@ -94,11 +95,7 @@ static struct ipc_obj *obj_get(struct world *w, struct machine *m, enum kind k, 
     struct ipc_obj *o = obj_find(m, k, id);
     if (o) return o;
     struct ipc_state *s = state(m);
-    if (s->nobj == s->capobj) {
-        s->capobj = s->capobj ? 2 * s->capobj : 16;
-        s->obj = realloc(s->obj, s->capobj * sizeof *s->obj);
-        if (!s->obj) abort();
-    }
+    GROW(s->obj, s->nobj, s->capobj);
     o = &s->obj[s->nobj++];
     *o = (struct ipc_obj){ k, id, { machine_seconds(w, m), 0, 0 } };
     return o;
@@ -432,11 +429,7 @@ enum sys_action sys_ipcget(struct world *w, struct thread *t)
 static void attach_add(struct machine *m, int mm, uint64_t addr, int shmid)
 {
     struct ipc_state *s = state(m);
-    if (s->natt == s->capatt) {
-        s->capatt = s->capatt ? 2 * s->capatt : 16;
-        s->att = realloc(s->att, s->capatt * sizeof *s->att);
-        if (!s->att) abort();
-    }
+    GROW(s->att, s->natt, s->capatt);
     s->att[s->natt++] = (struct ipc_attach){ mm, addr, shmid };
 }
 

@@ -1,6 +1,7 @@
 /* Virtual time: clocks, sleeps, alarms and timerfds. Nothing here reads the
  * host clock; every value derives from w->now. */
 #include "syscalls/sys.h"
+#include "base/xalloc.h"
 #include <stddef.h>
 #include "world/tracer.h"
 #include <linux/kcmp.h>
@@ -361,10 +362,7 @@ static void timerfd_created(struct world *w, struct thread *t, long result)
     if (result < 0) return;
     int c = fd_copy(w, t, (int)result);
     if (c < 0) return;
-    if (w->ntimerfds == w->captimerfds) {
-        w->captimerfds = w->captimerfds ? 2 * w->captimerfds : 8;
-        w->timerfds = realloc(w->timerfds, w->captimerfds * sizeof *w->timerfds);
-    }
+    GROW(w->timerfds, w->ntimerfds, w->captimerfds);
     w->timerfds[w->ntimerfds++] = (struct timerfd_state){ c, t->proc, { (int)t->call.timerfd_create.clk, 0, 0, NULL, NULL } };
 }
 
