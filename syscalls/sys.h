@@ -122,7 +122,7 @@ int futex_wake_tid(struct world *w, struct thread *exited, int n);
 
 /* signal.c: a signal was generated for p (thread t, or any thread if NULL). */
 void signal_generated(struct world *w, struct process *p, struct thread *t, int sig);
-/* proc.c: the process a tracee's pidfd names, or NULL. */
+/* process.c: the process a tracee's pidfd names, or NULL. */
 struct process *pidfd_process(struct world *w, struct thread *t, int fd);
 /* The signals pending for a stopped thread (its own and its process's),
  * without those queued only because it is traced. */
@@ -202,7 +202,7 @@ void outside_open_noted(struct world *w, struct thread *t, long fd);
 struct stat;
 void outside_stat_note(struct world *w, struct thread *t, const char *path, const struct stat *st);
 
-/* proc.c */
+/* process.c */
 void proc_on_exec(struct world *w, struct thread *t);
 /* A process's last thread is gone: wake waiters, reparent children. */
 void proc_on_exit(struct world *w, struct process *p);

@@ -55,7 +55,7 @@ union call_state {
     struct { struct simsock *listener; int room; } accept;
     struct { struct simsock *sock; int room; bool oob; } recv_dgram;
     struct { uint64_t name; } recv_stream;
-    struct { unsigned long flags; uint64_t ctid; } clone;   /* clone, fork, vfork, clone3 (proc.c) */
+    struct { unsigned long flags; uint64_t ctid; } clone;   /* clone, fork, vfork, clone3 (process.c) */
     struct { uint64_t arg; } subreaper;                     /* prctl(PR_SET_CHILD_SUBREAPER) */
     struct { long which; } waitid;
     /* readlink into dsim's buffer on the stack: the caller's (stat.c). */
@@ -124,7 +124,7 @@ struct thread {
     long code_map_nr;
     uint64_t code_map_args[6];
     struct sched_state sched;   /* its policy, priorities, affinity (syscalls/sched.c) */
-    /* clone without CLONE_UNTRACED in place of the caller's (proc.c): its
+    /* clone without CLONE_UNTRACED in place of the caller's (process.c): its
      * view of the flags is put back in the child too (rdi, or clone3's
      * arguments at this address, 0 for none). */
     bool restore_clone_flags;
