@@ -52,7 +52,7 @@ enum sys_action sys_fence(struct world *w, struct thread *t) { return SYS_FENCE;
  *              machine's namespaces and files;
  *   REFUSED    fails at once, so that libc falls back to what dsim follows;
  *   UNTRAPPED  never stops (seccomp allows it: filter.c takes this list);
- *   EXEC_ONLY  stops only when it makes memory executable (rewrite.c).
+ *   EXEC_ONLY  stops only when it makes memory executable (world/rewrite.c).
  * A syscall not here is a fence: the run stops and names it. */
 #define ROW(name, handler, args, rs, support, note) [SYS_##name] = { #name, handler, args, rs, support, note },
 #define EMU(name, handler, args, rs, note) ROW(name, handler, args, rs, SUP_EMULATED, note)
