@@ -52,7 +52,7 @@ static inline enum sys_action block(struct thread *t, uint64_t deadline, ready_f
     return SYS_BLOCK;
 }
 
-/* Generic handlers. */
+/* Generic handlers (table.c). */
 enum sys_action sys_pass(struct world *w, struct thread *t);
 enum sys_action sys_enosys(struct world *w, struct thread *t);
 enum sys_action sys_fence(struct world *w, struct thread *t);
@@ -62,6 +62,9 @@ enum sys_action sys_fence(struct world *w, struct thread *t);
 struct stat;
 int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st);
 bool fd_ready_check(struct world *w, struct thread *t);
+/* The thread keeps copy while it waits for events on it (fd_ready_check). */
+void hold_copy(struct thread *t, int copy, short events);
+void thread_drop_copy(struct thread *t);
 /* Whether a ready() tests only fd readiness (fd_ready_check, poll's and
  * select's): its answer changes only when io_epoch moves (run.c). */
 bool ready_on_fds(ready_fn ready);
@@ -100,9 +103,6 @@ int fd_own(struct thread *t, int copy);
 void fdcache_forget(struct process *p, unsigned lo, unsigned hi);
 void fdcache_forget_all(struct process *p);
 void fdcache_stop(struct process *p);
-/* The thread keeps copy while it waits for events on it (fd_ready_check). */
-void hold_copy(struct thread *t, int copy, short events);
-void thread_drop_copy(struct thread *t);
 
 /* socket.c: the parts of reads and writes that concern simulated sockets. */
 struct simsock;
