@@ -1,7 +1,7 @@
 #include "base/xalloc.h"
 #include "disk/durable.h"
 #include "disk/confined.h"
-#include "syscalls/sys.h"
+#include "disk/ftimes.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

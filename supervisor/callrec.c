@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { REC_CALL = 1, REC_VALUE = 2 };
+enum { REC_CALL = 1 };        /* 2: a value record (world/world.c, trace_value) */
 #define PATH_SHOWN 96           /* a path argument: up to 95 bytes are shown */
 
 static unsigned char *put(unsigned char *p, uint64_t v, int n)
@@ -168,22 +168,7 @@ void callrec_format(const void *rec, size_t len, char *buf, size_t cap)
     const unsigned char *p = rec, *endp = p + len;
     if (!cap) return;
     buf[0] = 0;
-    if (len && *p == REC_CALL) {
-        format_call_rec(p + 1, endp, buf, cap);
-    } else if (len >= 1 + 8 && *p == REC_VALUE) {
-        const unsigned char *v = p + 1;
-        uint64_t value = get(&v, 8);
-        snprintf(buf, cap, "%.*s = %llu", (int)(len - 9), (const char *)v, (unsigned long long)value);
-    }
+    if (len && *p == REC_CALL) format_call_rec(p + 1, endp, buf, cap);
 }
 
-void trace_value(struct world *w, struct thread *t, const char *name, uint64_t value)
-{
-    unsigned char rec[1 + 8 + 32];
-    size_t n = strnlen(name, 32);
-    rec[0] = REC_VALUE;
-    put(rec + 1, value, 8);
-    memcpy(rec + 9, name, n);
-    trace_record(w->trace, w->now, t->proc->m->name, t->vtid, rec, 9 + n, callrec_format);
-}
 _Static_assert(sizeof ((struct thread *)0)->pending_rec >= CALL_REC_MAX, "pending_rec holds a call record");

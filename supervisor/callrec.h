@@ -1,8 +1,8 @@
 /* Trace events in compact binary form (trace/trace.h, trace_record): a
  * syscall as its number and canonical arguments and how it ended, a value
  * read (rdtsc, rdrand) as its name and value. The hash takes these bytes;
- * the text is made from them only when someone reads it. Internal to the
- * supervisor. */
+ * the text is made from them only when someone reads it (values: world.h's
+ * trace_value). Internal to the supervisor. */
 #ifndef DSIM_CALLREC_H
 #define DSIM_CALLREC_H
 #include <stddef.h>
@@ -23,6 +23,4 @@ size_t call_rec_encode(struct thread *t, unsigned char *rec);
 size_t call_rec_end(unsigned char *rec, size_t len, enum call_end end, long result);
 /* The text of a call or value record: "name(args) = result" and the like. */
 void callrec_format(const void *rec, size_t len, char *buf, size_t cap);
-/* A value event, "NAME = VALUE" (rdtsc, rdrand, ...). */
-void trace_value(struct world *w, struct thread *t, const char *name, uint64_t value);
 #endif

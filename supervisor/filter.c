@@ -10,7 +10,7 @@
 /* Every syscall stops at seccomp (SCMP_ACT_TRACE) but the table's
  * UNTRAPPED rows, and its EXEC_ONLY rows unless their prot argument (the
  * third for mmap, mprotect and pkey_mprotect) asks for PROT_EXEC: then the
- * code is rewritten (supervisor/rewrite.h). One list: syscalls/table.c. */
+ * code is rewritten (world/rewrite.h). One list: syscalls/table.c. */
 #define EXEC_ONLY_PROT_ARG 2
 
 int filter_build(struct filter_prog *out)

@@ -84,15 +84,6 @@ static const char *const proc_readonly[] = {
  * (their reads of random bytes are the machine's: syscalls/random.c). */
 static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
 
-/* Gives a file dsim made for the machines their boot time, not the host's
- * clock at the run's start (its ctime, which cannot be set, is shown as
- * its mtime: syscalls/stat.c). */
-void machine_file_times(const struct world *w, int dirfd, const char *path)
-{
-    struct timespec boot[2] = { { (time_t)world_boot_s(w), 0 }, { (time_t)world_boot_s(w), 0 } };
-    utimensat(dirfd, path, boot, 0);
-}
-
 static int write_file(const struct world *w, const char *dir, const char *name, const char *text)
 {
     char path[512];
@@ -224,7 +215,6 @@ static void overlay(const char *disk, const char *root, const char *lower, int n
     if (mount("overlay", target, "overlay", MS_NOATIME, opts) != 0) mount(lower, target, NULL, MS_BIND, NULL);
 }
 
-const char *const machine_tmp_dirs[MACHINE_TMP_DIRS] = { "/tmp", "/var/tmp" };
 
 /* The upper-layer directory of the host directory mpath, made before the
  * overlay is mounted: the components it lacks like their lower ones, the
@@ -396,7 +386,7 @@ static void private_dev(struct world *w, const char *root, int report)
     close(open(node, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
     mount("/dev/null", node, NULL, MS_BIND, NULL);
     /* A hardware generator on every machine, whatever the host has: its
-     * reads are the machine's stream (syscalls/fs.c), as urandom's are. */
+     * reads are the machine's stream (syscalls/rw.c), as urandom's are. */
     snprintf(node, sizeof node, "%s/hwrng", dev);
     close(open(node, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
     mount("/dev/urandom", node, NULL, MS_BIND, NULL);
@@ -472,7 +462,7 @@ static bool init_setup(struct world *w, struct machine *m, int report)
     snprintf(dst, sizeof dst, "%s/proc/uptime", root);
     bind_fixed(w, src, dst, 0);
     /* A new UUID at each open, from the machine's entropy, and a timer
-     * list of the machine's clocks (syscalls/info.c). */
+     * list of the machine's clocks (syscalls/open.c). */
     static const char *const live[][2] = { { "uuid", "/proc/sys/kernel/random/uuid" }, { "timer_list", "/proc/timer_list" } };
     for (size_t i = 0; i < sizeof live / sizeof *live; i++) {
         snprintf(src, sizeof src, "%s/vfs/%s.%s", w->run_dir, live[i][0], m->name);

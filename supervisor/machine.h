@@ -5,16 +5,8 @@
 #include "supervisor/filter.h"
 #include "world/world.h"
 
-/* The directories whose listings show a machine only what it made there
- * (and the way to its working directory): /tmp and /var/tmp. */
-#define MACHINE_TMP_DIRS 2
-extern const char *const machine_tmp_dirs[MACHINE_TMP_DIRS];
-
 /* Writes the files every machine sees in place of host facts (cpuinfo...). */
 int machine_write_vfs(struct world *w);
-/* Gives a file dsim made for the machines (at path, relative to dirfd)
- * their boot time. */
-void machine_file_times(const struct world *w, int dirfd, const char *path);
 /* Starts m; its command's first thread is added to w in TS_NEW. 0, or -1
  * with why it could not in why. */
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp, char *why, size_t whylen);

@@ -7,7 +7,7 @@
 #include "base/plan.h"
 #include "supervisor/machine.h"
 #include "supervisor/report.h"
-#include "supervisor/rewrite.h"
+#include "world/rewrite.h"
 #include "supervisor/rundir.h"
 #include "supervisor/step.h"
 #include "world/tracer.h"

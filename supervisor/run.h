@@ -44,5 +44,4 @@ void run_result_free(struct run_result *r);
 /* Removes the run directories still kept, but the newest `keep`. Call with
  * 0 before exiting. */
 void run_cleanup(int keep);
-const char *outcome_name(enum outcome o);
 #endif

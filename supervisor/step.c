@@ -4,7 +4,7 @@
 #include "supervisor/step.h"
 #include "supervisor/callrec.h"
 #include "supervisor/machine.h"
-#include "supervisor/rewrite.h"
+#include "world/rewrite.h"
 #include "supervisor/stack.h"
 #include "world/tracer.h"
 #include "syscalls/sys.h"
@@ -111,13 +111,6 @@ static bool pending_events(struct world *w)
         struct thread *t = w->threads[i];
         if (t->state == TS_DYING || t->awaiting_first_stop) return true;
     }
-    return false;
-}
-
-bool run_take_early_stop(struct world *w, pid_t pid)
-{
-    for (int i = 0; i < w->nearly; i++)
-        if (w->early_stops[i] == pid) { w->early_stops[i] = w->early_stops[--w->nearly]; return true; }
     return false;
 }
 
@@ -274,7 +267,7 @@ void handle_status(struct world *w, pid_t pid, int status)
              * init of an earlier incarnation is not its machine's any more
              * but is in the list of inits to kill on an interrupt. */
             machine_forget_init(pid);
-            run_take_early_stop(w, pid);
+            world_take_early_stop(w, pid);
             for (size_t i = 0; i < w->nmachines; i++)
                 if (w->machines[i].init_pid == pid) w->machines[i].init_reaped = true;
             return;
@@ -356,15 +349,6 @@ static void finish_syscall(struct thread *t)
     t->partial = 0;
     t->pending_sig = 0;
     thread_drop_copy(t);
-}
-
-enum sys_action block(struct thread *t, uint64_t deadline, ready_fn ready)
-{
-    t->deadline = deadline;
-    t->ready = ready;
-    t->unready_epoch = UINT64_MAX;
-    t->woken = false;
-    return SYS_BLOCK;
 }
 
 /* Calls that change no fd's readiness, nor what the relay may read: they

@@ -7,7 +7,6 @@
 #include "base/xalloc.h"
 #include "syscalls/sys.h"
 #include "disk/durable.h"
-#include "supervisor/machine.h"
 #include "world/tracer.h"
 #include <dirent.h>
 #include <fcntl.h>
@@ -50,7 +49,7 @@ static long list_entries(int copy, bool sort, struct entry **out)
     while ((got = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
         for (long off = 0; off < got;) {
             struct dirent64_hdr *h = (struct dirent64_hdr *)(buf + off);
-            if (n == cap) v = xrealloc(v, (cap *= 2) * sizeof *v);
+            GROW(v, n, cap);
             v[n++] = (struct entry){ h->d_ino, h->d_type, strdup(buf + off + sizeof *h) };
             off += h->d_reclen;
         }

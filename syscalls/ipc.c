@@ -17,6 +17,7 @@
  * object was made, changed and used, and writes those over the kernel's
  * (the host's clock) at the call's exit. */
 #include "syscalls/sys.h"
+#include "base/xalloc.h"
 #include "world/tracer.h"
 #include <fcntl.h>
 #include <limits.h>
@@ -94,11 +95,7 @@ static struct ipc_obj *obj_get(struct world *w, struct machine *m, enum kind k, 
     struct ipc_obj *o = obj_find(m, k, id);
     if (o) return o;
     struct ipc_state *s = state(m);
-    if (s->nobj == s->capobj) {
-        s->capobj = s->capobj ? 2 * s->capobj : 16;
-        s->obj = realloc(s->obj, s->capobj * sizeof *s->obj);
-        if (!s->obj) abort();
-    }
+    GROW(s->obj, s->nobj, s->capobj);
     o = &s->obj[s->nobj++];
     *o = (struct ipc_obj){ k, id, { machine_seconds(w, m), 0, 0 } };
     return o;
@@ -293,14 +290,14 @@ static enum sys_action go_or_wait(struct world *w, struct thread *t, enum verdic
         t->on_exit = done;
         return SYS_PASS_EXIT;
     }
-    if (t->timed_out || (uint64_t)t->scratch[0] <= w->now) return emulate(t, -EAGAIN);
-    return block(t, (uint64_t)t->scratch[0], ready);
+    if (t->timed_out || t->call.ipc.deadline <= w->now) return emulate(t, -EAGAIN);
+    return block(t, t->call.ipc.deadline, ready);
 }
 
 static enum sys_action semop_call(struct world *w, struct thread *t, uint64_t timeout_addr)
 {
     if (!t->retry) {
-        t->scratch[0] = (long)UINT64_MAX;
+        t->call.ipc.deadline = UINT64_MAX;
         if (timeout_addr) {
             struct timespec ts;
             /* A bad timeout is the kernel's to report, at once. */
@@ -309,7 +306,7 @@ static enum sys_action semop_call(struct world *w, struct thread *t, uint64_t ti
                 t->on_exit = semop_done;
                 return SYS_PASS_EXIT;
             }
-            t->scratch[0] = (long)(w->now + ts_to_ns(ts.tv_sec, ts.tv_nsec));
+            t->call.ipc.deadline = w->now + ts_to_ns(ts.tv_sec, ts.tv_nsec);
         }
     }
     struct semcall c;
@@ -400,13 +397,13 @@ static void msgrcv_done(struct world *w, struct thread *t, long result)
 
 enum sys_action sys_msgsnd(struct world *w, struct thread *t)
 {
-    if (!t->retry) t->scratch[0] = (long)UINT64_MAX;
+    if (!t->retry) t->call.ipc.deadline = UINT64_MAX;
     return go_or_wait(w, t, snd_verdict(t, true), snd_ready, msgsnd_done);
 }
 
 enum sys_action sys_msgrcv(struct world *w, struct thread *t)
 {
-    if (!t->retry) t->scratch[0] = (long)UINT64_MAX;
+    if (!t->retry) t->call.ipc.deadline = UINT64_MAX;
     return go_or_wait(w, t, rcv_verdict(t, true), rcv_ready, msgrcv_done);
 }
 
@@ -432,11 +429,7 @@ enum sys_action sys_ipcget(struct world *w, struct thread *t)
 static void attach_add(struct machine *m, int mm, uint64_t addr, int shmid)
 {
     struct ipc_state *s = state(m);
-    if (s->natt == s->capatt) {
-        s->capatt = s->capatt ? 2 * s->capatt : 16;
-        s->att = realloc(s->att, s->capatt * sizeof *s->att);
-        if (!s->att) abort();
-    }
+    GROW(s->att, s->natt, s->capatt);
     s->att[s->natt++] = (struct ipc_attach){ mm, addr, shmid };
 }
 

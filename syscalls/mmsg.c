@@ -141,16 +141,16 @@ enum sys_action sys_recvmmsg(struct world *w, struct thread *t)
     long err;
     if (!t->retry) {
         t->partial = 0;
-        t->scratch[1] = -1;                         /* the timeout's deadline: none */
+        t->call.recvmmsg.deadline = UINT64_MAX;     /* the timeout's deadline: none */
         if (ARG4(t)) {
             uint64_t ns;
             int r = read_timespec(t, ARG4(t), &ns);
             if (r) { close(copy); return emulate(t, r); }
-            t->scratch[1] = (long)(w->now + ns);
+            t->call.recvmmsg.deadline = w->now + ns;
         }
         if (pending_error(s, &err)) { close(copy); return emulate(t, err); }
     }
-    uint64_t deadline = (uint64_t)t->scratch[1];
+    uint64_t deadline = t->call.recvmmsg.deadline;
     unsigned vlen = ARG2(t) > MMSG_MAX ? MMSG_MAX : (unsigned)ARG2(t);
     bool dontwait = nonblock || (flags & MSG_DONTWAIT) || ((flags & MSG_WAITFORONE) && t->partial > 0);
     long got = t->partial;

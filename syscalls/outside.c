@@ -24,7 +24,7 @@
 #define HASHED_MAX 65536        /* a host file's content is hashed up to this size */
 
 /* /dev/null, zero, full, random, urandom: nothing of the host's in them
- * (the random ones are served from the seed, syscalls/fs.c). */
+ * (the random ones are served from the seed, syscalls/rw.c). */
 static bool pinned_device(dev_t rdev)
 {
     unsigned ma = major(rdev), mi = minor(rdev);

@@ -35,16 +35,17 @@
 
 /* ---- the call's deadline ---- */
 
-/* Computed when the call first runs and kept in scratch[0], so that retries
- * do not push it back; scratch[1] says whether the call has a timeout and
- * whether it was zero (Linux writes no remaining time back then). */
+/* Computed when the call first runs and kept in call.poll.deadline, so
+ * that retries do not push it back; call.poll.timeout says whether the
+ * call has a timeout and whether it was zero (Linux writes no remaining
+ * time back then). */
 enum { TO_SET = 1, TO_ZERO = 2 };
 
 static void timer_start(struct world *w, struct thread *t, bool has, uint64_t rel)
 {
     uint64_t deadline = !has ? UINT64_MAX : rel > UINT64_MAX - w->now ? UINT64_MAX : w->now + rel;
-    t->scratch[0] = (long)deadline;
-    t->scratch[1] = (has ? TO_SET : 0) | (has && rel == 0 ? TO_ZERO : 0);
+    t->call.poll.deadline = deadline;
+    t->call.poll.timeout = (has ? TO_SET : 0) | (has && rel == 0 ? TO_ZERO : 0);
 }
 
 static void timer_start_ms(struct world *w, struct thread *t, int ms)
@@ -61,14 +62,14 @@ static long timer_start_ts(struct world *w, struct thread *t, uint64_t addr)
     return err;
 }
 
-static uint64_t deadline(const struct thread *t) { return (uint64_t)t->scratch[0]; }
+static uint64_t deadline(const struct thread *t) { return t->call.poll.deadline; }
 static bool expired(const struct world *w, const struct thread *t) { return t->timed_out || deadline(t) <= w->now; }
 
 /* Writes the time left to the caller's timeout (select: a timeval), as
  * select, pselect6 and ppoll do on return; a failed write changes nothing. */
 static void put_remaining(struct world *w, struct thread *t, uint64_t addr, bool timeval)
 {
-    if (!addr || (t->scratch[1] & (TO_SET | TO_ZERO)) != TO_SET) return;
+    if (!addr || (t->call.poll.timeout & (TO_SET | TO_ZERO)) != TO_SET) return;
     uint64_t left = deadline(t) > w->now ? deadline(t) - w->now : 0;
     int64_t v[2] = { (int64_t)(left / 1000000000), (int64_t)(left % 1000000000) };
     if (timeval) v[1] /= 1000;
@@ -381,7 +382,7 @@ static enum sys_action epoll_call(struct world *w, struct thread *t)
     }
     if (n == 0 && !expired(w, t)) {
         t->copy_fd = copy;
-        t->scratch[4] = POLLIN;
+        t->copy_events = POLLIN;
         return block(t, deadline(t), fd_ready_check);
     }
     close(copy);

@@ -2,6 +2,7 @@
  * the timer's signal with a real SI_TIMER siginfo (rt_sigqueueinfo from the
  * supervisor), so handlers and sigwaitinfo see si_value and si_overrun. */
 #include "syscalls/sys.h"
+#include "base/xalloc.h"
 #include "world/tracer.h"
 #include <signal.h>
 #include <stdlib.h>
@@ -81,10 +82,7 @@ enum sys_action sys_timer_create(struct world *w, struct thread *t)
         if (pt.notify != SIGEV_NONE && (pt.sig < 1 || pt.sig > 64)) return emulate(t, -EINVAL);
     }
     if (mem_write(t->tid, ARG2(t), &id, sizeof id)) return emulate(t, -EFAULT);
-    if (w->nptimers == w->capptimers) {
-        w->capptimers = w->capptimers ? 2 * w->capptimers : 8;
-        w->ptimers = realloc(w->ptimers, w->capptimers * sizeof *w->ptimers);
-    }
+    GROW(w->ptimers, w->nptimers, w->capptimers);
     w->ptimers[w->nptimers++] = pt;
     return emulate(t, 0);
 }

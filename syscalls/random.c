@@ -4,12 +4,6 @@
 #include <stdlib.h>
 #include <sys/random.h>
 
-void random_fill(struct world *w, struct thread *t, void *buf, size_t len)
-{
-    prng_fill(&t->proc->m->entropy, buf, len);
-    trace_hash_bytes(w->trace, buf, len);   /* what the machine saw is part of the run */
-}
-
 /* Fills len bytes at addr in the tracee; returns len or -EFAULT. */
 long random_to_tracee(struct world *w, struct thread *t, uint64_t addr, size_t len)
 {

@@ -436,3 +436,15 @@ enum sys_action sys_sched_setaffinity(struct world *w, struct thread *t)
     perm_for(&me, tg.host_tid, &perm);
     return emulate(t, sched_set_affinity(tg.st, mask, &perm, w->conf->cpus));
 }
+
+/* ---- yielding, and the CPU a thread is on (one at a time: CPU 0) ---- */
+
+enum sys_action sys_sched_yield(struct world *w, struct thread *t) { return emulate(t, 0); }
+
+enum sys_action sys_getcpu(struct world *w, struct thread *t)
+{
+    unsigned zero = 0;
+    if (ARG0(t) && mem_write(t->tid, ARG0(t), &zero, sizeof zero)) return emulate(t, -EFAULT);
+    if (ARG1(t) && mem_write(t->tid, ARG1(t), &zero, sizeof zero)) return emulate(t, -EFAULT);
+    return emulate(t, 0);
+}

@@ -282,7 +282,7 @@ enum sys_action sys_rt_sigsuspend(struct world *w, struct thread *t)
 static bool sigwait_ready(struct world *w, struct thread *t)
 {
     struct sigstate s;
-    return read_sigstate(t->tid, &s) && (s.pending & (uint64_t)t->scratch[1]);
+    return read_sigstate(t->tid, &s) && (s.pending & t->call.sigtimedwait.set);
 }
 
 enum sys_action sys_rt_sigtimedwait(struct world *w, struct thread *t)
@@ -291,7 +291,7 @@ enum sys_action sys_rt_sigtimedwait(struct world *w, struct thread *t)
         uint64_t set;
         if (ARG3(t) != 8) return emulate(t, -EINVAL);
         if (mem_read(t->tid, ARG0(t), &set, sizeof set)) return emulate(t, -EFAULT);
-        t->scratch[1] = (long)set;
+        t->call.sigtimedwait.set = set;
         uint64_t timeout = UINT64_MAX;
         if (ARG2(t)) {
             uint64_t ns;
@@ -299,10 +299,10 @@ enum sys_action sys_rt_sigtimedwait(struct world *w, struct thread *t)
             if (e) return emulate(t, e);
             timeout = w->now + ns;
         }
-        t->scratch[0] = (long)timeout;
+        t->call.sigtimedwait.deadline = timeout;
         if (sigwait_ready(w, t) || timeout == w->now) return SYS_PASS;
     }
     if (sigwait_ready(w, t)) return SYS_PASS;
     if (t->timed_out) return emulate(t, -EAGAIN);
-    return block(t, (uint64_t)t->scratch[0], sigwait_ready);
+    return block(t, t->call.sigtimedwait.deadline, sigwait_ready);
 }

@@ -155,15 +155,15 @@ static int put_saddr_room(struct thread *t, int family, const struct saddr *a, u
 
 static void socket_done(struct world *w, struct thread *t, long result)
 {
-    int family = (int)t->scratch[0], type = (int)t->scratch[1];
+    int family = t->call.socket.family, type = t->call.socket.type;
     ARG0(t) = (unsigned long long)family;       /* the registers the caller keeps */
-    ARG2(t) = (unsigned long long)t->scratch[2];
+    ARG2(t) = (unsigned long long)t->call.socket.protocol;
     t->regs_dirty = true;
     if (result < 0) return;
     struct stat st;
     int copy = fd_lend(w, t, (int)result, &st);
     struct simsock *s = copy >= 0 ? netsim_add(w, st.st_ino, t->proc->m->index, family, type) : NULL;
-    if (s) s->protocol = t->scratch[2] == IPPROTO_UDPLITE ? IPPROTO_UDPLITE : type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
+    if (s) s->protocol = t->call.socket.protocol == IPPROTO_UDPLITE ? IPPROTO_UDPLITE : type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
     fd_return(t, copy);
 }
 
@@ -178,9 +178,9 @@ enum sys_action sys_socket(struct world *w, struct thread *t)
     if (verdict < 0) return emulate(t, verdict);
     if (verdict == SOCK_KERNEL) return SYS_PASS;
     if (!w->net) return emulate(t, -EAFNOSUPPORT);
-    t->scratch[0] = family;
-    t->scratch[1] = type;
-    t->scratch[2] = proto;
+    t->call.socket.family = family;
+    t->call.socket.type = type;
+    t->call.socket.protocol = proto;
     ARG0(t) = AF_UNIX;
     ARG2(t) = 0;
     t->regs_dirty = true;
@@ -279,7 +279,7 @@ enum sys_action sys_listen(struct world *w, struct thread *t)
 
 static bool connect_ready(struct world *w, struct thread *t)
 {
-    struct simsock *s = (struct simsock *)t->scratch[3];
+    struct simsock *s = t->call.connect.sock;
     int err;
     return netsim_connect_done(s, &err);
 }
@@ -289,7 +289,7 @@ enum sys_action sys_connect(struct world *w, struct thread *t)
     if (t->retry) {
         /* A blocking connect: the handshake has ended one way or the other. */
         int err;
-        struct simsock *s = (struct simsock *)t->scratch[3];
+        struct simsock *s = t->call.connect.sock;
         if (!netsim_connect_done(s, &err)) return block(t, UINT64_MAX, connect_ready);
         if (err) s->so_error = 0;
         else s->connected = true;
@@ -344,7 +344,7 @@ enum sys_action sys_connect(struct world *w, struct thread *t)
     fd_return(t, copy);
     if (r) return emulate(t, r);
     if (nonblock) return emulate(t, -EINPROGRESS);
-    t->scratch[3] = (long)s;
+    t->call.connect.sock = s;
     return block(t, UINT64_MAX, connect_ready);
 }
 
@@ -352,21 +352,25 @@ enum sys_action sys_connect(struct world *w, struct thread *t)
 
 static void accept_done(struct world *w, struct thread *t, long result)
 {
-    struct simsock *l = (struct simsock *)t->scratch[3];
+    struct simsock *l = t->call.accept.listener;
     if (result < 0) return;
     struct stat st;
     int copy = fd_lend(w, t, (int)result, &st);
     struct simsock *s = copy >= 0 ? netsim_accepted(w, l, st.st_ino) : NULL;
     fd_return(t, copy);
-    if (s) put_saddr_room(t, s->family, &s->peer, ARG1(t), ARG2(t), (int)t->scratch[4]);
+    if (s) put_saddr_room(t, s->family, &s->peer, ARG1(t), ARG2(t), t->call.accept.room);
 }
 
-/* The kernel accepts (accept and accept4 on a listener, after fs.c found it
+/* accept4's SOCK_NONBLOCK is for the new fd: the listening fd's own
+ * O_NONBLOCK is what decides, and must_wait reads it. */
+enum sys_action sys_accept(struct world *w, struct thread *t) { return recv_call(w, t, 0); }
+
+/* The kernel accepts (accept and accept4 on a listener, after rw.c found it
  * readable): the address it reports is fixed at the exit stop. */
 enum sys_action sock_accept(struct world *w, struct thread *t, struct simsock *l)
 {
-    t->scratch[3] = (long)l;
-    t->scratch[4] = save_room(t, ARG1(t), ARG2(t));
+    t->call.accept.listener = l;
+    t->call.accept.room = save_room(t, ARG1(t), ARG2(t));
     t->on_exit = accept_done;
     return SYS_PASS_EXIT;
 }
@@ -455,7 +459,7 @@ enum sys_action sys_setsockopt(struct world *w, struct thread *t)
         (level == IPPROTO_TCP && (name == TCP_KEEPIDLE || name == TCP_KEEPINTVL || name == TCP_KEEPCNT)))
         netsim_keepalive(w, s);
     /* Timeouts also go to the AF_UNIX socket underneath, where the waits
-     * of reads and writes (fs.c) find them, as for any socket. */
+     * of reads and writes (rw.c) find them, as for any socket. */
     if (level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO)) return SYS_PASS;
     return emulate(t, 0);
 }
@@ -540,9 +544,9 @@ long sock_send_dgram(struct world *w, struct thread *t, struct simsock *s, int c
  * without an address take their datagram's source off the queue too. */
 static void dgram_recv_done(struct world *w, struct thread *t, long result)
 {
-    struct simsock *s = (struct simsock *)t->scratch[3];
+    struct simsock *s = t->call.recv_dgram.sock;
     long nr = SYSNR(t);
-    if (t->scratch[5]) {            /* the caller's MSG_OOB, in the register it keeps */
+    if (t->call.recv_dgram.oob) {            /* the caller's MSG_OOB, in the register it keeps */
         if (nr == SYS_recvfrom) ARG3(t) |= MSG_OOB;
         else if (nr == SYS_recvmsg) ARG2(t) |= MSG_OOB;
         t->regs_dirty = true;
@@ -552,23 +556,23 @@ static void dgram_recv_done(struct world *w, struct thread *t, long result)
     struct saddr src;
     if (!netsim_dgram_source(s, !(flags & MSG_PEEK), &src)) return;
     if (nr == SYS_recvfrom) {
-        put_saddr_room(t, s->family, &src, ARG4(t), ARG5(t), (int)t->scratch[4]);
+        put_saddr_room(t, s->family, &src, ARG4(t), ARG5(t), t->call.recv_dgram.room);
     } else if (nr == SYS_recvmsg) {
         struct msghdr m;
         if (mem_read(t->tid, ARG1(t), &m, sizeof m) != 0 || !m.msg_name) return;
         put_saddr_room(t, s->family, &src, (uint64_t)(uintptr_t)m.msg_name,
-                       ARG1(t) + offsetof(struct msghdr, msg_namelen), (int)t->scratch[4]);
+                       ARG1(t) + offsetof(struct msghdr, msg_namelen), t->call.recv_dgram.room);
     }
 }
 
 /* TCP: recvfrom and recvmsg report no address and leave the caller's
  * address buffer alone (a bad pointer included); the kernel was given none
- * (scratch[3] held the caller's), since it would write the relay's. */
+ * (call.recv_stream held the caller's), since it would write the relay's. */
 static void stream_recv_done(struct world *w, struct thread *t, long result)
 {
     long nr = SYSNR(t);
     int zero = 0;
-    uint64_t name = (uint64_t)t->scratch[3];
+    uint64_t name = t->call.recv_stream.name;
     if (nr == SYS_recvfrom && name) {
         ARG4(t) = name;                 /* the register the caller keeps */
         t->regs_dirty = true;
@@ -589,16 +593,16 @@ static void stream_recv_hide_name(struct thread *t)
 {
     long nr = SYSNR(t);
     uint64_t none = 0;
-    t->scratch[3] = 0;
+    t->call.recv_stream.name = 0;
     if (nr == SYS_recvfrom && ARG4(t)) {
-        t->scratch[3] = (long)ARG4(t);
+        t->call.recv_stream.name = ARG4(t);
         ARG4(t) = 0;
         t->regs_dirty = true;
     } else if (nr == SYS_recvmsg) {
         uint64_t name;
         if (mem_read(t->tid, ARG1(t) + offsetof(struct msghdr, msg_name), &name, sizeof name) == 0 && name &&
             mem_write(t->tid, ARG1(t) + offsetof(struct msghdr, msg_name), &none, sizeof none) == 0)
-            t->scratch[3] = (long)name;
+            t->call.recv_stream.name = name;
     }
 }
 
@@ -637,21 +641,21 @@ enum sys_action sock_read(struct world *w, struct thread *t, struct simsock *s, 
     /* UDP ignores MSG_OOB on receive; the AF_UNIX socket below would
      * refuse it: the kernel is not shown it (restored at the exit stop). */
     if (flags & MSG_OOB) {
-        t->scratch[5] = 1;
+        t->call.recv_dgram.oob = true;
         if (nr == SYS_recvfrom) ARG3(t) &= ~(unsigned long long)MSG_OOB;
         else ARG2(t) &= ~(unsigned long long)MSG_OOB;
         t->regs_dirty = true;
     } else {
-        t->scratch[5] = 0;
+        t->call.recv_dgram.oob = false;
     }
     if (nr == SYS_recvmsg) {
         struct msghdr m;
         if (mem_read(t->tid, ARG1(t), &m, sizeof m) != 0) return SYS_PASS;
-        t->scratch[4] = (long)m.msg_namelen;
+        t->call.recv_dgram.room = (int)m.msg_namelen;
     } else if (nr == SYS_recvfrom) {
-        t->scratch[4] = save_room(t, ARG4(t), ARG5(t));
+        t->call.recv_dgram.room = save_room(t, ARG4(t), ARG5(t));
     }
-    t->scratch[3] = (long)s;
+    t->call.recv_dgram.sock = s;
     t->on_exit = dgram_recv_done;
     return SYS_PASS_EXIT;
 }

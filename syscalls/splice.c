@@ -1,7 +1,7 @@
 /* sendfile, splice, copy_file_range: copies the kernel makes between fds.
  *
  * What they read from a random device (/dev/urandom, /dev/random,
- * /dev/hwrng) must be the machine's stream, as a read's is (fs.c): when the
+ * /dev/hwrng) must be the machine's stream, as a read's is (rw.c): when the
  * kernel would move bytes, the supervisor draws them and writes them into
  * the output through its copy of the fd, as the kernel would (a pipe takes
  * what fits, once; a socket, a file or a device all of it), and the call is

@@ -82,7 +82,7 @@ static bool host_kernel_file(struct machine *m, dev_t dev)
            (m->node_dev && dev == m->node_dev);
 }
 
-/* dsim's files bound into the machine (syscalls/info.c, machine.c) live on
+/* dsim's files bound into the machine (syscalls/open.c, machine.c) live on
  * the run directory's filesystem, which stamps the host's clock as their
  * access time when they are read: it is shown as their mtime. */
 static bool run_dir_file(const struct world *w, dev_t dev)
@@ -341,15 +341,14 @@ static dev_t kernel_fs_dev(bool sockets)
  * on the tracee's stack first, so a truncated link shows the machine's
  * number too. */
 #define LINK_MAX_TEXT 64
-#define REDIRECTED 1
 
 static void readlink_done(struct world *w, struct thread *t, long result)
 {
     (void)w;
     bool at = SYSNR(t) == SYS_readlinkat;
     unsigned long long *bufreg = at ? &t->regs.rdx : &t->regs.rsi, *sizereg = at ? &t->regs.r10 : &t->regs.rdx;
-    bool redirected = t->scratch[0] == REDIRECTED;
-    uint64_t buf = redirected ? (uint64_t)t->scratch[1] : *bufreg, size = redirected ? (uint64_t)t->scratch[2] : *sizereg;
+    bool redirected = t->call.readlink.redirected;
+    uint64_t buf = redirected ? t->call.readlink.buf : *bufreg, size = redirected ? t->call.readlink.size : *sizereg;
     char link[LINK_MAX_TEXT + 1];
     size_t len = result > 0 && (size_t)result <= LINK_MAX_TEXT ? (size_t)result : 0;
     if (len && mem_read(t->tid, *bufreg, link, len) != 0) len = 0;
@@ -396,15 +395,15 @@ enum sys_action sys_readlink(struct world *w, struct thread *t)
     if (mem_read_str(t->tid, at ? ARG1(t) : ARG0(t), path, sizeof path) < 0 || (!strstr(path, "fd/") && !strstr(path, "ns/")))
         return SYS_PASS;
     unsigned long long *bufreg = at ? &t->regs.rdx : &t->regs.rsi, *sizereg = at ? &t->regs.r10 : &t->regs.rdx;
-    t->scratch[0] = 0;
+    t->call.readlink.redirected = false;
     if ((long long)*sizereg <= 0) return SYS_PASS;          /* EINVAL, from the kernel */
     if (*sizereg < LINK_MAX_TEXT) {
         uint64_t scratch = (t->regs.rsp - 128 - 2 * LINK_MAX_TEXT) & ~15ULL;     /* below the red zone */
         char probe;
         if (mem_read(t->tid, scratch, &probe, 1) == 0) {
-            t->scratch[0] = REDIRECTED;
-            t->scratch[1] = (long)*bufreg;
-            t->scratch[2] = (long)*sizereg;
+            t->call.readlink.redirected = true;
+            t->call.readlink.buf = *bufreg;
+            t->call.readlink.size = *sizereg;
             *bufreg = scratch;
             *sizereg = LINK_MAX_TEXT;
             t->regs_dirty = true;

@@ -2,6 +2,8 @@
 #ifndef DSIM_SYS_H
 #define DSIM_SYS_H
 #include "world/world.h"
+#include "world/tracer.h"
+#include "disk/ftimes.h"
 #include <errno.h>
 
 enum sys_action {
@@ -35,34 +37,34 @@ extern const unsigned sys_table_len;
 const struct sys_entry *sys_lookup(long nr);
 const char *sys_support_name(enum sys_support s);
 
-/* Argument access on the stopped thread. */
-#define ARG0(t) ((t)->regs.rdi)
-#define ARG1(t) ((t)->regs.rsi)
-#define ARG2(t) ((t)->regs.rdx)
-#define ARG3(t) ((t)->regs.r10)
-#define ARG4(t) ((t)->regs.r8)
-#define ARG5(t) ((t)->regs.r9)
-#define SYSNR(t) ((long)(t)->regs.orig_rax)
-
 static inline enum sys_action emulate(struct thread *t, long result)
 {
     t->regs.rax = (unsigned long long)result;
     return SYS_EMULATE;
 }
 /* Block until deadline (UINT64_MAX: none), ready() or an explicit wake. */
-enum sys_action block(struct thread *t, uint64_t deadline, ready_fn ready);
+static inline enum sys_action block(struct thread *t, uint64_t deadline, ready_fn ready)
+{
+    t->deadline = deadline;
+    t->ready = ready;
+    t->unready_epoch = UINT64_MAX;
+    t->woken = false;
+    return SYS_BLOCK;
+}
 
-/* Generic handlers. */
+/* Generic handlers (table.c). */
 enum sys_action sys_pass(struct world *w, struct thread *t);
 enum sys_action sys_enosys(struct world *w, struct thread *t);
 enum sys_action sys_fence(struct world *w, struct thread *t);
 
-/* fd helpers (fs.c): a supervisor copy of a tracee fd, or -1 with errno. */
-int fd_copy(struct world *w, struct thread *t, int fd);
-/* A copy of fd and its stat, or -1 with errno. */
+/* fdwait.c: copies of tracee fds (fd_copy is world/tracer.h's), and
+ * waiting on them. A copy of fd and its stat, or -1 with errno. */
 struct stat;
 int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st);
 bool fd_ready_check(struct world *w, struct thread *t);
+/* The thread keeps copy while it waits for events on it (fd_ready_check). */
+void hold_copy(struct thread *t, int copy, short events);
+void thread_drop_copy(struct thread *t);
 /* Whether a ready() tests only fd readiness (fd_ready_check, poll's and
  * select's): its answer changes only when io_epoch moves (run.c). */
 bool ready_on_fds(ready_fn ready);
@@ -71,6 +73,17 @@ bool ready_on_fds(ready_fn ready);
 enum sys_action fd_copy_error(struct world *w, struct thread *t, int fd);
 /* dsim's own stdout and stderr (dsim exec): outside the simulation. */
 bool fd_external(const struct world *w, const struct stat *st);
+/* When a call that must wait on a socket gives up (its SO_RCVTIMEO or
+ * SO_SNDTIMEO, name), on virtual time; UINT64_MAX if none. */
+uint64_t sock_deadline(struct world *w, struct thread *t, int copy, const struct stat *st, int name);
+/* Reads and accepts: the socket layer's answer, or a wait for `events` on
+ * the probed copy (consumed) if may_wait. */
+enum sys_action read_or_wait(struct world *w, struct thread *t, int copy, const struct stat *st, short events,
+                             bool may_wait);
+
+/* rw.c: reads and writes. recvfrom, recvmsg, accept, accept4 wait until
+ * the socket is readable (flags: the call's MSG_ flags). */
+enum sys_action recv_call(struct world *w, struct thread *t, int flags);
 /* One write on a copy that never blocks (fl: the copy's status flags). */
 ssize_t fd_put(int copy, bool sock, int fl, const void *buf, size_t n, int flags);
 /* EPIPE raises SIGPIPE as Linux does (a socket: unless MSG_NOSIGNAL in flags
@@ -90,9 +103,6 @@ int fd_own(struct thread *t, int copy);
 void fdcache_forget(struct process *p, unsigned lo, unsigned hi);
 void fdcache_forget_all(struct process *p);
 void fdcache_stop(struct process *p);
-/* The thread keeps copy while it waits for events on it (fd_ready_check). */
-void hold_copy(struct thread *t, int copy, short events);
-void thread_drop_copy(struct thread *t);
 
 /* socket.c: the parts of reads and writes that concern simulated sockets. */
 struct simsock;
@@ -112,7 +122,7 @@ int futex_wake_tid(struct world *w, struct thread *exited, int n);
 
 /* signal.c: a signal was generated for p (thread t, or any thread if NULL). */
 void signal_generated(struct world *w, struct process *p, struct thread *t, int sig);
-/* proc.c: the process a tracee's pidfd names, or NULL. */
+/* process.c: the process a tracee's pidfd names, or NULL. */
 struct process *pidfd_process(struct world *w, struct thread *t, int fd);
 /* The signals pending for a stopped thread (its own and its process's),
  * without those queued only because it is traced. */
@@ -192,7 +202,7 @@ void outside_open_noted(struct world *w, struct thread *t, long fd);
 struct stat;
 void outside_stat_note(struct world *w, struct thread *t, const char *path, const struct stat *st);
 
-/* proc.c */
+/* process.c */
 void proc_on_exec(struct world *w, struct thread *t);
 /* A process's last thread is gone: wake waiters, reparent children. */
 void proc_on_exit(struct world *w, struct process *p);
@@ -203,7 +213,7 @@ enum sys_action proc_set_subreaper(struct world *w, struct thread *t);
 /* At a child's first stop: it sees the clone flags its parent passed. */
 void proc_child_clone_view(struct thread *c);
 
-/* disk.c: open with O_CREAT or O_SYNC; a write through an O_SYNC fd. */
+/* paths.c: open with O_CREAT or O_SYNC. sync.c: a write through an O_SYNC fd. */
 enum sys_action disk_open(struct world *w, struct thread *t, int dirfd, uint64_t addr, int flags);
 enum sys_action disk_sync_write(struct world *w, struct thread *t, int fd);
 /* The regular file at a machine path changed somewhere (truncate, O_TRUNC):
@@ -213,18 +223,10 @@ void disk_path_changed(struct thread *t, const char *mpath);
  * not followed); false if it cannot be resolved. */
 bool disk_entry_mpath(struct thread *t, int dirfd, uint64_t addr, char *out, size_t len);
 
-/* ftimes.c: file times on virtual time. A changed file is noted (an fd
- * copy, which the note then owns, or a machine path) and stamped at the
- * machine's next step. */
-struct stat;
-void ftimes_note_fd(struct world *w, struct thread *t, int copy, const struct stat *st);
-void ftimes_note_path(struct world *w, struct machine *m, const char *mpath);
-void ftimes_flush(struct world *w, struct machine *m);
-void ftimes_free(struct machine *m);
+
+/* ftimes.c: file times at calls that change files (disk/ftimes.h). The
+ * regular file open as the tracee's fd changes now (the call passes). */
 enum sys_action ftimes_fd_change(struct world *w, struct thread *t);
-/* Whether a file is outside the machine's disk (its output, dsim's). */
-bool outside_disk(const struct world *w, const struct stat *st);
-/* The regular file open as the tracee's fd changes now (the call passes). */
 enum sys_action ftimes_fd_note(struct world *w, struct thread *t, int fd);
 
 /* stat.c: the devices of m's /proc, /sys and /dev (m->proc_dev...). */
@@ -237,9 +239,8 @@ bool procfs_file(struct machine *m, const struct stat *st);    /* a file of m's 
 const char *procfs_text(struct world *w, struct thread *t, int fd, int copy, const struct stat *st, uint64_t pos,
                         size_t *len);
 
-/* random.c */
 void random_fill(struct world *w, struct thread *t, void *buf, size_t len);
-/* Fills len bytes at addr in the tracee: len, the bytes done before a bad
+/* random.c: fills len bytes at addr in the tracee: len, the bytes done before a bad
  * address, or -EFAULT. */
 long random_to_tracee(struct world *w, struct thread *t, uint64_t addr, size_t len);
 #endif

@@ -36,6 +36,11 @@
 #define DECLARE(h) enum sys_action h(struct world *w, struct thread *t);
 HANDLERS(DECLARE)
 
+/* The generic handlers the rows below name. */
+enum sys_action sys_enosys(struct world *w, struct thread *t) { return emulate(t, -ENOSYS); }
+enum sys_action sys_pass(struct world *w, struct thread *t) { return SYS_PASS; }
+enum sys_action sys_fence(struct world *w, struct thread *t) { return SYS_FENCE; }
+
 /* Restart policy: R restarts under SA_RESTART, I always fails with EINTR. */
 #define R RS_RESTART_SA
 #define I RS_EINTR
@@ -47,7 +52,7 @@ HANDLERS(DECLARE)
  *              machine's namespaces and files;
  *   REFUSED    fails at once, so that libc falls back to what dsim follows;
  *   UNTRAPPED  never stops (seccomp allows it: filter.c takes this list);
- *   EXEC_ONLY  stops only when it makes memory executable (rewrite.c).
+ *   EXEC_ONLY  stops only when it makes memory executable (world/rewrite.c).
  * A syscall not here is a fence: the run stops and names it. */
 #define ROW(name, handler, args, rs, support, note) [SYS_##name] = { #name, handler, args, rs, support, note },
 #define EMU(name, handler, args, rs, note) ROW(name, handler, args, rs, SUP_EMULATED, note)

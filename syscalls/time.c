@@ -1,6 +1,7 @@
 /* Virtual time: clocks, sleeps, alarms and timerfds. Nothing here reads the
  * host clock; every value derives from w->now. */
 #include "syscalls/sys.h"
+#include "base/xalloc.h"
 #include <stddef.h>
 #include "world/tracer.h"
 #include <linux/kcmp.h>
@@ -142,13 +143,13 @@ static enum sys_action sleep_until(struct thread *t, uint64_t deadline)
     return block(t, deadline, NULL);
 }
 
-/* clock_nanosleep on a CPU-time clock (scratch[1] = 1) waits until the
- * clock reaches scratch[0]: the process's CPU time moves with its other
+/* clock_nanosleep on a CPU-time clock (call.sleep.cpu_clock) waits until
+ * the clock reaches call.sleep.end: the process's CPU time moves with its other
  * threads' steps. */
 static bool cpu_clock_reached(struct world *w, struct thread *t)
 {
     bool ok;
-    return clock_now(w, t, (int)ARG0(t), &ok) >= (uint64_t)t->scratch[0] || !ok;
+    return clock_now(w, t, (int)ARG0(t), &ok) >= t->call.sleep.end || !ok;
 }
 
 /* An interrupted relative sleep reports the time left, as Linux does; a
@@ -158,8 +159,8 @@ int sleep_interrupted(struct world *w, struct thread *t)
     long nr = SYSNR(t);
     uint64_t rem_addr = nr == SYS_nanosleep ? ARG1(t) : nr == SYS_clock_nanosleep && !(ARG1(t) & TIMER_ABSTIME) ? ARG3(t) : 0;
     if (!rem_addr) return 0;
-    uint64_t end = (uint64_t)t->scratch[0], now = w->now;
-    if (nr == SYS_clock_nanosleep && t->scratch[1]) {
+    uint64_t end = t->call.sleep.end, now = w->now;
+    if (nr == SYS_clock_nanosleep && t->call.sleep.cpu_clock) {
         bool ok;
         now = clock_now(w, t, (int)ARG0(t), &ok);
     }
@@ -173,10 +174,10 @@ enum sys_action sys_nanosleep(struct world *w, struct thread *t)
         int e = read_timespec(t, ARG0(t), &ns);
         if (e) return emulate(t, e);
         if (ns == 0) return emulate(t, 0);
-        t->scratch[0] = (long)(w->now + ns);
-        t->scratch[1] = 0;
+        t->call.sleep.end = w->now + ns;
+        t->call.sleep.cpu_clock = false;
     }
-    return sleep_until(t, (uint64_t)t->scratch[0]);
+    return sleep_until(t, t->call.sleep.end);
 }
 
 /* Which clocks can be slept on, as the kernel's k_clocks say: -EINVAL for
@@ -213,18 +214,18 @@ enum sys_action sys_clock_nanosleep(struct world *w, struct thread *t)
             if (clk < 0 && (clk & 4) && (id == 0 || id == t->vtid)) return emulate(t, -EINVAL);
             bool ok;
             uint64_t now = clock_now(w, t, clk, &ok);
-            t->scratch[0] = (long)((ARG1(t) & TIMER_ABSTIME) ? ns : now + ns);
-            t->scratch[1] = 1;
-            if ((uint64_t)t->scratch[0] <= now) return emulate(t, 0);
+            t->call.sleep.end = (ARG1(t) & TIMER_ABSTIME) ? ns : now + ns;
+            t->call.sleep.cpu_clock = true;
+            if (t->call.sleep.end <= now) return emulate(t, 0);
             return block(t, UINT64_MAX, cpu_clock_reached);
         }
         uint64_t deadline = (ARG1(t) & TIMER_ABSTIME) ? deadline_for_abs(w, t, clk, ns) : w->now + ns;
         if (deadline <= w->now) return emulate(t, 0);
-        t->scratch[0] = (long)deadline;
-        t->scratch[1] = 0;
+        t->call.sleep.end = deadline;
+        t->call.sleep.cpu_clock = false;
     }
-    if (t->scratch[1]) return cpu_clock_reached(w, t) ? emulate(t, 0) : SYS_BLOCK;
-    return sleep_until(t, (uint64_t)t->scratch[0]);
+    if (t->call.sleep.cpu_clock) return cpu_clock_reached(w, t) ? emulate(t, 0) : SYS_BLOCK;
+    return sleep_until(t, t->call.sleep.end);
 }
 
 /* ---- alarm and setitimer (ITIMER_REAL) ---- */
@@ -355,17 +356,14 @@ static int timerfd_of(struct world *w, struct thread *t, int fd, struct timerfd_
 
 static void timerfd_created(struct world *w, struct thread *t, long result)
 {
-    t->regs.rdi = (unsigned long long)t->scratch[0];
-    t->regs.rsi = (unsigned long long)t->scratch[1];
+    t->regs.rdi = t->call.timerfd_create.clk;
+    t->regs.rsi = t->call.timerfd_create.flags;
     t->regs_dirty = true;
     if (result < 0) return;
     int c = fd_copy(w, t, (int)result);
     if (c < 0) return;
-    if (w->ntimerfds == w->captimerfds) {
-        w->captimerfds = w->captimerfds ? 2 * w->captimerfds : 8;
-        w->timerfds = realloc(w->timerfds, w->captimerfds * sizeof *w->timerfds);
-    }
-    w->timerfds[w->ntimerfds++] = (struct timerfd_state){ c, t->proc, { (int)t->scratch[0], 0, 0, NULL, NULL } };
+    GROW(w->timerfds, w->ntimerfds, w->captimerfds);
+    w->timerfds[w->ntimerfds++] = (struct timerfd_state){ c, t->proc, { (int)t->call.timerfd_create.clk, 0, 0, NULL, NULL } };
 }
 
 enum sys_action sys_timerfd_create(struct world *w, struct thread *t)
@@ -377,8 +375,8 @@ enum sys_action sys_timerfd_create(struct world *w, struct thread *t)
     if (flags & ~(TFD_CLOEXEC | TFD_NONBLOCK)) return emulate(t, -EINVAL);
     /* Becomes eventfd2(0, flags): the same read/poll semantics, and only the
      * supervisor ever adds to it. TFD_* and EFD_* flags share values. */
-    t->scratch[0] = (long)ARG0(t);
-    t->scratch[1] = (long)ARG1(t);
+    t->call.timerfd_create.clk = ARG0(t);
+    t->call.timerfd_create.flags = ARG1(t);
     t->regs.orig_rax = SYS_eventfd2;
     t->regs.rdi = 0;
     t->regs.rsi = (unsigned long long)flags;

@@ -1,9 +1,16 @@
 #include "world/tracer.h"
+#include "world/world.h"
+#include <fcntl.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL         /* Linux 6.9: a pidfd for one thread */
+#endif
 
 int tracer_getregs(pid_t tid, struct user_regs_struct *r) { return (int)ptrace(PTRACE_GETREGS, tid, 0, r); }
 int tracer_setregs(pid_t tid, const struct user_regs_struct *r) { return (int)ptrace(PTRACE_SETREGS, tid, 0, r); }
@@ -54,4 +61,36 @@ ssize_t mem_read_str(pid_t pid, uint64_t addr, char *buf, size_t max)
     }
     buf[got] = 0;
     return (ssize_t)got;
+}
+
+/* ---- copies of tracee fds ---- */
+
+/* Whether t's fd table is gone with its leader (it exited before the other
+ * threads): then only a pidfd for t itself reaches the table. */
+static bool leader_gone(const struct thread *t)
+{
+    const struct process *p = t->proc;
+    return t != p->leader && (p->leader_zombie || p->leader->state == TS_DEAD);
+}
+
+int fd_copy(struct world *w, struct thread *t, int fd)
+{
+    (void)w;
+    struct process *p = t->proc;
+    if (fd < 0) {
+        errno = EBADF;
+        return -1;
+    }
+    if (leader_gone(t)) {
+        int tfd = (int)syscall(SYS_pidfd_open, t->tid, PIDFD_THREAD);
+        if (tfd < 0) return -1;
+        int copy = (int)syscall(SYS_pidfd_getfd, tfd, fd, 0);
+        int e = errno;
+        close(tfd);
+        errno = e;
+        return copy;
+    }
+    /* pidfd_open and pidfd_getfd both give O_CLOEXEC fds. */
+    if (p->pidfd < 0 && (p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0)) < 0) return -1;
+    return (int)syscall(SYS_pidfd_getfd, p->pidfd, fd, 0);
 }

@@ -21,4 +21,10 @@ int mem_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 int mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len);
 /* Reads a NUL-terminated string of at most max-1 bytes; returns its length or -1. */
 ssize_t mem_read_str(pid_t pid, uint64_t addr, char *buf, size_t max);
+
+/* A supervisor copy of the tracee thread t's fd (pidfd_getfd: the same open
+ * file description), or -1 with errno. */
+struct world;
+struct thread;
+int fd_copy(struct world *w, struct thread *t, int fd);
 #endif

@@ -1,10 +1,11 @@
 /* The world's registry: threads, processes, and a run's verdict. */
 #include "world/world.h"
 #include "base/xalloc.h"
-#include "supervisor/run.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 const char *outcome_name(enum outcome o)
 {
@@ -142,3 +143,51 @@ struct process *world_add_process(struct world *w, struct machine *m, pid_t pid,
     return p;
 }
 
+bool world_take_early_stop(struct world *w, pid_t pid)
+{
+    for (int i = 0; i < w->nearly; i++)
+        if (w->early_stops[i] == pid) { w->early_stops[i] = w->early_stops[--w->nearly]; return true; }
+    return false;
+}
+
+const char *const machine_tmp_dirs[MACHINE_TMP_DIRS] = { "/tmp", "/var/tmp" };
+
+/* Gives a file dsim made for the machines their boot time, not the host's
+ * clock at the run's start (its ctime, which cannot be set, is shown as
+ * its mtime: syscalls/stat.c). */
+void machine_file_times(const struct world *w, int dirfd, const char *path)
+{
+    struct timespec boot[2] = { { (time_t)world_boot_s(w), 0 }, { (time_t)world_boot_s(w), 0 } };
+    utimensat(dirfd, path, boot, 0);
+}
+
+void random_fill(struct world *w, struct thread *t, void *buf, size_t len)
+{
+    prng_fill(&t->proc->m->entropy, buf, len);
+    trace_hash_bytes(w->trace, buf, len);   /* what the machine saw is part of the run */
+}
+
+/* Value records: a tag byte (call records, supervisor/callrec.c, are 1),
+ * the value in 8 bytes little-endian, the name. */
+enum { REC_VALUE = 2 };
+
+static void value_format(const void *rec, size_t len, char *buf, size_t cap)
+{
+    const unsigned char *p = rec;
+    if (!cap) return;
+    buf[0] = 0;
+    if (len < 1 + 8 || *p != REC_VALUE) return;
+    uint64_t value = 0;
+    for (int i = 0; i < 8; i++) value |= (uint64_t)p[1 + i] << (8 * i);
+    snprintf(buf, cap, "%.*s = %llu", (int)(len - 9), (const char *)p + 9, (unsigned long long)value);
+}
+
+void trace_value(struct world *w, struct thread *t, const char *name, uint64_t value)
+{
+    unsigned char rec[1 + 8 + 32];
+    size_t n = strnlen(name, 32);
+    rec[0] = REC_VALUE;
+    for (int i = 0; i < 8; i++) rec[1 + i] = (unsigned char)(value >> (8 * i));
+    memcpy(rec + 9, name, n);
+    trace_record(w->trace, w->now, t->proc->m->name, t->vtid, rec, 9 + n, value_format);
+}

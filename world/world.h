@@ -32,6 +32,38 @@ typedef bool (*ready_fn)(struct world *w, struct thread *t);
 typedef void (*exit_fn)(struct world *w, struct thread *t, long result);
 
 struct process;
+struct simsock;
+
+/* What a handler keeps of its call across a block, or until the call's
+ * exit stop: one member per kind of call, written when the call begins
+ * (not on a retry) and read only by that call's handler. */
+union call_state {
+    struct { uint64_t end; bool cpu_clock; } sleep;         /* nanosleep, clock_nanosleep (time.c) */
+    struct { uint64_t clk, flags; } timerfd_create;         /* the caller's rdi and rsi (time.c) */
+    /* poll, select, epoll_wait (poll.c): the deadline, from the call's
+     * first run, and whether it had a timeout and a zero one. */
+    struct { uint64_t deadline; int timeout; } poll;
+    struct { uint64_t deadline; } recvmmsg;                 /* UINT64_MAX: none (mmsg.c) */
+    struct { uint64_t deadline; } ipc;                      /* semtimedop, msgsnd, msgrcv (ipc.c) */
+    struct { uint64_t set, deadline; } sigtimedwait;        /* signal.c */
+    /* socket.c: the caller's view of a socket made AF_UNIX for the kernel,
+     * the socket a connect waits on, an accept's listener, what a receive
+     * puts back at its exit (the room for the address; MSG_OOB; a stream's
+     * address buffer hidden from the kernel). */
+    struct { int family, type, protocol; } socket;
+    struct { struct simsock *sock; } connect;
+    struct { struct simsock *listener; int room; } accept;
+    struct { struct simsock *sock; int room; bool oob; } recv_dgram;
+    struct { uint64_t name; } recv_stream;
+    struct { unsigned long flags; uint64_t ctid; } clone;   /* clone, fork, vfork, clone3 (process.c) */
+    struct { uint64_t arg; } subreaper;                     /* prctl(PR_SET_CHILD_SUBREAPER) */
+    struct { long which; } waitid;
+    /* readlink into dsim's buffer on the stack: the caller's (stat.c). */
+    struct { bool redirected; uint64_t buf, size; } readlink;
+    struct { bool locked; } flock;                          /* fcntl.c */
+    struct { uint64_t persona; } personality;               /* the caller's rdi (info.c) */
+    struct { int fd; } sync_write;                          /* a write through an O_SYNC fd (sync.c) */
+};
 
 struct thread {
     int id;                 /* creation order in the run: names the thread */
@@ -52,6 +84,7 @@ struct thread {
     bool interrupted;       /* a signal must interrupt the blocked call */
     bool timed_out;
     int copy_fd;            /* supervisor's copy of the fd waited on, or -1 */
+    short copy_events;      /* what fd_ready_check polls copy_fd for */
     /* The futex waited on, keyed as the kernel keys it: (address space,
      * address) for private memory, (inode, offset) for shared mappings. */
     uint64_t futex_key;     /* address or offset */
@@ -65,7 +98,7 @@ struct thread {
     uint64_t *futexv;
     int nfutexv, futexv_hit;
     uint64_t sigsuspend_mask;
-    long scratch[6];        /* per-syscall state kept across a block */
+    union call_state call;  /* its handler's state, kept across a block or to the exit stop */
     long partial;           /* bytes a blocking write already moved */
     int intr_sig;           /* the signal that interrupts the blocked call */
     int pending_sig;        /* sent while it stood at a syscall: that call
@@ -87,11 +120,11 @@ struct thread {
     uint64_t nvcsw, nivcsw; /* it blocked; another was picked while it was ready */
     bool exit_expected;     /* its own exit(): no group death follows */
     /* An mmap/mprotect making code executable, between its entry and exit
-     * stops (supervisor/rewrite.h): 0 or the syscall, and its arguments. */
+     * stops (world/rewrite.h): 0 or the syscall, and its arguments. */
     long code_map_nr;
     uint64_t code_map_args[6];
     struct sched_state sched;   /* its policy, priorities, affinity (syscalls/sched.c) */
-    /* clone without CLONE_UNTRACED in place of the caller's (proc.c): its
+    /* clone without CLONE_UNTRACED in place of the caller's (process.c): its
      * view of the flags is put back in the child too (rdi, or clone3's
      * arguments at this address, 0 for none). */
     bool restore_clone_flags;
@@ -101,7 +134,7 @@ struct thread {
 struct sigaction_lite { uint64_t handler; uint64_t flags; };
 
 /* A file a machine changed, to be stamped with the time of the change
- * (syscalls/ftimes.c): through an fd copy (dev, ino) or by upper path. */
+ * (disk/ftimes.c): through an fd copy (dev, ino) or by upper path. */
 struct dirty_file {
     dev_t dev;
     ino_t ino;
@@ -346,7 +379,17 @@ static inline uint64_t machine_dev_key(const struct machine *m, uint64_t dev)
     return dev;
 }
 
-/* run.c */
+/* Argument access on the stopped thread. */
+#define ARG0(t) ((t)->regs.rdi)
+#define ARG1(t) ((t)->regs.rsi)
+#define ARG2(t) ((t)->regs.rdx)
+#define ARG3(t) ((t)->regs.r10)
+#define ARG4(t) ((t)->regs.r8)
+#define ARG5(t) ((t)->regs.r9)
+#define SYSNR(t) ((long)(t)->regs.orig_rax)
+
+/* world.c */
+const char *outcome_name(enum outcome o);
 struct thread *world_thread_by_tid(struct world *w, pid_t tid);
 struct process *world_proc_by_vpid(struct machine *m, struct world *w, pid_t vpid);
 struct thread *world_thread_by_vtid(struct world *w, struct machine *m, pid_t vtid);
@@ -360,5 +403,18 @@ void process_switches(const struct world *w, const struct process *p, uint64_t *
 void world_fail(struct world *w, enum outcome o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* True (and forgotten) if pid's first stop came before its clone event. */
-bool run_take_early_stop(struct world *w, pid_t pid);
+bool world_take_early_stop(struct world *w, pid_t pid);
+/* The directories whose listings show a machine only what it made there
+ * (and the way to its working directory): /tmp and /var/tmp. */
+#define MACHINE_TMP_DIRS 2
+extern const char *const machine_tmp_dirs[MACHINE_TMP_DIRS];
+
+/* Gives a file dsim made for the machines (at path, relative to dirfd)
+ * their boot time. */
+void machine_file_times(const struct world *w, int dirfd, const char *path);
+/* Entropy: every random byte a machine sees comes from its own PRNG
+ * stream, and is part of the run's hash. */
+void random_fill(struct world *w, struct thread *t, void *buf, size_t len);
+/* A value event, "NAME = VALUE" (rdtsc, rdrand, ...). */
+void trace_value(struct world *w, struct thread *t, const char *name, uint64_t value);
 #endif

@@ -1,7 +1,7 @@
-/* The syscalls that make a machine's disk durable or change its names:
- * fsync and friends, O_SYNC writes, and create, link, rename, unlink,
- * mkdir, rmdir. The kernel makes every one of them; dsim notes, around it,
- * what a crash could undo (disk/durable.h). */
+/* The syscalls that change a machine's names: create (open's part,
+ * disk_open), link, symlink, rename, unlink, mkdir, rmdir, mknod. The kernel
+ * makes every one of them; dsim notes, around it, what a crash could undo
+ * (disk/durable.h). */
 #include "syscalls/sys.h"
 #include "disk/confined.h"
 #include "disk/durable.h"
@@ -15,32 +15,12 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-/* What a tracee fd shows fstat (st), or NULL. */
-static const struct stat *fd_stat(struct world *w, struct thread *t, int fd, struct stat *st)
-{
-    int copy = fd_probe(w, t, fd, st);
-    if (copy < 0) return NULL;
-    close(copy);
-    return st;
-}
-
 void disk_path_changed(struct thread *t, const char *mpath)
 {
     struct stat st;
     int fd = machine_path_open(t->tid, mpath, false, O_PATH);
     if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) disk_file_changed(t->proc->m, &st);
     if (fd >= 0) close(fd);
-}
-
-/* The machine path of what a tracee fd refers to, or false. */
-static bool fd_mpath(struct thread *t, int fd, char *out, size_t len)
-{
-    char link[64];
-    snprintf(link, sizeof link, "/proc/%d/fd/%d", t->tid, fd);
-    ssize_t n = readlink(link, out, len - 1);
-    if (n <= 0 || out[0] != '/') return false;
-    out[n] = 0;
-    return true;
 }
 
 /* The machine path of the entry that path (at addr, relative to dirfd)
@@ -173,90 +153,4 @@ enum sys_action disk_open(struct world *w, struct thread *t, int dirfd, uint64_t
     if (!disk_op_begin(w, m, NOP_CREATE, p, NULL)) return SYS_PASS;
     t->on_exit = name_done;
     return SYS_PASS_EXIT;
-}
-
-enum sys_action sys_creat(struct world *w, struct thread *t)
-{
-    return disk_open(w, t, AT_FDCWD, ARG0(t), O_CREAT);
-}
-
-/* ---- durability ---- */
-
-/* fsync, fdatasync: a file's content, a directory's entries, and (but
- * under strict_names) every name operation so far. */
-enum sys_action sys_fsync(struct world *w, struct thread *t)
-{
-    char mpath[4096], upath[4096];
-    struct machine *m = t->proc->m;
-    struct stat st, fst;
-    if (!fd_mpath(t, (int)ARG0(t), mpath, sizeof mpath) || !disk_upper(w, m, mpath, upath, sizeof upath))
-        return SYS_PASS;
-    if (cf_lstat(upath, &st) == 0 && S_ISDIR(st.st_mode)) disk_dir_synced(w, m, mpath);
-    else disk_file_synced(w, m, mpath, fd_stat(w, t, (int)ARG0(t), &fst));   /* a journal commit, even unwritten */
-    return SYS_PASS;
-}
-
-/* sync and syncfs: everything the machine wrote is durable now. */
-enum sys_action sys_sync(struct world *w, struct thread *t)
-{
-    disk_all_synced(w, t->proc->m);
-    return SYS_PASS;
-}
-
-static void sync_write_done(struct world *w, struct thread *t, long result)
-{
-    char mpath[4096];
-    struct stat st;
-    int fd = (int)t->scratch[5];
-    if (result > 0 && fd_mpath(t, fd, mpath, sizeof mpath)) disk_file_synced(w, t->proc->m, mpath, fd_stat(w, t, fd, &st));
-}
-
-/* A write through an O_SYNC or O_DSYNC fd is durable when it returns. */
-enum sys_action disk_sync_write(struct world *w, struct thread *t, int fd)
-{
-    t->scratch[5] = fd;
-    t->on_exit = sync_write_done;
-    return SYS_PASS_EXIT;
-}
-
-/* Where a pwrite, pwritev or pwritev2 writes (over-approximated: what it
- * asks for), for the next fsync. */
-static void note_pwrite(struct thread *t, int copy, const struct stat *st)
-{
-    struct machine *m = t->proc->m;
-    long nr = SYSNR(t);
-    int64_t off = (int64_t)ARG3(t);
-    if (nr == SYS_pwrite64) {
-        disk_file_written(m, st, (uint64_t)off, ARG2(t));
-        return;
-    }
-    struct iovec iov[64];
-    unsigned long n = ARG2(t);
-    uint64_t len = 0;
-    if (n > 64 || mem_read(t->tid, ARG1(t), iov, n * sizeof *iov) != 0 ||
-        (nr == SYS_pwritev2 && (ARG5(t) & RWF_APPEND))) {
-        disk_file_changed(m, st);
-        return;
-    }
-    for (unsigned long i = 0; i < n; i++) len += iov[i].iov_len;
-    if (nr == SYS_pwritev2 && off == -1) off = lseek(copy, 0, SEEK_CUR);
-    if (off < 0) disk_file_changed(m, st);
-    else disk_file_written(m, st, (uint64_t)off, len);
-}
-
-/* pwrite and pwritev: regular files, passed to the kernel; the file's
- * time is noted, and an O_SYNC fd needs the call's exit. */
-enum sys_action sys_pwrite(struct world *w, struct thread *t)
-{
-    struct stat st;
-    int fd = (int)ARG0(t), copy = fd_probe(w, t, fd, &st);
-    if (copy < 0) return SYS_PASS;
-    if (!S_ISREG(st.st_mode)) {
-        close(copy);
-        return SYS_PASS;
-    }
-    int fl = t->proc->m->sync_opened ? fcntl(copy, F_GETFL) : 0;
-    note_pwrite(t, copy, &st);
-    ftimes_note_fd(w, t, copy, &st);
-    return fl >= 0 && (fl & O_DSYNC) ? disk_sync_write(w, t, fd) : SYS_PASS;
 }

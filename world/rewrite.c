@@ -1,9 +1,8 @@
-#include "supervisor/rewrite.h"
-#include "supervisor/callrec.h"
+#include "world/rewrite.h"
+#include "base/xalloc.h"
 #include "code/elf_code.h"
 #include "code/sites.h"
 #include "world/tracer.h"
-#include "syscalls/sys.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -88,12 +87,7 @@ static void remember(struct code_sites *cs, uint64_t addr, const struct site *s)
 {
     size_t i = lower_bound(cs, addr);
     if (i < cs->n && cs->v[i].addr == addr) return;
-    if (cs->n == cs->cap) {
-        size_t cap = cs->cap ? cs->cap * 2 : 16;
-        struct live_site *v = realloc(cs->v, cap * sizeof *v);
-        if (!v) return;
-        cs->v = v, cs->cap = cap;
-    }
+    GROW(cs->v, cs->n, cs->cap);
     memmove(cs->v + i + 1, cs->v + i, (cs->n - i) * sizeof *cs->v);
     cs->v[i] = (struct live_site){ addr, *s };
     cs->n++;
@@ -172,12 +166,7 @@ static const struct file_sites *file_sites(int fd)
             f->ctime.tv_nsec == st.st_ctim.tv_nsec)
             return f;
     }
-    if (nfiles == capfiles) {
-        size_t cap = capfiles ? capfiles * 2 : 32;
-        struct file_sites *v = realloc(files, cap * sizeof *v);
-        if (!v) return NULL;
-        files = v, capfiles = cap;
-    }
+    GROW(files, nfiles, capfiles);
     struct file_sites *f = &files[nfiles];
     memset(f, 0, sizeof *f);
     f->ino = st.st_ino, f->size = st.st_size, f->mtime = st.st_mtim, f->ctime = st.st_ctim;

@@ -1,21 +1,16 @@
-/* Files, pipes and sockets: the calls that can block on an fd.
- *
- * Only one tracee thread runs at a time, so no traced call may sleep in the
- * kernel. Readiness is judged in the supervisor on copies of the tracee's
- * fds (pidfd_getfd: the same open file description), always with zero
- * timeouts or non-blocking I/O. A call that would wait is blocked in the
- * supervisor until its copy polls ready; a read is then passed to the kernel,
- * which finds data or EOF. Writes to blocking pipes and sockets are made by
- * the supervisor itself, in non-blocking steps, since "writable" does not
- * promise room for the whole request. */
+/* Reads and writes of fds: read, readv, pread64, preadv, write, writev,
+ * pwrite64, pwritev, pwritev2, and on sockets recvfrom, recvmsg, sendto and
+ * sendmsg. A call that would wait blocks in the supervisor (fdwait.c); a
+ * read is then passed to the kernel, which finds data or EOF. Writes to
+ * blocking pipes and sockets are made by the supervisor itself, in
+ * non-blocking steps, since "writable" does not promise room for the whole
+ * request. */
 #include "syscalls/sys.h"
-#include <linux/sockios.h>
 #include "world/tracer.h"
 #include "net/sim/netsim.h"
 #include "disk/durable.h"
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/fs.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -23,192 +18,17 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL         /* Linux 6.9: a pidfd for one thread */
-#endif
-
 #define UIO_MAX 1024                /* UIO_MAXIOV */
 #define RW_MAX 0x7ffff000UL         /* MAX_RW_COUNT: Linux's cap on one read or write */
 #define WRITE_STEP (1UL << 20)      /* data the supervisor moves in one step */
 #define RANDOM_MAX 33554431UL       /* one read of /dev/urandom, as Linux before 5.18 */
-#define LOCK_TESTS 64               /* F_GETLK probes one lock decision may make */
-
-/* ---- copies of tracee fds ---- */
-
-/* Whether t's fd table is gone with its leader (it exited before the other
- * threads): then only a pidfd for t itself reaches the table. */
-static bool leader_gone(const struct thread *t)
-{
-    const struct process *p = t->proc;
-    return t != p->leader && (p->leader_zombie || p->leader->state == TS_DEAD);
-}
-
-int fd_copy(struct world *w, struct thread *t, int fd)
-{
-    (void)w;
-    struct process *p = t->proc;
-    if (fd < 0) {
-        errno = EBADF;
-        return -1;
-    }
-    if (leader_gone(t)) {
-        int tfd = (int)syscall(SYS_pidfd_open, t->tid, PIDFD_THREAD);
-        if (tfd < 0) return -1;
-        int copy = (int)syscall(SYS_pidfd_getfd, tfd, fd, 0);
-        int e = errno;
-        close(tfd);
-        errno = e;
-        return copy;
-    }
-    /* pidfd_open and pidfd_getfd both give O_CLOEXEC fds. */
-    if (p->pidfd < 0 && (p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0)) < 0) return -1;
-    return (int)syscall(SYS_pidfd_getfd, p->pidfd, fd, 0);
-}
-
-/* t->poll_copies (poll.c) holds npoll_copies copies, followed in the same
- * allocation by what each one is asked; only the copies need closing. */
-void thread_drop_copy(struct thread *t)
-{
-    if (t->copy_fd >= 0) close(t->copy_fd);
-    t->copy_fd = -1;
-    for (int i = 0; i < t->npoll_copies; i++)
-        if (t->poll_copies[i] >= 0) close(t->poll_copies[i]);
-    free(t->poll_copies);
-    t->poll_copies = NULL;
-    t->npoll_copies = 0;
-}
-
-/* Keeps copy across a block; fd_ready_check polls it for `events`. */
-void hold_copy(struct thread *t, int copy, short events)
-{
-    thread_drop_copy(t);
-    t->copy_fd = copy;
-    t->scratch[4] = events;
-}
-
-int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st)
-{
-    int copy = fd_copy(w, t, fd);
-    if (copy >= 0 && fstat(copy, st) != 0) {
-        int e = errno;
-        close(copy);
-        errno = e;
-        return -1;
-    }
-    return copy;
-}
-
-/* A copy that could not be made. A bad fd is the kernel's to report, and it
- * does so at once; any other failure is dsim's own and stops the run. */
-enum sys_action fd_copy_error(struct world *w, struct thread *t, int fd)
-{
-    if (errno == EBADF) return SYS_PASS;
-    world_fail(w, OUT_INTERNAL, "cannot copy fd %d of machine %s thread %d: %s", fd,
-               t->proc->m->name, t->vtid, strerror(errno));
-    return SYS_FENCE;
-}
-
-/* dsim's own stdout and stderr: nothing simulated waits on them, so a write
- * there may block in the kernel. */
-bool fd_external(const struct world *w, const struct stat *st)
-{
-    for (int i = 0; i < w->nexternal; i++)
-        if (w->external[i].dev == st->st_dev && w->external[i].ino == st->st_ino) return true;
-    return false;
-}
-
-/* Decides on a probed copy, which it consumes: 0 (closed) if a blocking call
- * can go now, 1 (held in t->copy_fd) if it must wait for `events`. */
-static int must_wait(struct world *w, struct thread *t, int copy, const struct stat *st, short events)
-{
-    mode_t type = st->st_mode & S_IFMT;
-    bool wait = type != S_IFREG && type != S_IFDIR && type != S_IFBLK && type != S_IFCHR &&
-                !fd_external(w, st);
-    if (wait) {
-        int fl = fcntl(copy, F_GETFL), acc = fl & O_ACCMODE;
-        struct pollfd p = { copy, events, 0 };
-        /* An fd not open for the direction (a pipe's other end) fails at
-         * once (EBADF): the kernel says so. A failed poll (EINTR) waits:
-         * the ready check polls again. */
-        wait = fl >= 0 && !(fl & O_NONBLOCK) && !(events == POLLIN && acc == O_WRONLY) &&
-               !(events == POLLOUT && acc == O_RDONLY) && sig_poll(w, t, &p, 1) <= 0;
-    }
-    if (!wait) {
-        fd_return(t, copy);
-        return 0;
-    }
-    hold_copy(t, fd_own(t, copy), events);
-    return 1;
-}
-
-bool fd_ready_check(struct world *w, struct thread *t)
-{
-    if (t->copy_fd < 0) return true;    /* nothing held: let the handler decide */
-    struct pollfd p = { t->copy_fd, (short)t->scratch[4], 0 };
-    /* The watchdog's SIGALRM never passes for readiness (sig_poll retries). */
-    return sig_poll(w, t, &p, 1) != 0;  /* an error too: the handler looks again */
-}
-
-/* When a call that must wait on a socket gives up: its SO_RCVTIMEO or
- * SO_SNDTIMEO, on virtual time, from its first wait (Linux times the whole
- * call); UINT64_MAX if none. */
-static uint64_t sock_deadline(struct world *w, struct thread *t, int copy, const struct stat *st, int name)
-{
-    if (t->retry) return t->deadline;
-    struct timeval tv;
-    socklen_t len = sizeof tv;
-    if (!S_ISSOCK(st->st_mode) || getsockopt(copy, SOL_SOCKET, name, &tv, &len) != 0 || (!tv.tv_sec && !tv.tv_usec))
-        return UINT64_MAX;
-    return w->now + (uint64_t)tv.tv_sec * 1000000000 + (uint64_t)tv.tv_usec * 1000;
-}
-
-/* The end of a handler that waits for readiness on a probed copy. A socket
- * whose receive timeout passes fails with EAGAIN, as Linux's does. */
-static enum sys_action wait_or_pass(struct world *w, struct thread *t, int copy, const struct stat *st,
-                                    short events)
-{
-    if (!must_wait(w, t, copy, st, events)) return SYS_PASS;
-    uint64_t deadline = sock_deadline(w, t, t->copy_fd, st, SO_RCVTIMEO);
-    if (deadline > w->now) return block(t, deadline, fd_ready_check);
-    thread_drop_copy(t);
-    return emulate(t, -EAGAIN);
-}
-
-/* Reads and accepts of simulated sockets: the socket layer may answer at
- * once (a reset), or want the exit stop (addresses); waiting is as for any
- * fd. Consumes the copy. */
-static enum sys_action read_or_wait(struct world *w, struct thread *t, int copy, const struct stat *st, short events,
-                                    bool may_wait)
-{
-    struct simsock *s = S_ISSOCK(st->st_mode) ? netsim_lookup(w, st->st_ino) : NULL;
-    enum sys_action a = SYS_PASS;
-    if (s) {
-        bool accepting = SYSNR(t) == SYS_accept || SYSNR(t) == SYS_accept4;
-        a = accepting ? (s->listening ? sock_accept(w, t, s) : SYS_PASS) : sock_read(w, t, s, copy);
-        if (a == SYS_EMULATE) {
-            fd_return(t, copy);
-            return a;
-        }
-    }
-    if (!may_wait) {
-        fd_return(t, copy);
-        return a;
-    }
-    if (wait_or_pass(w, t, copy, st, events) == SYS_BLOCK) {
-        t->on_exit = NULL;      /* set again when the call is retried */
-        return SYS_BLOCK;
-    }
-    return a;
-}
 
 /* ---- tracee buffers ---- */
 
@@ -364,7 +184,7 @@ enum sys_action sys_preadv(struct world *w, struct thread *t) { return read_call
 /* recvfrom, recvmsg, accept, accept4: wait until the socket is readable.
  * Known gap: MSG_WAITALL on a blocking stream socket is passed once some
  * data is there, and the kernel may then wait for the rest. */
-static enum sys_action recv_call(struct world *w, struct thread *t, int flags)
+enum sys_action recv_call(struct world *w, struct thread *t, int flags)
 {
     if ((flags & MSG_DONTWAIT) && !netsim_active(w)) return SYS_PASS;
     int fd = (int)ARG0(t);
@@ -394,9 +214,6 @@ static enum sys_action recv_call(struct world *w, struct thread *t, int flags)
 
 enum sys_action sys_recvfrom(struct world *w, struct thread *t) { return recv_call(w, t, (int)ARG3(t)); }
 enum sys_action sys_recvmsg(struct world *w, struct thread *t) { return recv_call(w, t, (int)ARG2(t)); }
-/* accept4's SOCK_NONBLOCK is for the new fd: the listening fd's own
- * O_NONBLOCK is what decides, and must_wait reads it. */
-enum sys_action sys_accept(struct world *w, struct thread *t) { return recv_call(w, t, 0); }
 
 /* ---- writes ---- */
 
@@ -630,146 +447,46 @@ enum sys_action sys_sendmsg(struct world *w, struct thread *t)
     return write_call(w, t, &c);
 }
 
-/* ---- ioctl ---- */
+/* ---- positional writes ---- */
 
-/* Requests that act on the fd alone and never wait for another party. */
-static const unsigned int safe_ioctls[] = {
-    TCGETS, TCSETS, TCSETSW, TCSETSF, TIOCGWINSZ, TIOCSWINSZ, TIOCGPGRP, TIOCSPGRP, TIOCGSID,
-    FIONBIO, FIONREAD /* = SIOCINQ = TIOCINQ */, TIOCOUTQ, FIOCLEX, FIONCLEX, FIOASYNC, TCFLSH,
-    TCXONC, TIOCSCTTY, TIOCNOTTY, TIOCGPTN, TIOCSPTLCK, BLKGETSIZE64, FS_IOC_GETFLAGS,
-    /* Interface queries: a machine's network namespace is empty, so they
-     * find its loopback only (libuuid's uuid1 looks for a MAC address). */
-    SIOCGIFCONF, SIOCGIFFLAGS, SIOCGIFHWADDR, SIOCGIFINDEX, SIOCGIFNAME, SIOCGIFMTU, SIOCGIFADDR,
-    SIOCGIFNETMASK, SIOCGIFBRDADDR, SIOCGIFDSTADDR, SIOCGIFTXQLEN, SIOCGIFMETRIC,
-};
-
-enum sys_action sys_ioctl(struct world *w, struct thread *t)
+/* Where a pwrite, pwritev or pwritev2 writes (over-approximated: what it
+ * asks for), for the next fsync. */
+static void note_pwrite(struct thread *t, int copy, const struct stat *st)
 {
-    (void)w;
-    unsigned int req = (unsigned int)ARG1(t);   /* Linux takes the request as an unsigned int */
-    /* Reflinks depend on the host's file system (xfs and btrfs share
-     * extents, ext4 cannot): refused as ext4 and overlayfs on it refuse
-     * them, so cp falls back to copying, the same on every host. */
-    if (req == FICLONE || req == FICLONERANGE || req == FIDEDUPERANGE) return emulate(t, -EOPNOTSUPP);
-    for (size_t i = 0; i < sizeof safe_ioctls / sizeof *safe_ioctls; i++)
-        if (safe_ioctls[i] == req) return SYS_PASS;
-    return SYS_FENCE;
+    struct machine *m = t->proc->m;
+    long nr = SYSNR(t);
+    int64_t off = (int64_t)ARG3(t);
+    if (nr == SYS_pwrite64) {
+        disk_file_written(m, st, (uint64_t)off, ARG2(t));
+        return;
+    }
+    struct iovec iov[64];
+    unsigned long n = ARG2(t);
+    uint64_t len = 0;
+    if (n > 64 || mem_read(t->tid, ARG1(t), iov, n * sizeof *iov) != 0 ||
+        (nr == SYS_pwritev2 && (ARG5(t) & RWF_APPEND))) {
+        disk_file_changed(m, st);
+        return;
+    }
+    for (unsigned long i = 0; i < n; i++) len += iov[i].iov_len;
+    if (nr == SYS_pwritev2 && off == -1) off = lseek(copy, 0, SEEK_CUR);
+    if (off < 0) disk_file_changed(m, st);
+    else disk_file_written(m, st, (uint64_t)off, len);
 }
 
-/* ---- fcntl: waiting record locks ---- */
-
-/* The byte range [*start, *end] of a struct flock, as Linux computes it
- * (flock_to_posix_lock); the copy shares the tracee's file position. */
-static int lock_range(int copy, const struct flock *l, off_t *start, off_t *end)
+/* pwrite and pwritev: regular files, passed to the kernel; the file's
+ * time is noted, and an O_SYNC fd needs the call's exit. */
+enum sys_action sys_pwrite(struct world *w, struct thread *t)
 {
     struct stat st;
-    off_t base;
-    switch (l->l_whence) {
-    case SEEK_SET: base = 0; break;
-    case SEEK_CUR: base = lseek(copy, 0, SEEK_CUR); break;
-    case SEEK_END: base = fstat(copy, &st) == 0 ? st.st_size : -1; break;
-    default: return -1;
-    }
-    if (base < 0 || l->l_start > INT64_MAX - base || base + l->l_start < 0) return -1;
-    off_t s = base + l->l_start, e = INT64_MAX;
-    if (l->l_len > 0) {
-        if (l->l_len - 1 > INT64_MAX - s) return -1;
-        e = s + l->l_len - 1;
-    } else if (l->l_len < 0) {
-        e = s - 1;
-        s += l->l_len;
-        if (s < 0) return -1;
-    }
-    *start = s;
-    *end = e;
-    return 0;
-}
-
-/* Whether a process lock of `type` on [start, end] conflicts with a lock of
- * another owner. F_GETLK from the supervisor also reports the tracee's own
- * locks (l_pid == self), which never conflict with its request: the test
- * goes on around them. Known gap: another owner's lock that F_GETLK hides
- * behind the tracee's own on the same bytes (two shared locks, then an
- * upgrade) is missed, and the kernel waits. Too many pieces: wait, and the
- * ready check tests again. */
-static bool lock_conflict(int copy, short type, off_t start, off_t end, pid_t self, int *budget)
-{
-    if (start > end) return false;
-    if ((*budget)-- <= 0) return true;
-    struct flock q = { .l_type = type, .l_whence = SEEK_SET, .l_start = start,
-                       .l_len = end == INT64_MAX ? 0 : end - start + 1 };
-    if (fcntl(copy, F_GETLK, &q) != 0 || q.l_type == F_UNLCK) return false;
-    if (q.l_pid != self) return true;
-    off_t cs = q.l_start, ce = q.l_len ? q.l_start + q.l_len - 1 : INT64_MAX;
-    return (cs > start && lock_conflict(copy, type, start, cs - 1, self, budget)) ||
-           (ce < end && lock_conflict(copy, type, ce + 1, end, self, budget));
-}
-
-/* Whether t's F_SETLKW or F_OFD_SETLKW would wait now. A request the kernel
- * refuses at once (bad struct, wrong access mode, bad range) does not. */
-static bool lock_would_wait(struct thread *t, int copy)
-{
-    struct flock want;
-    if (mem_read(t->tid, ARG2(t), &want, sizeof want) != 0) return false;
-    int fl = fcntl(copy, F_GETFL), acc = fl & O_ACCMODE;
-    if (fl < 0 || !((want.l_type == F_RDLCK && acc != O_WRONLY) || (want.l_type == F_WRLCK && acc != O_RDONLY)))
-        return false;
-    if ((int)ARG1(t) == F_OFD_SETLKW) {
-        /* The copy is the tracee's open file description, the owner of
-         * OFD locks: this test is exact. */
-        struct flock q = want;
-        return fcntl(copy, F_OFD_GETLK, &q) == 0 && q.l_type != F_UNLCK;
-    }
-    off_t start, end;
-    int budget = LOCK_TESTS;
-    return lock_range(copy, &want, &start, &end) == 0 &&
-           lock_conflict(copy, want.l_type, start, end, t->proc->pid, &budget);
-}
-
-static bool lock_ready(struct world *w, struct thread *t)
-{
-    (void)w;
-    return t->copy_fd < 0 || !lock_would_wait(t, t->copy_fd);
-}
-
-/* F_SETLKW and F_OFD_SETLKW wait in the supervisor until the lock would be
- * granted, then go to the kernel, which takes it at once. A lock deadlock
- * shows as a simulation deadlock, not EDEADLK. Other commands never wait. */
-enum sys_action sys_fcntl(struct world *w, struct thread *t)
-{
-    int cmd = (int)ARG1(t), fd = (int)ARG0(t);
-    if (cmd != F_SETLKW && cmd != F_OFD_SETLKW) return SYS_PASS;
-    int copy = fd_copy(w, t, fd);
-    if (copy < 0) return fd_copy_error(w, t, fd);
-    if (!lock_would_wait(t, copy)) {
+    int fd = (int)ARG0(t), copy = fd_probe(w, t, fd, &st);
+    if (copy < 0) return SYS_PASS;
+    if (!S_ISREG(st.st_mode)) {
         close(copy);
         return SYS_PASS;
     }
-    hold_copy(t, copy, 0);
-    return block(t, UINT64_MAX, lock_ready);
-}
-
-/* flock without LOCK_NB would sleep in the kernel. flock locks belong to the
- * open file description, which the supervisor's copy shares, so trying the
- * lock from the copy takes it for the tracee's file exactly. */
-static bool flock_ready(struct world *w, struct thread *t)
-{
-    if (t->scratch[2]) return true;
-    if (flock(t->copy_fd, (int)ARG1(t) | LOCK_NB) == 0) t->scratch[2] = 1;
-    return t->scratch[2];
-}
-
-enum sys_action sys_flock(struct world *w, struct thread *t)
-{
-    if (t->retry) return t->scratch[2] ? emulate(t, 0) : block(t, UINT64_MAX, flock_ready);
-    int op = (int)ARG1(t);
-    if (op & LOCK_NB) return SYS_PASS;
-    int copy = fd_copy(w, t, (int)ARG0(t));
-    if (copy < 0) return SYS_PASS;                      /* EBADF from the kernel */
-    if (flock(copy, op | LOCK_NB) == 0) { close(copy); return emulate(t, 0); }
-    int e = errno;
-    if (e != EWOULDBLOCK) { close(copy); return emulate(t, -e); }
-    t->copy_fd = copy;
-    t->scratch[2] = 0;
-    return block(t, UINT64_MAX, flock_ready);
+    int fl = t->proc->m->sync_opened ? fcntl(copy, F_GETFL) : 0;
+    note_pwrite(t, copy, &st);
+    ftimes_note_fd(w, t, copy, &st);
+    return fl >= 0 && (fl & O_DSYNC) ? disk_sync_write(w, t, fd) : SYS_PASS;
 }

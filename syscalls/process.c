@@ -2,7 +2,7 @@
  * does the real work; the supervisor keeps the family tree it needs to know
  * when a wait can return, and never lets one sleep in the kernel. */
 #include "syscalls/sys.h"
-#include "supervisor/rewrite.h"
+#include "world/rewrite.h"
 #include "world/tracer.h"
 #include <elf.h>
 #include <sys/ptrace.h>
@@ -76,8 +76,8 @@ static enum sys_action start_clone(struct thread *t, unsigned long flags, uint64
     struct sched_state child;
     if (flags & NS_FLAGS) return SYS_FENCE;
     if (sched_fork(&child, &t->sched) < 0) return emulate(t, -EAGAIN);
-    t->scratch[0] = (long)flags;
-    t->scratch[1] = (long)ctid;
+    t->call.clone.flags = flags;
+    t->call.clone.ctid = ctid;
     t->on_exit = clone_done;
     return SYS_PASS_EXIT;
 }
@@ -123,7 +123,7 @@ enum sys_action sys_clone3(struct world *w, struct thread *t)
 
 void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid, int event)
 {
-    unsigned long flags = (unsigned long)parent->scratch[0];
+    unsigned long flags = parent->call.clone.flags;
     struct process *pp = parent->proc, *cp = pp;
     pid_t vtid = ns_tid(child_tid);
     if (!(flags & CLONE_THREAD)) {
@@ -141,7 +141,7 @@ void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid
     }
     struct thread *c = world_add_thread(w, cp, child_tid, vtid);
     sched_fork(&c->sched, &parent->sched);
-    c->awaiting_first_stop = !run_take_early_stop(w, child_tid);
+    c->awaiting_first_stop = !world_take_early_stop(w, child_tid);
     /* The child's copy of the caller's view: its registers, or (without
      * CLONE_VM) its own copy of clone3's arguments. */
     if (parent->restore_clone_flags && (!parent->clone3_args || !(flags & CLONE_VM))) {
@@ -150,7 +150,7 @@ void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid
         c->clone3_args = parent->clone3_args;
         if (!c->awaiting_first_stop) proc_child_clone_view(c);
     }
-    if (flags & CLONE_CHILD_CLEARTID) c->ctid_addr = (uint64_t)parent->scratch[1];
+    if (flags & CLONE_CHILD_CLEARTID) c->ctid_addr = parent->call.clone.ctid;
     trace_event(w->trace, w->now, pp->m->name, parent->vtid, "%s %d",
                 flags & CLONE_THREAD ? "new thread" : "new process", vtid);
     if (event == PTRACE_EVENT_VFORK) {
@@ -284,13 +284,13 @@ void proc_on_exit(struct world *w, struct process *p)
 
 static void subreaper_done(struct world *w, struct thread *t, long result)
 {
-    if (result == 0) t->proc->subreaper = t->scratch[0] != 0;
+    if (result == 0) t->proc->subreaper = t->call.subreaper.arg != 0;
 }
 
 /* prctl(PR_SET_CHILD_SUBREAPER): the kernel's, and dsim's family tree. */
 enum sys_action proc_set_subreaper(struct world *w, struct thread *t)
 {
-    t->scratch[0] = (long)ARG1(t);
+    t->call.subreaper.arg = ARG1(t);
     t->on_exit = subreaper_done;
     return SYS_PASS_EXIT;
 }
@@ -438,7 +438,7 @@ static void waitid_done(struct world *w, struct thread *t, long result)
  * so none comes; it ends when no child is left (ECHILD). */
 static bool waitid_ready(struct world *w, struct thread *t)
 {
-    long which = t->scratch[0];
+    long which = t->call.waitid.which;
     bool exits = ARG3(t) & WEXITED;
     return (exits && has_zombie(w, t->proc, which)) || !has_child(w, t->proc, which);
 }
@@ -452,7 +452,7 @@ enum sys_action sys_waitid(struct world *w, struct thread *t)
         return SYS_PASS;
     long which = waitid_which(w, t);
     if (which == LONG_MIN || !has_child(w, t->proc, which)) return SYS_PASS;     /* EINVAL, EBADF, ECHILD */
-    t->scratch[0] = which;
+    t->call.waitid.which = which;
     if ((options & WNOHANG) || ((options & WEXITED) && has_zombie(w, t->proc, which))) {
         t->on_exit = waitid_done;
         return SYS_PASS_EXIT;
