@@ -86,48 +86,12 @@ void config_free(struct config *c)
     for (size_t i = 0; i < c->nfaults; i++)
         fault_free_fields(&c->faults[i]);
     free(c->faults);
-    if (c->chaos) {
-        for (size_t i = 0; i < c->chaos->nmachines; i++) free(c->chaos->machines[i]);
-        free(c->chaos->machines);
-        free(c->chaos);
-    }
+    chaos_free(c->chaos);
     net_conf_free(&c->net);
     free(c->check_command);
     free(c->path);
     free(c->dir);
     free(c);
-}
-
-const char *const fault_kind_names[FAULT_KINDS] = {
-    "clock_jump", "crash", "restart", "pause", "partition", "loss", "duplicate",
-};
-
-void fault_free_fields(struct fault_conf *f)
-{
-    free(f->name);
-    free(f->machine);
-    for (size_t i = 0; i < f->nmachines; i++)
-        free(f->machines[i]);
-    free(f->machines);
-    f->name = f->machine = NULL;
-    f->machines = NULL;
-    f->nmachines = f->nleft = 0;
-}
-
-int fault_copy(struct fault_conf *dst, const struct fault_conf *src)
-{
-    *dst = *src;
-    dst->name = src->name ? strdup(src->name) : NULL;
-    dst->machine = src->machine ? strdup(src->machine) : NULL;
-    dst->machines = src->nmachines ? calloc(src->nmachines, sizeof *dst->machines) : NULL;
-    bool ok = (!src->name || dst->name) && (!src->machine || dst->machine) && (!src->nmachines || dst->machines);
-    for (size_t i = 0; ok && i < src->nmachines; i++)
-        ok = (dst->machines[i] = strdup(src->machines[i])) != NULL;
-    if (!ok) {
-        dst->nmachines = dst->machines ? src->nmachines : 0;
-        fault_free_fields(dst);
-    }
-    return ok ? 0 : -1;
 }
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -376,18 +340,12 @@ static int finish_section(struct parser *p)
     }
     if (p->section == SEC_FAULT) {
         struct fault_conf *f = &p->c->faults[p->c->nfaults - 1];
-        bool jump = f->kind == FAULT_CLOCK_JUMP;
-        const char *missing = !(p->seen & K_KIND) ? "kind" : !(p->seen & K_AT) ? "at"
-                              : !f->machine && !FAULT_IS_NET(f->kind) ? "machine"
-                              : jump && !(p->seen & K_BY) ? "by"
-                              : f->kind == FAULT_PAUSE && !f->has_duration ? "duration" : NULL;
+        const char *missing = !(p->seen & K_KIND) ? "kind" : !(p->seen & K_AT) ? "at" : NULL;
         if (missing) return fail(p, f->line, "fault \"%s\" has no %s", f->name, missing);
-        if (!jump && (p->seen & K_BY))
-            return fail(p, f->line, "fault \"%s\": by is only for clock_jump", f->name);
-        if (jump && f->has_duration)
-            return fail(p, f->line, "fault \"%s\": a clock_jump has no duration", f->name);
-        if ((line = netfaults_end_fault(&p->nf, f, msg, sizeof msg)))
-            return fail(p, line, "%s", msg);
+        unsigned set = netfaults_set(&p->nf) | (p->seen & K_FMACHINE ? FK_MACHINE : 0) |
+                       (p->seen & K_BY ? FK_BY : 0) | (p->seen & K_FDURATION ? FK_DURATION : 0);
+        if (fault_check_keys(f, set, msg, sizeof msg))
+            return fail(p, f->line, "%s", msg);
     }
     return 1;
 }
@@ -432,10 +390,7 @@ static void section_header(struct parser *p, char *s)
         struct chaos_conf *ch = calloc(1, sizeof *ch);
         if (!ch) { fail(p, line, "out of memory"); return; }
         ch->line = line;
-        ch->down_lo = ch->down_hi = 1000000000ULL;                /* defaults: 1s down, */
-        ch->pause_lo = ch->pause_hi = 1000000000ULL;              /* 1s paused, */
-        ch->jump_lo = -5000000000LL, ch->jump_hi = 5000000000LL;  /* jumps within 5s */
-        netfaults_chaos_defaults(ch);
+        chaos_defaults(ch);
         c_of(p)->chaos = ch;
         p->section = SEC_CHAOS;
         return;
@@ -735,10 +690,8 @@ static int handler(void *user, const char *section, const char *name, const char
         return 1;
     }
     case K_KIND:
-        for (int k = 0; k < FAULT_KINDS; k++)
-            if (!strcmp(value, fault_kind_names[k])) { c->faults[c->nfaults - 1].kind = (enum fault_kind)k; return 1; }
-        return fail(p, line, "fault kind \"%s\" is not supported yet (supported: clock_jump, crash, restart, "
-                    "pause, partition, loss, duplicate)", value);
+        if (fault_kind_parse(value, &c->faults[c->nfaults - 1].kind) == 0) return 1;
+        return fail(p, line, "fault kind \"%s\" is not supported yet (supported: %s)", value, fault_kind_list());
     case K_FDURATION:
         c->faults[c->nfaults - 1].has_duration = true;
         return set_duration(p, &c->faults[c->nfaults - 1].duration_ns, name, value, false);

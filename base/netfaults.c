@@ -79,13 +79,6 @@ int parse_percent_range(const char *s, uint32_t *lo, uint32_t *hi)
     return parse_percent_ppm(first, lo) < 0 || parse_percent_ppm(dots + 2, hi) < 0 || *lo > *hi ? -1 : 0;
 }
 
-void netfaults_chaos_defaults(struct chaos_conf *ch)
-{
-    ch->partition_lo = ch->loss_lo = ch->dup_lo = NS_PER_S;         /* 1s..5s, like [network]'s */
-    ch->partition_hi = ch->loss_hi = ch->dup_hi = 5 * NS_PER_S;
-    ch->loss_rate_lo = ch->loss_rate_hi = ch->dup_rate_lo = ch->dup_rate_hi = 500000;     /* 50% */
-}
-
 static int set_every(const char *name, const char *value, uint64_t *out, int line, char *msg, size_t msglen)
 {
     if (parse_duration(value, out) < 0)
@@ -169,31 +162,10 @@ int netfaults_key(struct netfaults_parser *np, struct fault_conf *f, struct chao
     return err(msg, msglen, line, "internal error");
 }
 
-int netfaults_end_fault(const struct netfaults_parser *np, const struct fault_conf *f, char *msg, size_t msglen)
+unsigned netfaults_set(const struct netfaults_parser *np)
 {
-    bool part = f->kind == FAULT_PARTITION, burst = f->kind == FAULT_LOSS || f->kind == FAULT_DUPLICATE;
-    const char *kind = fault_kind_names[f->kind];
-    for (size_t i = 0; i < 4; i++) {        /* nfkeys' first four: the [fault] keys */
-        bool fits = nfkeys[i].key & (F_SIDES | F_ONE_WAY) ? part : burst;
-        if ((np->seen & nfkeys[i].key) && !fits)
-            return err(msg, msglen, f->line, "fault \"%s\": %s is only for %s", f->name, nfkeys[i].name,
-                       nfkeys[i].key & (F_SIDES | F_ONE_WAY) ? "partition" : "loss and duplicate");
-    }
-    if (!part && !burst)
-        return 0;
-    if (f->has_duration && f->duration_ns == 0)
-        return err(msg, msglen, f->line, "fault \"%s\": duration must be greater than 0 (leave it out for a %s "
-                   "that lasts to the end of the run)", f->name, kind);
-    if (part && f->machine && (np->seen & F_SIDES))
-        return err(msg, msglen, f->line, "fault \"%s\": give sides or machine, not both", f->name);
-    if (part && !f->machine && !(np->seen & F_SIDES))
-        return err(msg, msglen, f->line, "fault \"%s\" has no sides (or machine, to cut one machine off)", f->name);
-    if (burst && f->machine)
-        return err(msg, msglen, f->line, "fault \"%s\": a %s burst hits links: use machines, not machine", f->name,
-                   kind);
-    if (burst && !(np->seen & F_RATE))
-        return err(msg, msglen, f->line, "fault \"%s\" has no rate", f->name);
-    return 0;
+    return (np->seen & F_SIDES ? FK_SIDES : 0) | (np->seen & F_ONE_WAY ? FK_ONE_WAY : 0) |
+           (np->seen & F_MACHINES ? FK_MACHINES : 0) | (np->seen & F_RATE ? FK_RATE : 0);
 }
 
 static int index_of(const struct config *c, const char *name)

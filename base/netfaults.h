@@ -29,10 +29,8 @@ bool netfaults_has_key(bool chaos, const char *name);
 /* One key of the current [fault] f, or of [chaos] ch (the other is NULL). */
 int netfaults_key(struct netfaults_parser *np, struct fault_conf *f, struct chaos_conf *ch, const char *name,
                   const char *value, int line, char *msg, size_t msglen);
-/* [chaos]'s defaults for these keys. */
-void netfaults_chaos_defaults(struct chaos_conf *ch);
-/* The [fault] f ends: its keys must fit its kind. */
-int netfaults_end_fault(const struct netfaults_parser *np, const struct fault_conf *f, char *msg, size_t msglen);
+/* The [fault] keys (FK_) set among these. */
+unsigned netfaults_set(const struct netfaults_parser *np);
 /* With every machine known: the network faults' machines exist (and are
  * among the first 64); a partition given `machine` becomes that machine |
  * the others; [chaos] partitions have two targets or more. */
