@@ -27,6 +27,7 @@
 #include "base/defines.h"
 #include "base/netconf.h"
 #include "base/netfaults.h"
+#include "base/xalloc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -108,39 +109,10 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---------------------------------------------------------------- parser */
 
-enum section { SEC_NONE, SEC_SIMULATION, SEC_MACHINE, SEC_CHECK, SEC_FAULT, SEC_CHAOS, SEC_NET, SEC_DEFAULTS };
-
-enum key {
-    K_DURATION = 1 << 0,
-    K_QUANTUM = 1 << 1,
-    K_CPUS = 1 << 2,
-    K_MEMORY = 1 << 3,
-    K_COMMAND = 1 << 4,
-    K_START = 1 << 5,
-    K_DAEMON = 1 << 6,
-    K_ENV = 1 << 7,
-    K_SPIN_LIMIT = 1 << 8,
-    K_CLOCK_OFFSET = 1 << 9,
-    K_CLOCK_DRIFT = 1 << 10,
-    K_KIND = 1 << 11,
-    K_AT = 1 << 12,
-    K_FMACHINE = 1 << 13,
-    K_BY = 1 << 14,
-    K_FDURATION = 1 << 15,
-    K_AFTER_RESTART = 1 << 16,
-    K_CMACHINES = 1 << 17,
-    K_CRASH = 1 << 18,
-    K_CRASH_DOWN = 1 << 19,
-    K_CPAUSE = 1 << 20,
-    K_PAUSE_FOR = 1 << 21,
-    K_JUMP = 1 << 22,
-    K_JUMP_BY = 1 << 23,
-    K_SWARM = 1 << 24,
-    K_ADDRESS = 1 << 25,
-    K_STRICT_NAMES = 1 << 26,
-    K_EPOCH = 1 << 27,
-    K_TSC = 1 << 28,
-    K_DISK = 1 << 29,
+/* The sections this file reads itself, as bits: a key may be in several. */
+enum section {
+    SEC_NONE = 0, SEC_SIMULATION = 1 << 0, SEC_MACHINE = 1 << 1, SEC_CHECK = 1 << 2, SEC_FAULT = 1 << 3,
+    SEC_CHAOS = 1 << 4, SEC_NET = 1 << 5, SEC_DEFAULTS = 1 << 6,
 };
 
 const char *const tsc_mode_names[3] = { "auto", "trap", "rewrite" };
@@ -152,48 +124,118 @@ int tsc_mode_parse(const char *s, enum tsc_mode *out)
     return -1;
 }
 
-static const struct {
-    enum section section;
-    const char *name;
-    enum key key;
-} keys[] = {
-    { SEC_SIMULATION, "duration", K_DURATION },
-    { SEC_SIMULATION, "quantum", K_QUANTUM },
-    { SEC_SIMULATION, "cpus", K_CPUS },
-    { SEC_SIMULATION, "memory", K_MEMORY },
-    { SEC_SIMULATION, "spin_limit", K_SPIN_LIMIT },
-    { SEC_SIMULATION, "strict_names", K_STRICT_NAMES },
-    { SEC_SIMULATION, "epoch", K_EPOCH },
-    { SEC_SIMULATION, "tsc", K_TSC },
-    { SEC_MACHINE, "command", K_COMMAND },
-    { SEC_MACHINE, "start", K_START },
-    { SEC_MACHINE, "daemon", K_DAEMON },
-    { SEC_MACHINE, "env", K_ENV },
-    { SEC_MACHINE, "clock_offset", K_CLOCK_OFFSET },
-    { SEC_MACHINE, "command-after-restart", K_AFTER_RESTART },
-    { SEC_MACHINE, "address", K_ADDRESS },
-    { SEC_MACHINE, "clock_drift", K_CLOCK_DRIFT },
-    { SEC_MACHINE, "disk", K_DISK },
-    /* [defaults]: the [machine] keys every machine takes unless it sets its own. */
-    { SEC_DEFAULTS, "env", K_ENV },
-    { SEC_DEFAULTS, "disk", K_DISK },
-    { SEC_DEFAULTS, "clock_offset", K_CLOCK_OFFSET },
-    { SEC_DEFAULTS, "clock_drift", K_CLOCK_DRIFT },
-    { SEC_CHECK, "command", K_COMMAND },
-    { SEC_FAULT, "kind", K_KIND },
-    { SEC_FAULT, "at", K_AT },
-    { SEC_FAULT, "machine", K_FMACHINE },
-    { SEC_FAULT, "by", K_BY },
-    { SEC_FAULT, "duration", K_FDURATION },
-    { SEC_CHAOS, "machines", K_CMACHINES },
-    { SEC_CHAOS, "crash", K_CRASH },
-    { SEC_CHAOS, "crash_down", K_CRASH_DOWN },
-    { SEC_CHAOS, "pause", K_CPAUSE },
-    { SEC_CHAOS, "pause_for", K_PAUSE_FOR },
-    { SEC_CHAOS, "clock_jump", K_JUMP },
-    { SEC_CHAOS, "clock_jump_by", K_JUMP_BY },
-    { SEC_CHAOS, "swarm", K_SWARM },
+struct parser;
+struct key;
+/* A key's type: reads value into the key's field of obj, the current
+ * section's struct (section_object). 1, or fail()'s 0. */
+typedef int key_reader(struct parser *p, const struct key *k, void *obj, const char *value);
+static key_reader read_duration, read_positive, read_signed, read_range, read_signed_range, read_positive_range,
+    read_bool, read_string, read_env, read_disk, read_drift, read_address, read_cpus, read_memory, read_epoch,
+    read_tsc, read_kind, read_span, read_targets, read_sides, read_links, read_percent, read_percent_range;
+
+enum key_flags {
+    REQUIRED = 1 << 0,      /* the section must have it */
+    REPEATS = 1 << 1,       /* may be given more than once */
 };
+
+/* Every key of the sections above ([network], [link] and [partition] are
+ * netconf.c's): where it may be, its type, where it is stored. */
+static const struct key {
+    unsigned sections;
+    const char *name;
+    key_reader *read;
+    size_t off, size;       /* its field in the section's struct */
+    size_t line_off;        /* 1 + where the line it is on is kept, or 0 */
+    unsigned flags;         /* enum key_flags */
+    unsigned fault_key;     /* [fault]: its enum fault_key, for the kind's rules */
+} keys[] = {
+#define AT(type, field) .off = offsetof(type, field), .size = sizeof ((type *)0)->field
+#define LINE(type, field) .line_off = offsetof(type, field) + 1
+    { SEC_SIMULATION, "duration", read_positive, AT(struct config, duration_ns) },
+    { SEC_SIMULATION, "quantum", read_positive, AT(struct config, quantum_ns) },
+    { SEC_SIMULATION, "cpus", read_cpus, AT(struct config, cpus) },
+    { SEC_SIMULATION, "memory", read_memory, AT(struct config, memory_bytes) },
+    { SEC_SIMULATION, "spin_limit", read_positive, AT(struct config, spin_limit_ns) },
+    { SEC_SIMULATION, "strict_names", read_bool, AT(struct config, strict_names) },
+    { SEC_SIMULATION, "epoch", read_epoch, AT(struct config, epoch_s) },
+    { SEC_SIMULATION, "tsc", read_tsc, AT(struct config, tsc) },
+    { SEC_MACHINE, "command", read_string, AT(struct machine_conf, command), .flags = REQUIRED },
+    { SEC_MACHINE, "start", read_duration, AT(struct machine_conf, start_ns), LINE(struct machine_conf, start_line) },
+    { SEC_MACHINE, "daemon", read_bool, AT(struct machine_conf, daemon) },
+    /* [defaults]: the [machine] keys every machine takes unless it sets its own. */
+    { SEC_MACHINE | SEC_DEFAULTS, "env", read_env, AT(struct machine_conf, env), .flags = REPEATS },
+    { SEC_MACHINE | SEC_DEFAULTS, "disk", read_disk, AT(struct machine_conf, disk_bytes) },
+    { SEC_MACHINE | SEC_DEFAULTS, "clock_offset", read_signed, AT(struct machine_conf, clock_offset_ns) },
+    { SEC_MACHINE | SEC_DEFAULTS, "clock_drift", read_drift, AT(struct machine_conf, clock_drift_ppb) },
+    { SEC_MACHINE, "command-after-restart", read_string, AT(struct machine_conf, command_after_restart) },
+    { SEC_MACHINE, "address", read_address, AT(struct machine_conf, address) },
+    { SEC_CHECK, "command", read_string, AT(struct config, check_command) },
+    { SEC_FAULT, "kind", read_kind, AT(struct fault_conf, kind), .flags = REQUIRED },
+    { SEC_FAULT, "at", read_duration, AT(struct fault_conf, at_ns), .flags = REQUIRED },
+    { SEC_FAULT, "machine", read_string, AT(struct fault_conf, machine), LINE(struct fault_conf, machine_line),
+      .fault_key = FK_MACHINE },
+    { SEC_FAULT, "by", read_signed, AT(struct fault_conf, by_ns), .fault_key = FK_BY },
+    { SEC_FAULT, "duration", read_span, AT(struct fault_conf, duration_ns), .fault_key = FK_DURATION },
+    { SEC_FAULT, "sides", read_sides, AT(struct fault_conf, machines), .fault_key = FK_SIDES },
+    { SEC_FAULT, "one_way", read_bool, AT(struct fault_conf, one_way), .fault_key = FK_ONE_WAY },
+    { SEC_FAULT, "machines", read_links, AT(struct fault_conf, machines), .fault_key = FK_MACHINES },
+    { SEC_FAULT, "rate", read_percent, AT(struct fault_conf, rate_ppm), .fault_key = FK_RATE },
+    { SEC_CHAOS, "machines", read_targets, AT(struct chaos_conf, machines) },
+    { SEC_CHAOS, "crash", read_positive, AT(struct chaos_conf, crash_every) },
+    { SEC_CHAOS, "crash_down", read_range, AT(struct chaos_conf, down_lo) },
+    { SEC_CHAOS, "pause", read_positive, AT(struct chaos_conf, pause_every) },
+    { SEC_CHAOS, "pause_for", read_range, AT(struct chaos_conf, pause_lo) },
+    { SEC_CHAOS, "clock_jump", read_positive, AT(struct chaos_conf, jump_every) },
+    { SEC_CHAOS, "clock_jump_by", read_signed_range, AT(struct chaos_conf, jump_lo) },
+    { SEC_CHAOS, "swarm", read_bool, AT(struct chaos_conf, swarm) },
+    { SEC_CHAOS, "partition", read_positive, AT(struct chaos_conf, partition_every) },
+    { SEC_CHAOS, "partition_for", read_positive_range, AT(struct chaos_conf, partition_lo) },
+    { SEC_CHAOS, "partition_one_way", read_bool, AT(struct chaos_conf, partition_one_way) },
+    { SEC_CHAOS, "loss", read_positive, AT(struct chaos_conf, loss_every) },
+    { SEC_CHAOS, "loss_for", read_positive_range, AT(struct chaos_conf, loss_lo) },
+    { SEC_CHAOS, "loss_rate", read_percent_range, AT(struct chaos_conf, loss_rate_lo) },
+    { SEC_CHAOS, "duplicate", read_positive, AT(struct chaos_conf, dup_every) },
+    { SEC_CHAOS, "duplicate_for", read_positive_range, AT(struct chaos_conf, dup_lo) },
+    { SEC_CHAOS, "duplicate_rate", read_percent_range, AT(struct chaos_conf, dup_rate_lo) },
+#undef AT
+#undef LINE
+};
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+/* Which keys of the table a section has set: as many as the table holds. */
+struct keyset {
+    uint64_t bits[(NKEYS + 63) / 64];
+};
+
+static bool keyset_has(const struct keyset *s, const struct key *k)
+{
+    size_t i = (size_t)(k - keys);
+    return s->bits[i / 64] >> (i % 64) & 1;
+}
+
+static void keyset_add(struct keyset *s, const struct key *k)
+{
+    size_t i = (size_t)(k - keys);
+    s->bits[i / 64] |= 1ULL << (i % 64);
+}
+
+/* The key called name in section s, or NULL. */
+static const struct key *key_named(enum section s, const char *name)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if ((keys[i].sections & s) && !strcmp(keys[i].name, name))
+            return &keys[i];
+    return NULL;
+}
+
+/* The fault keys (enum fault_key) among the keys set. */
+static unsigned fault_keys_of(const struct keyset *s)
+{
+    unsigned set = 0;
+    for (size_t i = 0; i < NKEYS; i++)
+        if (keyset_has(s, &keys[i])) set |= keys[i].fault_key;
+    return set;
+}
 
 struct parser {
     const char *path;
@@ -212,16 +254,15 @@ struct parser {
 
     struct config *c;
     enum section section;
-    unsigned seen;              /* keys already set in the current section */
+    struct keyset seen;         /* keys already set in the current section */
     int simulation_line, check_line;
     struct netconf_parser net;  /* [network], [link A B], [partition] */
-    struct netfaults_parser nf; /* the network faults' keys of [fault] and [chaos] */
     struct defines *defines;    /* -D NAME=VALUE for ${NAME}, or NULL */
     char *expanded;             /* the line last handed to inih, ${NAME}s replaced */
     /* [defaults], parsed as a machine; machine_keys[i]: the keys machine i set. */
     struct machine_conf defaults;
     int defaults_line;
-    unsigned *machine_keys;
+    struct keyset *machine_keys;
 };
 
 static int fail(struct parser *p, int line, const char *fmt, ...)
@@ -329,22 +370,21 @@ static int finish_section(struct parser *p)
     int line;
     if (p->section == SEC_NET && (line = netconf_end(&p->net, msg, sizeof msg)))
         return fail(p, line, "%s", msg);
-    if (p->section == SEC_MACHINE && !cur_machine(p)->command)
-        return fail(p, cur_machine(p)->line, "machine \"%s\" has no command",
-                    cur_machine(p)->name);
+    for (size_t i = 0; i < NKEYS; i++) {
+        if (!(keys[i].sections & p->section) || !(keys[i].flags & REQUIRED) || keyset_has(&p->seen, &keys[i]))
+            continue;
+        if (p->section == SEC_MACHINE)
+            return fail(p, cur_machine(p)->line, "machine \"%s\" has no %s", cur_machine(p)->name, keys[i].name);
+        struct fault_conf *f = &p->c->faults[p->c->nfaults - 1];
+        return fail(p, f->line, "fault \"%s\" has no %s", f->name, keys[i].name);
+    }
     if (p->section == SEC_MACHINE) {
-        unsigned *keys = realloc(p->machine_keys, p->c->nmachines * sizeof *keys);
-        if (!keys) return fail(p, p->lineno, "out of memory");
-        p->machine_keys = keys;
-        keys[p->c->nmachines - 1] = p->seen;
+        GROW_ONE(p->machine_keys, p->c->nmachines - 1);
+        p->machine_keys[p->c->nmachines - 1] = p->seen;
     }
     if (p->section == SEC_FAULT) {
         struct fault_conf *f = &p->c->faults[p->c->nfaults - 1];
-        const char *missing = !(p->seen & K_KIND) ? "kind" : !(p->seen & K_AT) ? "at" : NULL;
-        if (missing) return fail(p, f->line, "fault \"%s\" has no %s", f->name, missing);
-        unsigned set = netfaults_set(&p->nf) | (p->seen & K_FMACHINE ? FK_MACHINE : 0) |
-                       (p->seen & K_BY ? FK_BY : 0) | (p->seen & K_FDURATION ? FK_DURATION : 0);
-        if (fault_check_keys(f, set, msg, sizeof msg))
+        if (fault_check_keys(f, fault_keys_of(&p->seen), msg, sizeof msg))
             return fail(p, f->line, "%s", msg);
     }
     return 1;
@@ -365,8 +405,7 @@ static void section_header(struct parser *p, char *s)
     rstrip(inner);
     if (finish_section(p) == 0)        /* the section that ends here */
         return;
-    p->seen = 0;
-    p->nf = (struct netfaults_parser){ 0 };
+    p->seen = (struct keyset){ 0 };
 
     if (strcmp(inner, "simulation") == 0 || strcmp(inner, "check") == 0) {
         bool sim = inner[0] == 's';
@@ -562,8 +601,12 @@ static const char *section_label(struct parser *p, char *buf, size_t size)
     }
 }
 
-static int set_duration(struct parser *p, uint64_t *out, const char *name, const char *value,
-                        bool positive)
+/* ------------------------------------------------------------ key types */
+
+/* The field of obj that key k is stored in. */
+#define FIELD(type, k, obj) ((type *)((char *)(obj) + (k)->off))
+
+static int duration_into(struct parser *p, uint64_t *out, const char *name, const char *value, bool positive)
 {
     if (parse_duration(value, out) < 0)
         return fail(p, p->lineno, "bad duration \"%s\" (use ns, us, ms, s, m or h)", value);
@@ -572,215 +615,301 @@ static int set_duration(struct parser *p, uint64_t *out, const char *name, const
     return 1;
 }
 
-static int set_env(struct parser *p, const char *value)
+static int read_duration(struct parser *p, const struct key *k, void *obj, const char *value)
 {
-    int line = p->lineno;
+    return duration_into(p, FIELD(uint64_t, k, obj), k->name, value, false);
+}
+
+static int read_positive(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    return duration_into(p, FIELD(uint64_t, k, obj), k->name, value, true);
+}
+
+/* A fault's duration: that it has one is news too. */
+static int read_span(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    ((struct fault_conf *)obj)->has_duration = true;
+    return read_duration(p, k, obj, value);
+}
+
+static int read_signed(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    if (parse_signed_duration(value, FIELD(int64_t, k, obj)) < 0)
+        return fail(p, p->lineno, "bad duration \"%s\" (use ns, us, ms, s, m or h, optionally negative)", value);
+    return 1;
+}
+
+/* LOW..HIGH into two fields in a row: signed, at least 0, or above 0. */
+static int range_into(struct parser *p, const struct key *k, void *obj, const char *value, int64_t min)
+{
+    int64_t lo, hi;
+    if (parse_range(value, &lo, &hi) < 0 || lo < (min > 0 ? 0 : min))
+        return fail(p, p->lineno, "bad range \"%s\" (use DURATION or LOW..HIGH, such as 1s..5s)", value);
+    if (lo < min)
+        return fail(p, p->lineno, "%s must be greater than 0", k->name);
+    FIELD(int64_t, k, obj)[0] = lo;     /* uint64_t fields hold them alike: lo >= 0 */
+    FIELD(int64_t, k, obj)[1] = hi;
+    return 1;
+}
+
+static int read_range(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    return range_into(p, k, obj, value, 0);
+}
+
+static int read_signed_range(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    return range_into(p, k, obj, value, INT64_MIN);
+}
+
+static int read_positive_range(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    return range_into(p, k, obj, value, 1);
+}
+
+static int read_bool(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    if (parse_bool(value, FIELD(bool, k, obj)) < 0)
+        return fail(p, p->lineno, "bad boolean \"%s\" (use true or false)", value);
+    return 1;
+}
+
+static int read_string(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    if (!(*FIELD(char *, k, obj) = strdup(value)))
+        return fail(p, p->lineno, "out of memory");
+    return 1;
+}
+
+static int read_env(struct parser *p, const struct key *k, void *obj, const char *value)
+{
     char label[MAX_MACHINE_NAME + 16];
-    struct machine_conf *m = cur_machine(p);
+    struct machine_conf *m = obj;
     size_t n = ident_len(value);
+    (void)k;
     if (n == 0 || value[n] != '=')
-        return fail(p, line, "bad env \"%s\" (use NAME=VALUE, NAME made of letters, digits "
+        return fail(p, p->lineno, "bad env \"%s\" (use NAME=VALUE, NAME made of letters, digits "
                     "and '_', not starting with a digit)", value);
     for (size_t i = 0; i < m->nenv; i++)
         if (strncmp(m->env[i], value, n + 1) == 0)
-            return fail(p, line, "duplicate env \"%.*s\" in %s", (int)n, value,
+            return fail(p, p->lineno, "duplicate env \"%.*s\" in %s", (int)n, value,
                         section_label(p, label, sizeof label));
-    char **env = realloc(m->env, (m->nenv + 1) * sizeof *env);
-    if (!env)
-        return fail(p, line, "out of memory");
-    m->env = env;
-    if (!(env[m->nenv] = strdup(value)))
-        return fail(p, line, "out of memory");
+    GROW_ONE(m->env, m->nenv);
+    if (!(m->env[m->nenv] = strdup(value)))
+        return fail(p, p->lineno, "out of memory");
     m->nenv++;
     return 1;
 }
 
-static int set_string(struct parser *p, char **out, const char *value)
+static int read_disk(struct parser *p, const struct key *k, void *obj, const char *value)
 {
-    if (!(*out = strdup(value)))
-        return fail(p, p->lineno, "out of memory");
+    uint64_t *bytes = FIELD(uint64_t, k, obj);
+    if (parse_size(value, bytes) < 0 || *bytes < MIN_DISK_BYTES || *bytes > MAX_DISK_BYTES)
+        return fail(p, p->lineno, "bad disk size \"%s\" (use 16M to 1T: bytes, or a number with K, M, G or T)",
+                    value);
     return 1;
+}
+
+static int read_drift(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    char *end;
+    double ppm = strtod(value, &end);
+    end = skip_blanks(end);
+    if (end == value || (*end && strcmp(end, "ppm")) || ppm <= -100000 || ppm >= 100000)
+        return fail(p, p->lineno, "bad clock_drift \"%s\" (use ppm between -100000 and 100000, e.g. 250ppm)",
+                    value);
+    *FIELD(int64_t, k, obj) = (int64_t)(ppm * 1000);
+    return 1;
+}
+
+static int read_address(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    struct in_addr a;
+    if (inet_pton(AF_INET, value, &a) != 1)
+        return fail(p, p->lineno, "bad address \"%s\" (use an IPv4 address such as 10.0.0.7)", value);
+    memcpy(FIELD(char, k, obj), value, strlen(value) + 1);     /* at most 15 characters */
+    return 1;
+}
+
+static int read_cpus(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    const char *s = value;
+    uint64_t v;
+    if (parse_uint(&s, &v) < 0 || *s || v < 1 || v > MAX_CPUS)
+        return fail(p, p->lineno, "bad cpus \"%s\" (use an integer from 1 to %d)", value, MAX_CPUS);
+    *FIELD(unsigned, k, obj) = (unsigned)v;
+    return 1;
+}
+
+static int read_memory(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    uint64_t *bytes = FIELD(uint64_t, k, obj);
+    if (parse_size(value, bytes) < 0 || *bytes == 0)
+        return fail(p, p->lineno, "bad size \"%s\" (use bytes, or a number with K, M, G or T)", value);
+    return 1;
+}
+
+static int read_epoch(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    if (parse_epoch(value, FIELD(int64_t, k, obj)) < 0)
+        return fail(p, p->lineno, "bad epoch \"%s\" (use a UTC date from 1970 to 2200, YYYY-MM-DD or "
+                    "YYYY-MM-DDTHH:MM:SSZ)", value);
+    return 1;
+}
+
+static int read_tsc(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    if (tsc_mode_parse(value, FIELD(enum tsc_mode, k, obj)) < 0)
+        return fail(p, p->lineno, "bad tsc \"%s\" (use auto, trap or rewrite)", value);
+    return 1;
+}
+
+static int read_kind(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    if (fault_kind_parse(value, FIELD(enum fault_kind, k, obj)) < 0)
+        return fail(p, p->lineno, "fault kind \"%s\" is not supported yet (supported: %s)", value,
+                    fault_kind_list());
+    return 1;
+}
+
+/* [chaos] machines: names separated by commas or spaces. */
+static int read_targets(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    struct chaos_conf *ch = obj;
+    char *copy = strdup(value), *save = NULL;
+    (void)k;
+    if (!copy)
+        return fail(p, p->lineno, "out of memory");
+    for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        GROW_ONE(ch->machines, ch->nmachines);
+        ch->machines[ch->nmachines++] = strdup(tok);
+    }
+    free(copy);
+    return 1;
+}
+
+static int read_sides(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    char msg[512];
+    struct fault_conf *f = obj;
+    int line;
+    (void)k;
+    if ((line = netconf_sides(value, &f->machines, &f->nmachines, &f->nleft, p->lineno, msg, sizeof msg)))
+        return fail(p, line, "%s", msg);
+    return 1;
+}
+
+/* A burst's machines: each named once. */
+static int read_links(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    struct fault_conf *f = obj;
+    (void)k;
+    if (netconf_words(value, &f->machines, &f->nmachines) < 0)
+        return fail(p, p->lineno, "out of memory");
+    for (size_t i = 0; i < f->nmachines; i++)
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(f->machines[i], f->machines[j]))
+                return fail(p, p->lineno, "machine \"%s\" is named twice", f->machines[i]);
+    return 1;
+}
+
+static int read_percent(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    if (parse_percent_ppm(value, FIELD(uint32_t, k, obj)) < 0)
+        return fail(p, p->lineno, "bad percentage \"%s\" (use 0%% to 100%%, such as 30%%)", value);
+    return 1;
+}
+
+static int read_percent_range(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    uint32_t *lohi = FIELD(uint32_t, k, obj);
+    if (parse_percent_range(value, &lohi[0], &lohi[1]) < 0)
+        return fail(p, p->lineno, "bad percentage \"%s\" (use 0%% to 100%%, such as 30%% or 10%%..50%%)", value);
+    return 1;
+}
+
+/* ----------------------------------------------------------------- keys */
+
+/* The struct the current section's keys are stored in. */
+static void *section_object(struct parser *p)
+{
+    switch (p->section) {
+    case SEC_SIMULATION:
+    case SEC_CHECK:
+        return p->c;
+    case SEC_FAULT:
+        return &p->c->faults[p->c->nfaults - 1];
+    case SEC_CHAOS:
+        return p->c->chaos;
+    default:
+        return cur_machine(p);
+    }
+}
+
+static int unknown_key(struct parser *p, const char *name)
+{
+    char label[MAX_MACHINE_NAME + 16], takes[256] = "";
+    if (p->section != SEC_DEFAULTS)
+        return fail(p, p->lineno, "unknown key \"%s\" in %s", name, section_label(p, label, sizeof label));
+    size_t n = 0, len = 0;
+    for (size_t i = 0; i < NKEYS; i++) n += (keys[i].sections & SEC_DEFAULTS) != 0;
+    for (size_t i = 0, k = 0; i < NKEYS; i++)
+        if (keys[i].sections & SEC_DEFAULTS)
+            len += (size_t)snprintf(takes + len, sizeof takes - len, "%s%s", k++ == 0 ? "" : k == n ? " and " : ", ",
+                                    keys[i].name);
+    return fail(p, p->lineno, "key \"%s\" cannot be in [defaults] (it takes %s; set the others in each [machine])",
+                name, takes);
+}
+
+/* inih's name and value, or the reader's for a line it split; a stand-in
+ * byte back to the ';' it stands for (restored: room for the value). */
+static const char *real_value(struct parser *p, const char **name, const char *value, char *restored, size_t size)
+{
+    if (p->stashed) {
+        *name = p->stash_name;
+        return p->stash_value;
+    }
+    if (!value)
+        return "";
+    if (!strchr(value, SEMICOLON_STANDIN))
+        return value;
+    snprintf(restored, size, "%s", value);
+    for (char *q = restored; *q; q++)
+        if (*q == SEMICOLON_STANDIN) *q = ';';
+    return restored;
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     struct parser *p = user;
-    struct config *c = p->c;
     int line = p->lineno;
-    char label[MAX_MACHINE_NAME + 16];
+    char restored[4096];
     (void)section;                      /* tracked by the reader */
 
     if (p->failed)
         return 0;
-    if (p->stashed) {
-        name = p->stash_name;
-        value = p->stash_value;
-    }
-    if (!value)
-        value = "";
-    char restored[4096];
-    if (!p->stashed && strchr(value, SEMICOLON_STANDIN)) {
-        snprintf(restored, sizeof restored, "%s", value);
-        for (char *q = restored; *q; q++)
-            if (*q == SEMICOLON_STANDIN) *q = ';';
-        value = restored;
-    }
+    value = real_value(p, &name, value, restored, sizeof restored);
     if (*name == '\0')
         return fail(p, line, "missing key name before \"=\"");
     if (p->section == SEC_NONE)
         return fail(p, line, "key \"%s\" outside any section", name);
     if (p->section == SEC_NET) {
         char msg[512];
-        int err_line = netconf_key(&p->net, &c->net, name, value, line, msg, sizeof msg);
+        int err_line = netconf_key(&p->net, &p->c->net, name, value, line, msg, sizeof msg);
         return err_line ? fail(p, err_line, "%s", msg) : 1;
     }
-
-    enum key key = 0;
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (keys[i].section == p->section && strcmp(keys[i].name, name) == 0)
-            key = keys[i].key;
-    if (!key && (p->section == SEC_FAULT || p->section == SEC_CHAOS) &&
-        netfaults_has_key(p->section == SEC_CHAOS, name)) {
-        char msg[512];
-        bool chaos = p->section == SEC_CHAOS;
-        int err_line = netfaults_key(&p->nf, chaos ? NULL : &c->faults[c->nfaults - 1], chaos ? c->chaos : NULL,
-                                     name, value, line, msg, sizeof msg);
-        return err_line ? fail(p, err_line, "%s", msg) : 1;
-    }
-    if (!key && p->section == SEC_DEFAULTS)
-        return fail(p, line, "key \"%s\" cannot be in [defaults] (it takes env, disk, clock_offset "
-                    "and clock_drift; set the others in each [machine])", name);
-    if (!key)
-        return fail(p, line, "unknown key \"%s\" in %s", name,
-                    section_label(p, label, sizeof label));
-    if ((p->seen & key) && key != K_ENV)
+    const struct key *k = key_named(p->section, name);
+    if (!k)
+        return unknown_key(p, name);
+    if (keyset_has(&p->seen, k) && !(k->flags & REPEATS))
         return fail(p, line, "duplicate key \"%s\"", name);
-    p->seen |= key;
+    keyset_add(&p->seen, k);
     if (*value == '\0')
         return fail(p, line, "key \"%s\" has no value", name);
-
-    switch (key) {
-    case K_DURATION:
-        return set_duration(p, &c->duration_ns, name, value, true);
-    case K_QUANTUM:
-        return set_duration(p, &c->quantum_ns, name, value, true);
-    case K_SPIN_LIMIT:
-        return set_duration(p, &c->spin_limit_ns, name, value, true);
-    case K_CLOCK_OFFSET:
-    case K_BY: {
-        int64_t v;
-        if (parse_signed_duration(value, &v) < 0)
-            return fail(p, line, "bad duration \"%s\" (use ns, us, ms, s, m or h, optionally negative)", value);
-        if (key == K_BY) c->faults[c->nfaults - 1].by_ns = v;
-        else cur_machine(p)->clock_offset_ns = v;
-        return 1;
-    }
-    case K_DISK:
-        if (parse_size(value, &cur_machine(p)->disk_bytes) < 0 || cur_machine(p)->disk_bytes < MIN_DISK_BYTES ||
-            cur_machine(p)->disk_bytes > MAX_DISK_BYTES)
-            return fail(p, line, "bad disk size \"%s\" (use 16M to 1T: bytes, or a number with K, M, G or T)", value);
-        return 1;
-    case K_CLOCK_DRIFT: {
-        char *end;
-        double ppm = strtod(value, &end);
-        end = skip_blanks(end);
-        if (end == value || (*end && strcmp(end, "ppm")) || ppm <= -100000 || ppm >= 100000)
-            return fail(p, line, "bad clock_drift \"%s\" (use ppm between -100000 and 100000, e.g. 250ppm)", value);
-        cur_machine(p)->clock_drift_ppb = (int64_t)(ppm * 1000);
-        return 1;
-    }
-    case K_KIND:
-        if (fault_kind_parse(value, &c->faults[c->nfaults - 1].kind) == 0) return 1;
-        return fail(p, line, "fault kind \"%s\" is not supported yet (supported: %s)", value, fault_kind_list());
-    case K_FDURATION:
-        c->faults[c->nfaults - 1].has_duration = true;
-        return set_duration(p, &c->faults[c->nfaults - 1].duration_ns, name, value, false);
-    case K_CMACHINES: {
-        struct chaos_conf *ch = c->chaos;
-        char *copy = strdup(value), *save = NULL;
-        for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-            ch->machines = realloc(ch->machines, (ch->nmachines + 1) * sizeof *ch->machines);
-            ch->machines[ch->nmachines++] = strdup(tok);
-        }
-        free(copy);
-        return 1;
-    }
-    case K_CRASH:
-        return set_duration(p, &c->chaos->crash_every, name, value, true);
-    case K_CPAUSE:
-        return set_duration(p, &c->chaos->pause_every, name, value, true);
-    case K_JUMP:
-        return set_duration(p, &c->chaos->jump_every, name, value, true);
-    case K_CRASH_DOWN:
-    case K_PAUSE_FOR:
-    case K_JUMP_BY: {
-        int64_t lo, hi;
-        if (parse_range(value, &lo, &hi) < 0 || (key != K_JUMP_BY && lo < 0))
-            return fail(p, line, "bad range \"%s\" (use DURATION or LOW..HIGH, such as 1s..5s)", value);
-        if (key == K_JUMP_BY) { c->chaos->jump_lo = lo; c->chaos->jump_hi = hi; }
-        else if (key == K_CRASH_DOWN) { c->chaos->down_lo = (uint64_t)lo; c->chaos->down_hi = (uint64_t)hi; }
-        else { c->chaos->pause_lo = (uint64_t)lo; c->chaos->pause_hi = (uint64_t)hi; }
-        return 1;
-    }
-    case K_SWARM:
-        if (parse_bool(value, &c->chaos->swarm) < 0)
-            return fail(p, line, "bad boolean \"%s\" (use true or false)", value);
-        return 1;
-    case K_ADDRESS: {
-        struct in_addr a;
-        if (inet_pton(AF_INET, value, &a) != 1)
-            return fail(p, line, "bad address \"%s\" (use an IPv4 address such as 10.0.0.7)", value);
-        memcpy(cur_machine(p)->address, value, strlen(value) + 1);     /* at most 15 characters */
-        return 1;
-    }
-    case K_AFTER_RESTART:
-        return set_string(p, &cur_machine(p)->command_after_restart, value);
-    case K_AT:
-        return set_duration(p, &c->faults[c->nfaults - 1].at_ns, name, value, false);
-    case K_FMACHINE:
-        c->faults[c->nfaults - 1].machine_line = p->lineno;
-        return set_string(p, &c->faults[c->nfaults - 1].machine, value);
-    case K_START:
-        cur_machine(p)->start_line = p->lineno;
-        return set_duration(p, &cur_machine(p)->start_ns, name, value, false);
-    case K_CPUS: {
-        const char *s = value;
-        uint64_t v;
-        if (parse_uint(&s, &v) < 0 || *s || v < 1 || v > MAX_CPUS)
-            return fail(p, line, "bad cpus \"%s\" (use an integer from 1 to %d)", value,
-                        MAX_CPUS);
-        c->cpus = (unsigned)v;
-        return 1;
-    }
-    case K_MEMORY:
-        if (parse_size(value, &c->memory_bytes) < 0 || c->memory_bytes == 0)
-            return fail(p, line, "bad size \"%s\" (use bytes, or a number with K, M, G "
-                        "or T)", value);
-        return 1;
-    case K_STRICT_NAMES:
-        if (parse_bool(value, &c->strict_names) < 0)
-            return fail(p, line, "bad boolean \"%s\" (use true or false)", value);
-        return 1;
-    case K_EPOCH:
-        if (parse_epoch(value, &c->epoch_s) < 0)
-            return fail(p, line, "bad epoch \"%s\" (use a UTC date from 1970 to 2200, YYYY-MM-DD or "
-                        "YYYY-MM-DDTHH:MM:SSZ)", value);
-        return 1;
-    case K_TSC:
-        if (tsc_mode_parse(value, &c->tsc) < 0)
-            return fail(p, line, "bad tsc \"%s\" (use auto, trap or rewrite)", value);
-        return 1;
-    case K_DAEMON:
-        if (parse_bool(value, &cur_machine(p)->daemon) < 0)
-            return fail(p, line, "bad boolean \"%s\" (use true or false)", value);
-        return 1;
-    case K_ENV:
-        return set_env(p, value);
-    case K_COMMAND:
-        return set_string(p, p->section == SEC_CHECK ? &c->check_command
-                          : &cur_machine(p)->command, value);
-    }
-    return fail(p, line, "internal error");
+    void *obj = section_object(p);
+    if (k->line_off)
+        *(int *)((char *)obj + k->line_off - 1) = line;
+    return k->read(p, k, obj, value);
 }
 
 /* Reads all of PATH into a NUL-terminated buffer. */
@@ -891,16 +1020,17 @@ static int merge_env(struct parser *p, struct machine_conf *m)
     return 1;
 }
 
-/* [defaults] into every machine, for each key it left unset. */
+/* [defaults] into every machine, for each key it left unset; env lists
+ * are merged. */
 static int apply_defaults(struct parser *p)
 {
     const struct machine_conf *d = &p->defaults;
     for (size_t i = 0; p->defaults_line && i < p->c->nmachines; i++) {
         struct machine_conf *m = &p->c->machines[i];
-        unsigned own = p->machine_keys[i];
-        if (!(own & K_DISK)) m->disk_bytes = d->disk_bytes;
-        if (!(own & K_CLOCK_OFFSET)) m->clock_offset_ns = d->clock_offset_ns;
-        if (!(own & K_CLOCK_DRIFT)) m->clock_drift_ppb = d->clock_drift_ppb;
+        for (size_t k = 0; k < NKEYS; k++)
+            if ((keys[k].sections & SEC_DEFAULTS) && !(keys[k].flags & REPEATS) &&
+                !keyset_has(&p->machine_keys[i], &keys[k]))
+                memcpy((char *)m + keys[k].off, (const char *)d + keys[k].off, keys[k].size);
         if (d->nenv && merge_env(p, m) == 0)
             return 0;
     }
@@ -993,9 +1123,12 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
             goto fail;
         }
     }
-    char msg[512];
-    int net_line = netconf_resolve(&p.net, &c->net, c->machines, c->nmachines, msg, sizeof msg);
-    if (!net_line) net_line = netfaults_resolve(c, msg, sizeof msg);
+    char msg[512], **names = xrealloc(NULL, c->nmachines * sizeof *names);
+    for (size_t i = 0; i < c->nmachines; i++)
+        names[i] = c->machines[i].name;
+    int net_line = netconf_resolve(&p.net, &c->net, names, c->nmachines, msg, sizeof msg);
+    if (!net_line) net_line = netfaults_resolve(c->faults, c->nfaults, c->chaos, names, c->nmachines, msg, sizeof msg);
+    free(names);
     if (net_line) {
         fail(&p, net_line, "%s", msg);
         goto fail;

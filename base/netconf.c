@@ -5,8 +5,8 @@
  *                  [network]'s, wherever [network] is in the file;
  *   [partition]    a scheduled partition; any number.
  *
- * Their keys have their own bookkeeping (config.c's bitmask is nearly full)
- * but the same rules and messages as the rest of the file. */
+ * Their keys have their own bookkeeping (each section keeps its own
+ * parallel records) but the same rules and messages as the rest of the file. */
 #include "base/netconf.h"
 #include "base/values.h"
 #include <stdarg.h>
@@ -360,22 +360,22 @@ int netconf_end(struct netconf_parser *np, char *msg, size_t msglen)
     return 0;
 }
 
-static int machine_index(const struct machine_conf *machines, size_t n, const char *name)
+static int machine_index(char *const *names, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
-        if (!strcmp(machines[i].name, name))
+        if (!strcmp(names[i], name))
             return (int)i;
     return -1;
 }
 
-int netconf_resolve(struct netconf_parser *np, struct net_conf *nc, const struct machine_conf *machines,
-                    size_t nmachines, char *msg, size_t msglen)
+int netconf_resolve(struct netconf_parser *np, struct net_conf *nc, char *const *names, size_t nmachines,
+                    char *msg, size_t msglen)
 {
     for (size_t i = 0; i < np->nlinks; i++) {
         const struct netconf_link *l = &np->links[i];
         struct net_link_override *o = &nc->links[i];
-        o->a = machine_index(machines, nmachines, l->a);
-        o->b = machine_index(machines, nmachines, l->b);
+        o->a = machine_index(names, nmachines, l->a);
+        o->b = machine_index(names, nmachines, l->b);
         if (o->a < 0 || o->b < 0)
             return err(msg, msglen, o->line, "[link %s %s] names no machine of this file: \"%s\"", l->a, l->b,
                        o->a < 0 ? l->a : l->b);
@@ -395,7 +395,7 @@ int netconf_resolve(struct netconf_parser *np, struct net_conf *nc, const struct
         const struct netconf_partition *pp = &np->partitions[i];
         struct net_partition *p = &nc->partitions[i];
         for (size_t k = 0; k < pp->nnames; k++) {
-            int m = machine_index(machines, nmachines, pp->names[k]);
+            int m = machine_index(names, nmachines, pp->names[k]);
             if (m < 0)
                 return err(msg, msglen, pp->sides_line, "[partition] names no machine of this file: \"%s\"",
                            pp->names[k]);

@@ -9,7 +9,6 @@
 #ifndef DSIM_NETCONF_H
 #define DSIM_NETCONF_H
 #include "net/model/net.h"
-#include "base/config.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -35,9 +34,10 @@ int netconf_key(struct netconf_parser *np, struct net_conf *nc, const char *name
                 int line, char *msg, size_t msglen);
 /* The current network section ends: checks its required keys. */
 int netconf_end(struct netconf_parser *np, char *msg, size_t msglen);
-/* Machine names to indices, and [link] keys left unset to [network]'s. */
-int netconf_resolve(struct netconf_parser *np, struct net_conf *nc, const struct machine_conf *machines,
-                    size_t nmachines, char *msg, size_t msglen);
+/* Machine names (the machines' in file order) to indices, and [link]
+ * keys left unset to [network]'s. */
+int netconf_resolve(struct netconf_parser *np, struct net_conf *nc, char *const *names, size_t nmachines,
+                    char *msg, size_t msglen);
 void netconf_parser_free(struct netconf_parser *np);
 
 /* [partition]'s sides, "a b | c d e", appended to *names as new strings:

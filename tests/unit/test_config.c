@@ -1185,6 +1185,34 @@ START_TEST(test_exec_quoting_roundtrip)
 }
 END_TEST
 
+/* One key table for every section config.c reads: a key far down it (past
+ * the 32 a bitmask held) is still seen twice, and each lands in its field. */
+START_TEST(test_key_table)
+{
+    EXPECT_ERR(AB "[chaos]\nduplicate_rate = 1%\nloss = 1s\nduplicate_rate = 2%\n",
+               "8: duplicate key \"duplicate_rate\"");
+    EXPECT_ERR(AB "[chaos]\npartition_for = 0..1s\n", "6: partition_for must be greater than 0");
+    EXPECT_ERR(AB "[chaos]\ncrash_down = -1s..1s\n",
+               "6: bad range \"-1s..1s\" (use DURATION or LOW..HIGH, such as 1s..5s)");
+    struct config *c = LOAD_OK(AB "[chaos]\nmachines = a, b\ncrash = 1s\ncrash_down = 2s..3s\npause = 4s\n"
+                               "pause_for = 5s\nclock_jump = 6s\nclock_jump_by = -7s..7s\nswarm = true\n"
+                               "partition = 8s\npartition_for = 9s..10s\npartition_one_way = yes\nloss = 11s\n"
+                               "loss_for = 12s\nloss_rate = 1%..2%\nduplicate = 13s\nduplicate_for = 14s..15s\n"
+                               "duplicate_rate = 3%\n");
+    const struct chaos_conf *ch = c->chaos;
+    ck_assert_uint_eq(ch->nmachines, 2);
+    ck_assert_uint_eq(ch->crash_every, 1 * S);
+    ck_assert(ch->down_lo == 2 * S && ch->down_hi == 3 * S && ch->pause_every == 4 * S);
+    ck_assert(ch->pause_lo == 5 * S && ch->pause_hi == 5 * S && ch->jump_every == 6 * S);
+    ck_assert(ch->jump_lo == -7 * (int64_t)S && ch->jump_hi == 7 * (int64_t)S && ch->swarm);
+    ck_assert(ch->partition_every == 8 * S && ch->partition_lo == 9 * S && ch->partition_hi == 10 * S);
+    ck_assert(ch->partition_one_way && ch->loss_every == 11 * S && ch->loss_lo == 12 * S && ch->loss_hi == 12 * S);
+    ck_assert(ch->loss_rate_lo == 10000 && ch->loss_rate_hi == 20000 && ch->dup_every == 13 * S);
+    ck_assert(ch->dup_lo == 14 * S && ch->dup_hi == 15 * S && ch->dup_rate_lo == 30000 && ch->dup_rate_hi == 30000);
+    config_free(c);
+}
+END_TEST
+
 /* ---------------------------------------------------------- fault kinds */
 
 START_TEST(test_fault_kind_table)
@@ -1298,6 +1326,7 @@ static Suite *config_suite(void)
     tcase_add_test(tc, test_err_link);
     tcase_add_test(tc, test_err_partition);
     tcase_add_test(tc, test_err_partition_many_machines);
+    tcase_add_test(tc, test_key_table);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("fault kinds");
