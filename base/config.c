@@ -445,10 +445,8 @@ static void section_header(struct parser *p, char *s)
                 fail(p, line, "duplicate fault \"%s\"", fname);
                 return;
             }
-        struct fault_conf *fs = realloc(c_of(p)->faults, (c_of(p)->nfaults + 1) * sizeof *fs);
-        if (!fs) { fail(p, line, "out of memory"); return; }
-        c_of(p)->faults = fs;
-        fs[c_of(p)->nfaults] = (struct fault_conf){ .name = strdup(fname), .line = line };
+        GROW_ONE(c_of(p)->faults, c_of(p)->nfaults);
+        c_of(p)->faults[c_of(p)->nfaults] = (struct fault_conf){ .name = strdup(fname), .line = line };
         c_of(p)->nfaults++;
         p->section = SEC_FAULT;
         return;
@@ -490,13 +488,8 @@ static void section_header(struct parser *p, char *s)
             return;
         }
     }
-    struct machine_conf *ms = realloc(c->machines, (c->nmachines + 1) * sizeof *ms);
-    if (!ms) {
-        fail(p, line, "out of memory");
-        return;
-    }
-    c->machines = ms;
-    struct machine_conf *m = &ms[c->nmachines];
+    GROW_ONE(c->machines, c->nmachines);
+    struct machine_conf *m = &c->machines[c->nmachines];
     memset(m, 0, sizeof *m);
     m->line = line;
     if (!(m->name = strdup(name))) {

@@ -1,4 +1,5 @@
 #include "base/plan.h"
+#include "base/xalloc.h"
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,9 +131,8 @@ static bool add_names(json_t *a, const struct config *c, struct fault_conf *f)
 {
     if (!json_is_array(a)) return false;
     size_t n = json_array_size(a);
-    char **v = realloc(f->machines, (f->nmachines + n + 1) * sizeof *v);
-    if (!v) return false;
-    f->machines = v;
+    GROW_ONE(f->machines, f->nmachines + n);       /* room for all n */
+    char **v = f->machines;
     for (size_t i = 0; i < n; i++) {
         const char *s = json_string_value(json_array_get(a, i));
         int m = s ? machine_index(c, s) : -1;
