@@ -112,7 +112,7 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 /* The sections this file reads itself, as bits: a key may be in several. */
 enum section {
     SEC_NONE = 0, SEC_SIMULATION = 1 << 0, SEC_MACHINE = 1 << 1, SEC_CHECK = 1 << 2, SEC_FAULT = 1 << 3,
-    SEC_CHAOS = 1 << 4, SEC_NET = 1 << 5, SEC_DEFAULTS = 1 << 6,
+    SEC_CHAOS = 1 << 4, SEC_DEFAULTS = 1 << 5, SEC_NETWORK = 1 << 6, SEC_LINK = 1 << 7, SEC_PARTITION = 1 << 8,
 };
 
 const char *const tsc_mode_names[3] = { "auto", "trap", "rewrite" };
@@ -131,15 +131,16 @@ struct key;
 typedef int key_reader(struct parser *p, const struct key *k, void *obj, const char *value);
 static key_reader read_duration, read_positive, read_signed, read_range, read_signed_range, read_positive_range,
     read_bool, read_string, read_env, read_disk, read_drift, read_address, read_cpus, read_memory, read_epoch,
-    read_tsc, read_kind, read_span, read_targets, read_sides, read_links, read_percent, read_percent_range;
+    read_tsc, read_kind, read_span, read_targets, read_sides, read_links, read_percent, read_percent_range,
+    read_link_percent, read_partition_every, read_heal, read_partition_sides;
 
 enum key_flags {
     REQUIRED = 1 << 0,      /* the section must have it */
     REPEATS = 1 << 1,       /* may be given more than once */
 };
 
-/* Every key of the sections above ([network], [link] and [partition] are
- * netconf.c's): where it may be, its type, where it is stored. */
+/* Every key of every section: where it may be, its type, where it is
+ * stored. */
 static const struct key {
     unsigned sections;
     const char *name;
@@ -150,6 +151,7 @@ static const struct key {
     unsigned fault_key;     /* [fault]: its enum fault_key, for the kind's rules */
 } keys[] = {
 #define AT(type, field) .off = offsetof(type, field), .size = sizeof ((type *)0)->field
+#define PAIR(type, lo) .off = offsetof(type, lo), .size = 2 * sizeof ((type *)0)->lo    /* lo, hi */
 #define LINE(type, field) .line_off = offsetof(type, field) + 1
     { SEC_SIMULATION, "duration", read_positive, AT(struct config, duration_ns) },
     { SEC_SIMULATION, "quantum", read_positive, AT(struct config, quantum_ns) },
@@ -182,22 +184,42 @@ static const struct key {
     { SEC_FAULT, "rate", read_percent, AT(struct fault_conf, rate_ppm), .fault_key = FK_RATE },
     { SEC_CHAOS, "machines", read_targets, AT(struct chaos_conf, machines) },
     { SEC_CHAOS, "crash", read_positive, AT(struct chaos_conf, crash_every) },
-    { SEC_CHAOS, "crash_down", read_range, AT(struct chaos_conf, down_lo) },
+    { SEC_CHAOS, "crash_down", read_range, PAIR(struct chaos_conf, down_lo) },
     { SEC_CHAOS, "pause", read_positive, AT(struct chaos_conf, pause_every) },
-    { SEC_CHAOS, "pause_for", read_range, AT(struct chaos_conf, pause_lo) },
+    { SEC_CHAOS, "pause_for", read_range, PAIR(struct chaos_conf, pause_lo) },
     { SEC_CHAOS, "clock_jump", read_positive, AT(struct chaos_conf, jump_every) },
-    { SEC_CHAOS, "clock_jump_by", read_signed_range, AT(struct chaos_conf, jump_lo) },
+    { SEC_CHAOS, "clock_jump_by", read_signed_range, PAIR(struct chaos_conf, jump_lo) },
     { SEC_CHAOS, "swarm", read_bool, AT(struct chaos_conf, swarm) },
     { SEC_CHAOS, "partition", read_positive, AT(struct chaos_conf, partition_every) },
-    { SEC_CHAOS, "partition_for", read_positive_range, AT(struct chaos_conf, partition_lo) },
+    { SEC_CHAOS, "partition_for", read_positive_range, PAIR(struct chaos_conf, partition_lo) },
     { SEC_CHAOS, "partition_one_way", read_bool, AT(struct chaos_conf, partition_one_way) },
     { SEC_CHAOS, "loss", read_positive, AT(struct chaos_conf, loss_every) },
-    { SEC_CHAOS, "loss_for", read_positive_range, AT(struct chaos_conf, loss_lo) },
-    { SEC_CHAOS, "loss_rate", read_percent_range, AT(struct chaos_conf, loss_rate_lo) },
+    { SEC_CHAOS, "loss_for", read_positive_range, PAIR(struct chaos_conf, loss_lo) },
+    { SEC_CHAOS, "loss_rate", read_percent_range, PAIR(struct chaos_conf, loss_rate_lo) },
     { SEC_CHAOS, "duplicate", read_positive, AT(struct chaos_conf, dup_every) },
-    { SEC_CHAOS, "duplicate_for", read_positive_range, AT(struct chaos_conf, dup_lo) },
-    { SEC_CHAOS, "duplicate_rate", read_percent_range, AT(struct chaos_conf, dup_rate_lo) },
+    { SEC_CHAOS, "duplicate_for", read_positive_range, PAIR(struct chaos_conf, dup_lo) },
+    { SEC_CHAOS, "duplicate_rate", read_percent_range, PAIR(struct chaos_conf, dup_rate_lo) },
+    { SEC_NETWORK, "latency", read_range, PAIR(struct net_conf, dflt.lat_lo) },
+    { SEC_NETWORK, "loss", read_link_percent, AT(struct net_conf, dflt.loss_ppm) },
+    { SEC_NETWORK, "duplicate", read_link_percent, AT(struct net_conf, dflt.dup_ppm) },
+    { SEC_NETWORK, "reorder", read_link_percent, AT(struct net_conf, dflt.reorder_ppm) },
+    { SEC_NETWORK, "loopback_latency", read_duration, AT(struct net_conf, loopback_latency_ns) },
+    { SEC_NETWORK, "rto", read_positive, AT(struct net_conf, rto_ns) },
+    { SEC_NETWORK, "tcp_timeout", read_positive, AT(struct net_conf, tcp_timeout_ns) },
+    { SEC_NETWORK, "partition_every", read_partition_every, AT(struct net_conf, partition_every_ns) },
+    { SEC_NETWORK, "partition_for", read_positive_range, PAIR(struct net_conf, partition_for_lo) },
+    { SEC_NETWORK, "partition_one_way", read_bool, AT(struct net_conf, partition_one_way) },
+    /* [link A B]: the keys it leaves out are [network]'s (the row of that name). */
+    { SEC_LINK, "latency", read_range, PAIR(struct net_link_override, link.lat_lo) },
+    { SEC_LINK, "loss", read_link_percent, AT(struct net_link_override, link.loss_ppm) },
+    { SEC_LINK, "duplicate", read_link_percent, AT(struct net_link_override, link.dup_ppm) },
+    { SEC_LINK, "reorder", read_link_percent, AT(struct net_link_override, link.reorder_ppm) },
+    { SEC_PARTITION, "at", read_duration, AT(struct net_partition, at_ns), .flags = REQUIRED },
+    { SEC_PARTITION, "duration", read_heal, AT(struct net_partition, duration_ns) },
+    { SEC_PARTITION, "sides", read_partition_sides, .flags = REQUIRED },
+    { SEC_PARTITION, "one_way", read_bool, AT(struct net_partition, one_way) },
 #undef AT
+#undef PAIR
 #undef LINE
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -256,13 +278,14 @@ struct parser {
     enum section section;
     struct keyset seen;         /* keys already set in the current section */
     int simulation_line, check_line;
-    struct netconf_parser net;  /* [network], [link A B], [partition] */
+    struct netconf_parser net;  /* [link A B] and [partition]'s names, until machines are known */
     struct defines *defines;    /* -D NAME=VALUE for ${NAME}, or NULL */
     char *expanded;             /* the line last handed to inih, ${NAME}s replaced */
     /* [defaults], parsed as a machine; machine_keys[i]: the keys machine i set. */
     struct machine_conf defaults;
     int defaults_line;
     struct keyset *machine_keys;
+    struct keyset *link_keys;   /* link_keys[i]: the keys [link] i set */
 };
 
 static int fail(struct parser *p, int line, const char *fmt, ...)
@@ -367,20 +390,24 @@ static void cut_comment(char *s)
 static int finish_section(struct parser *p)
 {
     char msg[512];
-    int line;
-    if (p->section == SEC_NET && (line = netconf_end(&p->net, msg, sizeof msg)))
-        return fail(p, line, "%s", msg);
+    struct net_conf *net = &p->c->net;
     for (size_t i = 0; i < NKEYS; i++) {
         if (!(keys[i].sections & p->section) || !(keys[i].flags & REQUIRED) || keyset_has(&p->seen, &keys[i]))
             continue;
         if (p->section == SEC_MACHINE)
             return fail(p, cur_machine(p)->line, "machine \"%s\" has no %s", cur_machine(p)->name, keys[i].name);
+        if (p->section == SEC_PARTITION)
+            return fail(p, net->partitions[net->npartitions - 1].line, "[partition] has no %s", keys[i].name);
         struct fault_conf *f = &p->c->faults[p->c->nfaults - 1];
         return fail(p, f->line, "fault \"%s\" has no %s", f->name, keys[i].name);
     }
     if (p->section == SEC_MACHINE) {
         GROW_ONE(p->machine_keys, p->c->nmachines - 1);
         p->machine_keys[p->c->nmachines - 1] = p->seen;
+    }
+    if (p->section == SEC_LINK) {
+        GROW_ONE(p->link_keys, net->nlinks - 1);
+        p->link_keys[net->nlinks - 1] = p->seen;
     }
     if (p->section == SEC_FAULT) {
         struct fault_conf *f = &p->c->faults[p->c->nfaults - 1];
@@ -457,7 +484,8 @@ static void section_header(struct parser *p, char *s)
         if (err_line)
             fail(p, err_line, "%s", msg);
         else
-            p->section = SEC_NET;
+            p->section = !strcmp(inner, "network") ? SEC_NETWORK : !strcmp(inner, "partition") ? SEC_PARTITION
+                         : SEC_LINK;
         return;
     }
     if (strncmp(inner, "machine", 7) != 0 || (inner[7] != '\0' && !is_blank(inner[7]))) {
@@ -588,6 +616,10 @@ static const char *section_label(struct parser *p, char *buf, size_t size)
         return "[chaos]";
     case SEC_DEFAULTS:
         return "[defaults]";
+    case SEC_NETWORK:
+    case SEC_LINK:
+    case SEC_PARTITION:
+        return netconf_label(&p->net, buf, size);
     default:
         snprintf(buf, size, "[machine %s]", cur_machine(p)->name);
         return buf;
@@ -821,6 +853,42 @@ static int read_percent_range(struct parser *p, const struct key *k, void *obj, 
     return 1;
 }
 
+/* [network] and [link]'s loss, duplicate and reorder. */
+static int read_link_percent(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    if (parse_percent_ppm(value, FIELD(uint32_t, k, obj)) < 0)
+        return fail(p, p->lineno, "bad percentage \"%s\" (use 0%% to 100%%, such as 1%% or 0.01%%)", value);
+    return 1;
+}
+
+/* Its line, for a check once machines are counted. */
+static int read_partition_every(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    p->net.partition_every_line = p->lineno;
+    return read_positive(p, k, obj, value);
+}
+
+/* A [partition]'s duration: 0 would mean it never heals. */
+static int read_heal(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    if (!read_duration(p, k, obj, value))
+        return 0;
+    if (*FIELD(uint64_t, k, obj) == 0)
+        return fail(p, p->lineno, "duration must be greater than 0 (leave it out for a partition that never heals)");
+    return 1;
+}
+
+/* A [partition]'s sides: names, until machines are known (netconf.c). */
+static int read_partition_sides(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    char msg[512];
+    int line;
+    (void)k, (void)obj;
+    if ((line = netconf_partition_sides(&p->net, value, p->lineno, msg, sizeof msg)))
+        return fail(p, line, "%s", msg);
+    return 1;
+}
+
 /* ----------------------------------------------------------------- keys */
 
 /* The struct the current section's keys are stored in. */
@@ -834,6 +902,12 @@ static void *section_object(struct parser *p)
         return &p->c->faults[p->c->nfaults - 1];
     case SEC_CHAOS:
         return p->c->chaos;
+    case SEC_NETWORK:
+        return &p->c->net;
+    case SEC_LINK:
+        return &p->c->net.links[p->c->net.nlinks - 1];
+    case SEC_PARTITION:
+        return &p->c->net.partitions[p->c->net.npartitions - 1];
     default:
         return cur_machine(p);
     }
@@ -841,7 +915,7 @@ static void *section_object(struct parser *p)
 
 static int unknown_key(struct parser *p, const char *name)
 {
-    char label[MAX_MACHINE_NAME + 16], takes[256] = "";
+    char label[2 * MAX_MACHINE_NAME + 16], takes[256] = "";
     if (p->section != SEC_DEFAULTS)
         return fail(p, p->lineno, "unknown key \"%s\" in %s", name, section_label(p, label, sizeof label));
     size_t n = 0, len = 0;
@@ -886,11 +960,6 @@ static int handler(void *user, const char *section, const char *name, const char
         return fail(p, line, "missing key name before \"=\"");
     if (p->section == SEC_NONE)
         return fail(p, line, "key \"%s\" outside any section", name);
-    if (p->section == SEC_NET) {
-        char msg[512];
-        int err_line = netconf_key(&p->net, &p->c->net, name, value, line, msg, sizeof msg);
-        return err_line ? fail(p, err_line, "%s", msg) : 1;
-    }
     const struct key *k = key_named(p->section, name);
     if (!k)
         return unknown_key(p, name);
@@ -983,6 +1052,7 @@ static void defaults_free(struct parser *p)
         free(p->defaults.env[i]);
     free(p->defaults.env);
     free(p->machine_keys);
+    free(p->link_keys);
 }
 
 /* A machine's env after [defaults]: the defaults' variables it does not set
@@ -1028,6 +1098,18 @@ static int apply_defaults(struct parser *p)
             return 0;
     }
     return 1;
+}
+
+/* [link] keys a link left unset: [network]'s (the row of the same name). */
+static void inherit_links(struct parser *p)
+{
+    struct net_conf *net = &p->c->net;
+    for (size_t i = 0; i < net->nlinks; i++)
+        for (size_t k = 0; k < NKEYS; k++)
+            if ((keys[k].sections & SEC_LINK) && !keyset_has(&p->link_keys[i], &keys[k])) {
+                const struct key *dflt = key_named(SEC_NETWORK, keys[k].name);
+                memcpy((char *)&net->links[i] + keys[k].off, (const char *)net + dflt->off, keys[k].size);
+            }
 }
 
 struct config *config_load(const char *path, char *err, size_t errlen)
@@ -1119,6 +1201,7 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
     char msg[512], **names = xrealloc(NULL, c->nmachines * sizeof *names);
     for (size_t i = 0; i < c->nmachines; i++)
         names[i] = c->machines[i].name;
+    inherit_links(&p);
     int net_line = netconf_resolve(&p.net, &c->net, names, c->nmachines, msg, sizeof msg);
     if (!net_line) net_line = netfaults_resolve(c->faults, c->nfaults, c->chaos, names, c->nmachines, msg, sizeof msg);
     free(names);

@@ -1185,13 +1185,15 @@ START_TEST(test_exec_quoting_roundtrip)
 }
 END_TEST
 
-/* One key table for every section config.c reads: a key far down it (past
- * the 32 a bitmask held) is still seen twice, and each lands in its field. */
+/* One key table for every section: a key far down it (past the 32 a
+ * bitmask held) is still seen twice, and each lands in its field. */
 START_TEST(test_key_table)
 {
     EXPECT_ERR(AB "[chaos]\nduplicate_rate = 1%\nloss = 1s\nduplicate_rate = 2%\n",
                "8: duplicate key \"duplicate_rate\"");
     EXPECT_ERR(AB "[chaos]\npartition_for = 0..1s\n", "6: partition_for must be greater than 0");
+    EXPECT_ERR(AB "[partition]\nat = 1s\nsides = a | b\none_way = no\none_way = yes\n", "9: duplicate key \"one_way\"");
+    EXPECT_ERR(AB "[link a b]\nreorder = 1%\nlatency = 2ms\nreorder = 2%\n", "8: duplicate key \"reorder\"");
     EXPECT_ERR(AB "[chaos]\ncrash_down = -1s..1s\n",
                "6: bad range \"-1s..1s\" (use DURATION or LOW..HIGH, such as 1s..5s)");
     struct config *c = LOAD_OK(AB "[chaos]\nmachines = a, b\ncrash = 1s\ncrash_down = 2s..3s\npause = 4s\n"
