@@ -22,14 +22,13 @@
  *   - it reports a line that is neither a comment, a header nor a
  *     "key = value" pair (inih would report it too, without a message).
  *
+ * Every key, its type and where it is stored are config_keys.c's table.
  * Every error is "FILE:LINE: message"; only the first one is reported. */
-#include "base/config.h"
+#include "base/config_parser.h"
 #include "base/defines.h"
-#include "base/netconf.h"
 #include "base/netfaults.h"
 #include "base/xalloc.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ini.h>
@@ -47,7 +46,6 @@
 #define DEFAULT_DURATION_NS (30 * NS_PER_S)
 #define DEFAULT_QUANTUM_NS (10 * NS_PER_US)
 #define DEFAULT_CPUS 2
-#define MAX_CPUS 1024
 #define DEFAULT_MEMORY_BYTES (4ULL << 30)
 #define MAX_FILE_SIZE (1 << 20)
 
@@ -109,12 +107,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---------------------------------------------------------------- parser */
 
-/* The sections this file reads itself, as bits: a key may be in several. */
-enum section {
-    SEC_NONE = 0, SEC_SIMULATION = 1 << 0, SEC_MACHINE = 1 << 1, SEC_CHECK = 1 << 2, SEC_FAULT = 1 << 3,
-    SEC_CHAOS = 1 << 4, SEC_DEFAULTS = 1 << 5, SEC_NETWORK = 1 << 6, SEC_LINK = 1 << 7, SEC_PARTITION = 1 << 8,
-};
-
 const char *const tsc_mode_names[3] = { "auto", "trap", "rewrite" };
 
 int tsc_mode_parse(const char *s, enum tsc_mode *out)
@@ -124,174 +116,8 @@ int tsc_mode_parse(const char *s, enum tsc_mode *out)
     return -1;
 }
 
-struct parser;
-struct key;
-/* A key's type: reads value into the key's field of obj, the current
- * section's struct (section_object). 1, or fail()'s 0. */
-typedef int key_reader(struct parser *p, const struct key *k, void *obj, const char *value);
-static key_reader read_duration, read_positive, read_signed, read_range, read_signed_range, read_positive_range,
-    read_bool, read_string, read_env, read_disk, read_drift, read_address, read_cpus, read_memory, read_epoch,
-    read_tsc, read_kind, read_span, read_targets, read_sides, read_links, read_percent, read_percent_range,
-    read_link_percent, read_partition_every, read_heal, read_partition_sides;
-
-enum key_flags {
-    REQUIRED = 1 << 0,      /* the section must have it */
-    REPEATS = 1 << 1,       /* may be given more than once */
-};
-
-/* Every key of every section: where it may be, its type, where it is
- * stored. */
-static const struct key {
-    unsigned sections;
-    const char *name;
-    key_reader *read;
-    size_t off, size;       /* its field in the section's struct */
-    size_t line_off;        /* 1 + where the line it is on is kept, or 0 */
-    unsigned flags;         /* enum key_flags */
-    unsigned fault_key;     /* [fault]: its enum fault_key, for the kind's rules */
-} keys[] = {
-#define AT(type, field) .off = offsetof(type, field), .size = sizeof ((type *)0)->field
-#define PAIR(type, lo) .off = offsetof(type, lo), .size = 2 * sizeof ((type *)0)->lo    /* lo, hi */
-#define LINE(type, field) .line_off = offsetof(type, field) + 1
-    { SEC_SIMULATION, "duration", read_positive, AT(struct config, duration_ns) },
-    { SEC_SIMULATION, "quantum", read_positive, AT(struct config, quantum_ns) },
-    { SEC_SIMULATION, "cpus", read_cpus, AT(struct config, cpus) },
-    { SEC_SIMULATION, "memory", read_memory, AT(struct config, memory_bytes) },
-    { SEC_SIMULATION, "spin_limit", read_positive, AT(struct config, spin_limit_ns) },
-    { SEC_SIMULATION, "strict_names", read_bool, AT(struct config, strict_names) },
-    { SEC_SIMULATION, "epoch", read_epoch, AT(struct config, epoch_s) },
-    { SEC_SIMULATION, "tsc", read_tsc, AT(struct config, tsc) },
-    { SEC_MACHINE, "command", read_string, AT(struct machine_conf, command), .flags = REQUIRED },
-    { SEC_MACHINE, "start", read_duration, AT(struct machine_conf, start_ns), LINE(struct machine_conf, start_line) },
-    { SEC_MACHINE, "daemon", read_bool, AT(struct machine_conf, daemon) },
-    /* [defaults]: the [machine] keys every machine takes unless it sets its own. */
-    { SEC_MACHINE | SEC_DEFAULTS, "env", read_env, AT(struct machine_conf, env), .flags = REPEATS },
-    { SEC_MACHINE | SEC_DEFAULTS, "disk", read_disk, AT(struct machine_conf, disk_bytes) },
-    { SEC_MACHINE | SEC_DEFAULTS, "clock_offset", read_signed, AT(struct machine_conf, clock_offset_ns) },
-    { SEC_MACHINE | SEC_DEFAULTS, "clock_drift", read_drift, AT(struct machine_conf, clock_drift_ppb) },
-    { SEC_MACHINE, "command-after-restart", read_string, AT(struct machine_conf, command_after_restart) },
-    { SEC_MACHINE, "address", read_address, AT(struct machine_conf, address) },
-    { SEC_CHECK, "command", read_string, AT(struct config, check_command) },
-    { SEC_FAULT, "kind", read_kind, AT(struct fault_conf, kind), .flags = REQUIRED },
-    { SEC_FAULT, "at", read_duration, AT(struct fault_conf, at_ns), .flags = REQUIRED },
-    { SEC_FAULT, "machine", read_string, AT(struct fault_conf, machine), LINE(struct fault_conf, machine_line),
-      .fault_key = FK_MACHINE },
-    { SEC_FAULT, "by", read_signed, AT(struct fault_conf, by_ns), .fault_key = FK_BY },
-    { SEC_FAULT, "duration", read_span, AT(struct fault_conf, duration_ns), .fault_key = FK_DURATION },
-    { SEC_FAULT, "sides", read_sides, AT(struct fault_conf, machines), .fault_key = FK_SIDES },
-    { SEC_FAULT, "one_way", read_bool, AT(struct fault_conf, one_way), .fault_key = FK_ONE_WAY },
-    { SEC_FAULT, "machines", read_links, AT(struct fault_conf, machines), .fault_key = FK_MACHINES },
-    { SEC_FAULT, "rate", read_percent, AT(struct fault_conf, rate_ppm), .fault_key = FK_RATE },
-    { SEC_CHAOS, "machines", read_targets, AT(struct chaos_conf, machines) },
-    { SEC_CHAOS, "crash", read_positive, AT(struct chaos_conf, crash_every) },
-    { SEC_CHAOS, "crash_down", read_range, PAIR(struct chaos_conf, down_lo) },
-    { SEC_CHAOS, "pause", read_positive, AT(struct chaos_conf, pause_every) },
-    { SEC_CHAOS, "pause_for", read_range, PAIR(struct chaos_conf, pause_lo) },
-    { SEC_CHAOS, "clock_jump", read_positive, AT(struct chaos_conf, jump_every) },
-    { SEC_CHAOS, "clock_jump_by", read_signed_range, PAIR(struct chaos_conf, jump_lo) },
-    { SEC_CHAOS, "swarm", read_bool, AT(struct chaos_conf, swarm) },
-    { SEC_CHAOS, "partition", read_positive, AT(struct chaos_conf, partition_every) },
-    { SEC_CHAOS, "partition_for", read_positive_range, PAIR(struct chaos_conf, partition_lo) },
-    { SEC_CHAOS, "partition_one_way", read_bool, AT(struct chaos_conf, partition_one_way) },
-    { SEC_CHAOS, "loss", read_positive, AT(struct chaos_conf, loss_every) },
-    { SEC_CHAOS, "loss_for", read_positive_range, PAIR(struct chaos_conf, loss_lo) },
-    { SEC_CHAOS, "loss_rate", read_percent_range, PAIR(struct chaos_conf, loss_rate_lo) },
-    { SEC_CHAOS, "duplicate", read_positive, AT(struct chaos_conf, dup_every) },
-    { SEC_CHAOS, "duplicate_for", read_positive_range, PAIR(struct chaos_conf, dup_lo) },
-    { SEC_CHAOS, "duplicate_rate", read_percent_range, PAIR(struct chaos_conf, dup_rate_lo) },
-    { SEC_NETWORK, "latency", read_range, PAIR(struct net_conf, dflt.lat_lo) },
-    { SEC_NETWORK, "loss", read_link_percent, AT(struct net_conf, dflt.loss_ppm) },
-    { SEC_NETWORK, "duplicate", read_link_percent, AT(struct net_conf, dflt.dup_ppm) },
-    { SEC_NETWORK, "reorder", read_link_percent, AT(struct net_conf, dflt.reorder_ppm) },
-    { SEC_NETWORK, "loopback_latency", read_duration, AT(struct net_conf, loopback_latency_ns) },
-    { SEC_NETWORK, "rto", read_positive, AT(struct net_conf, rto_ns) },
-    { SEC_NETWORK, "tcp_timeout", read_positive, AT(struct net_conf, tcp_timeout_ns) },
-    { SEC_NETWORK, "partition_every", read_partition_every, AT(struct net_conf, partition_every_ns) },
-    { SEC_NETWORK, "partition_for", read_positive_range, PAIR(struct net_conf, partition_for_lo) },
-    { SEC_NETWORK, "partition_one_way", read_bool, AT(struct net_conf, partition_one_way) },
-    /* [link A B]: the keys it leaves out are [network]'s (the row of that name). */
-    { SEC_LINK, "latency", read_range, PAIR(struct net_link_override, link.lat_lo) },
-    { SEC_LINK, "loss", read_link_percent, AT(struct net_link_override, link.loss_ppm) },
-    { SEC_LINK, "duplicate", read_link_percent, AT(struct net_link_override, link.dup_ppm) },
-    { SEC_LINK, "reorder", read_link_percent, AT(struct net_link_override, link.reorder_ppm) },
-    { SEC_PARTITION, "at", read_duration, AT(struct net_partition, at_ns), .flags = REQUIRED },
-    { SEC_PARTITION, "duration", read_heal, AT(struct net_partition, duration_ns) },
-    { SEC_PARTITION, "sides", read_partition_sides, .flags = REQUIRED },
-    { SEC_PARTITION, "one_way", read_bool, AT(struct net_partition, one_way) },
-#undef AT
-#undef PAIR
-#undef LINE
-};
-#define NKEYS (sizeof keys / sizeof keys[0])
-
-/* Which keys of the table a section has set: as many as the table holds. */
-struct keyset {
-    uint64_t bits[(NKEYS + 63) / 64];
-};
-
-static bool keyset_has(const struct keyset *s, const struct key *k)
-{
-    size_t i = (size_t)(k - keys);
-    return s->bits[i / 64] >> (i % 64) & 1;
-}
-
-static void keyset_add(struct keyset *s, const struct key *k)
-{
-    size_t i = (size_t)(k - keys);
-    s->bits[i / 64] |= 1ULL << (i % 64);
-}
-
-/* The key called name in section s, or NULL. */
-static const struct key *key_named(enum section s, const char *name)
-{
-    for (size_t i = 0; i < NKEYS; i++)
-        if ((keys[i].sections & s) && !strcmp(keys[i].name, name))
-            return &keys[i];
-    return NULL;
-}
-
-/* The fault keys (enum fault_key) among the keys set. */
-static unsigned fault_keys_of(const struct keyset *s)
-{
-    unsigned set = 0;
-    for (size_t i = 0; i < NKEYS; i++)
-        if (keyset_has(s, &keys[i])) set |= keys[i].fault_key;
-    return set;
-}
-
-struct parser {
-    const char *path;
-    char *err;
-    size_t errlen;
-    bool failed;
-
-    const char *buf;            /* the whole file */
-    size_t len, pos;
-    int lineno;                 /* of the line last handed to inih */
-    char *line;                 /* scratch copy of that line */
-
-    /* A "key = value" line too long for inih: the reader split it. */
-    bool stashed;
-    const char *stash_name, *stash_value;
-
-    struct config *c;
-    enum section section;
-    struct keyset seen;         /* keys already set in the current section */
-    int simulation_line, check_line;
-    struct netconf_parser net;  /* [link A B] and [partition]'s names, until machines are known */
-    struct defines *defines;    /* -D NAME=VALUE for ${NAME}, or NULL */
-    char *expanded;             /* the line last handed to inih, ${NAME}s replaced */
-    /* [defaults], parsed as a machine; machine_keys[i]: the keys machine i set. */
-    struct machine_conf defaults;
-    int defaults_line;
-    struct keyset *machine_keys;
-    struct keyset *link_keys;   /* link_keys[i]: the keys [link] i set */
-};
-
-static int fail(struct parser *p, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 /* Records the first error; returns 0 (an inih handler's "error"). */
-static int fail(struct parser *p, int line, const char *fmt, ...)
+int parser_fail(struct parser *p, int line, const char *fmt, ...)
 {
     va_list ap;
     if (p->failed)
@@ -308,7 +134,7 @@ static int fail(struct parser *p, int line, const char *fmt, ...)
     return 0;
 }
 
-static struct machine_conf *cur_machine(struct parser *p)
+struct machine_conf *parser_machine(struct parser *p)
 {
     if (p->section == SEC_DEFAULTS)
         return &p->defaults;
@@ -385,38 +211,6 @@ static void cut_comment(char *s)
     rstrip(s);
 }
 
-/* Checks the section that just ended (at a new header or the end of file),
- * so that errors come out in the order of the file. */
-static int finish_section(struct parser *p)
-{
-    char msg[512];
-    struct net_conf *net = &p->c->net;
-    for (size_t i = 0; i < NKEYS; i++) {
-        if (!(keys[i].sections & p->section) || !(keys[i].flags & REQUIRED) || keyset_has(&p->seen, &keys[i]))
-            continue;
-        if (p->section == SEC_MACHINE)
-            return fail(p, cur_machine(p)->line, "machine \"%s\" has no %s", cur_machine(p)->name, keys[i].name);
-        if (p->section == SEC_PARTITION)
-            return fail(p, net->partitions[net->npartitions - 1].line, "[partition] has no %s", keys[i].name);
-        struct fault_conf *f = &p->c->faults[p->c->nfaults - 1];
-        return fail(p, f->line, "fault \"%s\" has no %s", f->name, keys[i].name);
-    }
-    if (p->section == SEC_MACHINE) {
-        GROW_ONE(p->machine_keys, p->c->nmachines - 1);
-        p->machine_keys[p->c->nmachines - 1] = p->seen;
-    }
-    if (p->section == SEC_LINK) {
-        GROW_ONE(p->link_keys, net->nlinks - 1);
-        p->link_keys[net->nlinks - 1] = p->seen;
-    }
-    if (p->section == SEC_FAULT) {
-        struct fault_conf *f = &p->c->faults[p->c->nfaults - 1];
-        if (fault_check_keys(f, fault_keys_of(&p->seen), msg, sizeof msg))
-            return fail(p, f->line, "%s", msg);
-    }
-    return 1;
-}
-
 static struct config *c_of(struct parser *p) { return p->c; }
 
 static void section_header(struct parser *p, char *s)
@@ -424,13 +218,13 @@ static void section_header(struct parser *p, char *s)
     size_t n = strlen(s);
     int line = p->lineno;
     if (n < 2 || s[n - 1] != ']') {
-        fail(p, line, "bad section header \"%s\" (expected \"[name]\")", s);
+        parser_fail(p, line, "bad section header \"%s\" (expected \"[name]\")", s);
         return;
     }
     s[n - 1] = '\0';
     char *inner = skip_blanks(s + 1);
     rstrip(inner);
-    if (finish_section(p) == 0)        /* the section that ends here */
+    if (keys_end_section(p) == 0)       /* the section that ends here: errors in file order */
         return;
     p->seen = (struct keyset){ 0 };
 
@@ -438,7 +232,7 @@ static void section_header(struct parser *p, char *s)
         bool sim = inner[0] == 's';
         int *first = sim ? &p->simulation_line : &p->check_line;
         if (*first) {
-            fail(p, line, "duplicate section [%s]", inner);
+            parser_fail(p, line, "duplicate section [%s]", inner);
             return;
         }
         *first = line;
@@ -446,15 +240,15 @@ static void section_header(struct parser *p, char *s)
         return;
     }
     if (strcmp(inner, "defaults") == 0) {
-        if (p->defaults_line) { fail(p, line, "duplicate section [defaults]"); return; }
+        if (p->defaults_line) { parser_fail(p, line, "duplicate section [defaults]"); return; }
         p->defaults_line = line;
         p->section = SEC_DEFAULTS;
         return;
     }
     if (strcmp(inner, "chaos") == 0) {
-        if (c_of(p)->chaos) { fail(p, line, "duplicate section [chaos]"); return; }
+        if (c_of(p)->chaos) { parser_fail(p, line, "duplicate section [chaos]"); return; }
         struct chaos_conf *ch = calloc(1, sizeof *ch);
-        if (!ch) { fail(p, line, "out of memory"); return; }
+        if (!ch) { parser_fail(p, line, "out of memory"); return; }
         ch->line = line;
         chaos_defaults(ch);
         c_of(p)->chaos = ch;
@@ -464,12 +258,12 @@ static void section_header(struct parser *p, char *s)
     if (strncmp(inner, "fault", 5) == 0 && (inner[5] == '\0' || is_blank(inner[5]))) {
         char *fname = skip_blanks(inner + 5);
         if (!*fname || !valid_machine_name(fname)) {
-            fail(p, line, "fault section needs a name (use [fault NAME])");
+            parser_fail(p, line, "fault section needs a name (use [fault NAME])");
             return;
         }
         for (size_t i = 0; i < c_of(p)->nfaults; i++)
             if (!strcmp(c_of(p)->faults[i].name, fname)) {
-                fail(p, line, "duplicate fault \"%s\"", fname);
+                parser_fail(p, line, "duplicate fault \"%s\"", fname);
                 return;
             }
         GROW_ONE(c_of(p)->faults, c_of(p)->nfaults);
@@ -482,37 +276,37 @@ static void section_header(struct parser *p, char *s)
         char msg[512];
         int err_line = netconf_begin(&p->net, &c_of(p)->net, inner, line, msg, sizeof msg);
         if (err_line)
-            fail(p, err_line, "%s", msg);
+            parser_fail(p, err_line, "%s", msg);
         else
             p->section = !strcmp(inner, "network") ? SEC_NETWORK : !strcmp(inner, "partition") ? SEC_PARTITION
                          : SEC_LINK;
         return;
     }
     if (strncmp(inner, "machine", 7) != 0 || (inner[7] != '\0' && !is_blank(inner[7]))) {
-        fail(p, line, "unknown section [%s]", inner);
+        parser_fail(p, line, "unknown section [%s]", inner);
         return;
     }
 
     char *name = skip_blanks(inner + 7);
     size_t len = strlen(name);
     if (len == 0) {
-        fail(p, line, "machine section has no name (use [machine NAME])");
+        parser_fail(p, line, "machine section has no name (use [machine NAME])");
         return;
     }
     if (!valid_machine_name(name)) {
-        fail(p, line, "bad machine name \"%s\" (use letters, digits, '_', '.' and '-', "
+        parser_fail(p, line, "bad machine name \"%s\" (use letters, digits, '_', '.' and '-', "
              "starting with a letter or digit)", name);
         return;
     }
     if (len > MAX_MACHINE_NAME) {
-        fail(p, line, "machine name \"%s\" is too long (%zu characters, at most %d)",
+        parser_fail(p, line, "machine name \"%s\" is too long (%zu characters, at most %d)",
              name, len, MAX_MACHINE_NAME);
         return;
     }
     struct config *c = p->c;
     for (size_t i = 0; i < c->nmachines; i++) {
         if (strcmp(c->machines[i].name, name) == 0) {
-            fail(p, line, "duplicate machine \"%s\"", name);
+            parser_fail(p, line, "duplicate machine \"%s\"", name);
             return;
         }
     }
@@ -521,7 +315,7 @@ static void section_header(struct parser *p, char *s)
     memset(m, 0, sizeof *m);
     m->line = line;
     if (!(m->name = strdup(name))) {
-        fail(p, line, "out of memory");
+        parser_fail(p, line, "out of memory");
         return;
     }
     c->nmachines++;
@@ -550,9 +344,9 @@ static char *read_line(char *str, int num, void *stream)
     if (bad >= 0) {
         unsigned char b = (unsigned char)s[bad];
         if (b < 0x80)
-            fail(p, p->lineno, "binary data (byte 0x%02x at column %ld)", b, bad + 1);
+            parser_fail(p, p->lineno, "binary data (byte 0x%02x at column %ld)", b, bad + 1);
         else
-            fail(p, p->lineno, "invalid UTF-8 (byte 0x%02x at column %ld)", b, bad + 1);
+            parser_fail(p, p->lineno, "invalid UTF-8 (byte 0x%02x at column %ld)", b, bad + 1);
         return NULL;
     }
 
@@ -568,7 +362,7 @@ static char *read_line(char *str, int num, void *stream)
     free(p->expanded);
     char why[512];
     if (!(t = p->expanded = define_expand(t, p->defines, why, sizeof why))) {
-        fail(p, p->lineno, "%s", why);
+        parser_fail(p, p->lineno, "%s", why);
         return NULL;
     }
 
@@ -579,7 +373,7 @@ static char *read_line(char *str, int num, void *stream)
 
     char *sep = strpbrk(t, "=:");
     if (!sep) {
-        fail(p, p->lineno, "syntax error: \"%s\" is not \"key = value\", \"[section]\" "
+        parser_fail(p, p->lineno, "syntax error: \"%s\" is not \"key = value\", \"[section]\" "
              "or a comment", t);
         return NULL;
     }
@@ -602,7 +396,7 @@ static char *read_line(char *str, int num, void *stream)
     return str;
 }
 
-static const char *section_label(struct parser *p, char *buf, size_t size)
+const char *parser_label(struct parser *p, char *buf, size_t size)
 {
     switch (p->section) {
     case SEC_SIMULATION:
@@ -621,311 +415,9 @@ static const char *section_label(struct parser *p, char *buf, size_t size)
     case SEC_PARTITION:
         return netconf_label(&p->net, buf, size);
     default:
-        snprintf(buf, size, "[machine %s]", cur_machine(p)->name);
+        snprintf(buf, size, "[machine %s]", parser_machine(p)->name);
         return buf;
     }
-}
-
-/* ------------------------------------------------------------ key types */
-
-/* The field of obj that key k is stored in. */
-#define FIELD(type, k, obj) ((type *)((char *)(obj) + (k)->off))
-
-static int duration_into(struct parser *p, uint64_t *out, const char *name, const char *value, bool positive)
-{
-    if (parse_duration(value, out) < 0)
-        return fail(p, p->lineno, "bad duration \"%s\" (use ns, us, ms, s, m or h)", value);
-    if (positive && *out == 0)
-        return fail(p, p->lineno, "%s must be greater than 0", name);
-    return 1;
-}
-
-static int read_duration(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    return duration_into(p, FIELD(uint64_t, k, obj), k->name, value, false);
-}
-
-static int read_positive(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    return duration_into(p, FIELD(uint64_t, k, obj), k->name, value, true);
-}
-
-/* A fault's duration: that it has one is news too. */
-static int read_span(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    ((struct fault_conf *)obj)->has_duration = true;
-    return read_duration(p, k, obj, value);
-}
-
-static int read_signed(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    if (parse_signed_duration(value, FIELD(int64_t, k, obj)) < 0)
-        return fail(p, p->lineno, "bad duration \"%s\" (use ns, us, ms, s, m or h, optionally negative)", value);
-    return 1;
-}
-
-/* LOW..HIGH into two fields in a row: signed, at least 0, or above 0. */
-static int range_into(struct parser *p, const struct key *k, void *obj, const char *value, int64_t min)
-{
-    int64_t lo, hi;
-    if (parse_range(value, &lo, &hi) < 0 || lo < (min > 0 ? 0 : min))
-        return fail(p, p->lineno, "bad range \"%s\" (use DURATION or LOW..HIGH, such as 1s..5s)", value);
-    if (lo < min)
-        return fail(p, p->lineno, "%s must be greater than 0", k->name);
-    FIELD(int64_t, k, obj)[0] = lo;     /* uint64_t fields hold them alike: lo >= 0 */
-    FIELD(int64_t, k, obj)[1] = hi;
-    return 1;
-}
-
-static int read_range(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    return range_into(p, k, obj, value, 0);
-}
-
-static int read_signed_range(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    return range_into(p, k, obj, value, INT64_MIN);
-}
-
-static int read_positive_range(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    return range_into(p, k, obj, value, 1);
-}
-
-static int read_bool(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    if (parse_bool(value, FIELD(bool, k, obj)) < 0)
-        return fail(p, p->lineno, "bad boolean \"%s\" (use true or false)", value);
-    return 1;
-}
-
-static int read_string(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    if (!(*FIELD(char *, k, obj) = strdup(value)))
-        return fail(p, p->lineno, "out of memory");
-    return 1;
-}
-
-static int read_env(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    char label[MAX_MACHINE_NAME + 16];
-    struct machine_conf *m = obj;
-    size_t n = ident_len(value);
-    (void)k;
-    if (n == 0 || value[n] != '=')
-        return fail(p, p->lineno, "bad env \"%s\" (use NAME=VALUE, NAME made of letters, digits "
-                    "and '_', not starting with a digit)", value);
-    for (size_t i = 0; i < m->nenv; i++)
-        if (strncmp(m->env[i], value, n + 1) == 0)
-            return fail(p, p->lineno, "duplicate env \"%.*s\" in %s", (int)n, value,
-                        section_label(p, label, sizeof label));
-    GROW_ONE(m->env, m->nenv);
-    if (!(m->env[m->nenv] = strdup(value)))
-        return fail(p, p->lineno, "out of memory");
-    m->nenv++;
-    return 1;
-}
-
-static int read_disk(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    uint64_t *bytes = FIELD(uint64_t, k, obj);
-    if (parse_size(value, bytes) < 0 || *bytes < MIN_DISK_BYTES || *bytes > MAX_DISK_BYTES)
-        return fail(p, p->lineno, "bad disk size \"%s\" (use 16M to 1T: bytes, or a number with K, M, G or T)",
-                    value);
-    return 1;
-}
-
-static int read_drift(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    char *end;
-    double ppm = strtod(value, &end);
-    end = skip_blanks(end);
-    if (end == value || (*end && strcmp(end, "ppm")) || ppm <= -100000 || ppm >= 100000)
-        return fail(p, p->lineno, "bad clock_drift \"%s\" (use ppm between -100000 and 100000, e.g. 250ppm)",
-                    value);
-    *FIELD(int64_t, k, obj) = (int64_t)(ppm * 1000);
-    return 1;
-}
-
-static int read_address(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    struct in_addr a;
-    if (inet_pton(AF_INET, value, &a) != 1)
-        return fail(p, p->lineno, "bad address \"%s\" (use an IPv4 address such as 10.0.0.7)", value);
-    memcpy(FIELD(char, k, obj), value, strlen(value) + 1);     /* at most 15 characters */
-    return 1;
-}
-
-static int read_cpus(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    const char *s = value;
-    uint64_t v;
-    if (parse_uint(&s, &v) < 0 || *s || v < 1 || v > MAX_CPUS)
-        return fail(p, p->lineno, "bad cpus \"%s\" (use an integer from 1 to %d)", value, MAX_CPUS);
-    *FIELD(unsigned, k, obj) = (unsigned)v;
-    return 1;
-}
-
-static int read_memory(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    uint64_t *bytes = FIELD(uint64_t, k, obj);
-    if (parse_size(value, bytes) < 0 || *bytes == 0)
-        return fail(p, p->lineno, "bad size \"%s\" (use bytes, or a number with K, M, G or T)", value);
-    return 1;
-}
-
-static int read_epoch(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    if (parse_epoch(value, FIELD(int64_t, k, obj)) < 0)
-        return fail(p, p->lineno, "bad epoch \"%s\" (use a UTC date from 1970 to 2200, YYYY-MM-DD or "
-                    "YYYY-MM-DDTHH:MM:SSZ)", value);
-    return 1;
-}
-
-static int read_tsc(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    if (tsc_mode_parse(value, FIELD(enum tsc_mode, k, obj)) < 0)
-        return fail(p, p->lineno, "bad tsc \"%s\" (use auto, trap or rewrite)", value);
-    return 1;
-}
-
-static int read_kind(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    if (fault_kind_parse(value, FIELD(enum fault_kind, k, obj)) < 0)
-        return fail(p, p->lineno, "fault kind \"%s\" is not supported yet (supported: %s)", value,
-                    fault_kind_list());
-    return 1;
-}
-
-/* [chaos] machines: names separated by commas or spaces. */
-static int read_targets(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    struct chaos_conf *ch = obj;
-    char *copy = strdup(value), *save = NULL;
-    (void)k;
-    if (!copy)
-        return fail(p, p->lineno, "out of memory");
-    for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-        GROW_ONE(ch->machines, ch->nmachines);
-        ch->machines[ch->nmachines++] = strdup(tok);
-    }
-    free(copy);
-    return 1;
-}
-
-static int read_sides(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    char msg[512];
-    struct fault_conf *f = obj;
-    int line;
-    (void)k;
-    if ((line = netconf_sides(value, &f->machines, &f->nmachines, &f->nleft, p->lineno, msg, sizeof msg)))
-        return fail(p, line, "%s", msg);
-    return 1;
-}
-
-/* A burst's machines: each named once. */
-static int read_links(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    struct fault_conf *f = obj;
-    (void)k;
-    if (netconf_words(value, &f->machines, &f->nmachines) < 0)
-        return fail(p, p->lineno, "out of memory");
-    for (size_t i = 0; i < f->nmachines; i++)
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(f->machines[i], f->machines[j]))
-                return fail(p, p->lineno, "machine \"%s\" is named twice", f->machines[i]);
-    return 1;
-}
-
-static int read_percent(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    if (parse_percent_ppm(value, FIELD(uint32_t, k, obj)) < 0)
-        return fail(p, p->lineno, "bad percentage \"%s\" (use 0%% to 100%%, such as 30%%)", value);
-    return 1;
-}
-
-static int read_percent_range(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    uint32_t *lohi = FIELD(uint32_t, k, obj);
-    if (parse_percent_range(value, &lohi[0], &lohi[1]) < 0)
-        return fail(p, p->lineno, "bad percentage \"%s\" (use 0%% to 100%%, such as 30%% or 10%%..50%%)", value);
-    return 1;
-}
-
-/* [network] and [link]'s loss, duplicate and reorder. */
-static int read_link_percent(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    if (parse_percent_ppm(value, FIELD(uint32_t, k, obj)) < 0)
-        return fail(p, p->lineno, "bad percentage \"%s\" (use 0%% to 100%%, such as 1%% or 0.01%%)", value);
-    return 1;
-}
-
-/* Its line, for a check once machines are counted. */
-static int read_partition_every(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    p->net.partition_every_line = p->lineno;
-    return read_positive(p, k, obj, value);
-}
-
-/* A [partition]'s duration: 0 would mean it never heals. */
-static int read_heal(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    if (!read_duration(p, k, obj, value))
-        return 0;
-    if (*FIELD(uint64_t, k, obj) == 0)
-        return fail(p, p->lineno, "duration must be greater than 0 (leave it out for a partition that never heals)");
-    return 1;
-}
-
-/* A [partition]'s sides: names, until machines are known (netconf.c). */
-static int read_partition_sides(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    char msg[512];
-    int line;
-    (void)k, (void)obj;
-    if ((line = netconf_partition_sides(&p->net, value, p->lineno, msg, sizeof msg)))
-        return fail(p, line, "%s", msg);
-    return 1;
-}
-
-/* ----------------------------------------------------------------- keys */
-
-/* The struct the current section's keys are stored in. */
-static void *section_object(struct parser *p)
-{
-    switch (p->section) {
-    case SEC_SIMULATION:
-    case SEC_CHECK:
-        return p->c;
-    case SEC_FAULT:
-        return &p->c->faults[p->c->nfaults - 1];
-    case SEC_CHAOS:
-        return p->c->chaos;
-    case SEC_NETWORK:
-        return &p->c->net;
-    case SEC_LINK:
-        return &p->c->net.links[p->c->net.nlinks - 1];
-    case SEC_PARTITION:
-        return &p->c->net.partitions[p->c->net.npartitions - 1];
-    default:
-        return cur_machine(p);
-    }
-}
-
-static int unknown_key(struct parser *p, const char *name)
-{
-    char label[2 * MAX_MACHINE_NAME + 16], takes[256] = "";
-    if (p->section != SEC_DEFAULTS)
-        return fail(p, p->lineno, "unknown key \"%s\" in %s", name, section_label(p, label, sizeof label));
-    size_t n = 0, len = 0;
-    for (size_t i = 0; i < NKEYS; i++) n += (keys[i].sections & SEC_DEFAULTS) != 0;
-    for (size_t i = 0, k = 0; i < NKEYS; i++)
-        if (keys[i].sections & SEC_DEFAULTS)
-            len += (size_t)snprintf(takes + len, sizeof takes - len, "%s%s", k++ == 0 ? "" : k == n ? " and " : ", ",
-                                    keys[i].name);
-    return fail(p, p->lineno, "key \"%s\" cannot be in [defaults] (it takes %s; set the others in each [machine])",
-                name, takes);
 }
 
 /* inih's name and value, or the reader's for a line it split; a stand-in
@@ -957,21 +449,10 @@ static int handler(void *user, const char *section, const char *name, const char
         return 0;
     value = real_value(p, &name, value, restored, sizeof restored);
     if (*name == '\0')
-        return fail(p, line, "missing key name before \"=\"");
+        return parser_fail(p, line, "missing key name before \"=\"");
     if (p->section == SEC_NONE)
-        return fail(p, line, "key \"%s\" outside any section", name);
-    const struct key *k = key_named(p->section, name);
-    if (!k)
-        return unknown_key(p, name);
-    if (keyset_has(&p->seen, k) && !(k->flags & REPEATS))
-        return fail(p, line, "duplicate key \"%s\"", name);
-    keyset_add(&p->seen, k);
-    if (*value == '\0')
-        return fail(p, line, "key \"%s\" has no value", name);
-    void *obj = section_object(p);
-    if (k->line_off)
-        *(int *)((char *)obj + k->line_off - 1) = line;
-    return k->read(p, k, obj, value);
+        return parser_fail(p, line, "key \"%s\" outside any section", name);
+    return keys_read(p, name, value);
 }
 
 /* Reads all of PATH into a NUL-terminated buffer. */
@@ -1046,72 +527,6 @@ static char *file_dir(const char *path)
     return dir;
 }
 
-static void defaults_free(struct parser *p)
-{
-    for (size_t i = 0; i < p->defaults.nenv; i++)
-        free(p->defaults.env[i]);
-    free(p->defaults.env);
-    free(p->machine_keys);
-    free(p->link_keys);
-}
-
-/* A machine's env after [defaults]: the defaults' variables it does not set
- * itself, then its own, each list in file order. */
-static int merge_env(struct parser *p, struct machine_conf *m)
-{
-    const struct machine_conf *d = &p->defaults;
-    char **env = calloc(d->nenv + m->nenv + 1, sizeof *env);
-    size_t n = 0;
-    if (!env)
-        return fail(p, m->line, "out of memory");
-    for (size_t i = 0; i < d->nenv; i++) {
-        size_t len = strcspn(d->env[i], "=") + 1;
-        bool own = false;
-        for (size_t j = 0; j < m->nenv && !own; j++)
-            own = strncmp(m->env[j], d->env[i], len) == 0;
-        if (!own && !(env[n++] = strdup(d->env[i]))) {
-            for (size_t k = 0; k + 1 < n; k++) free(env[k]);
-            free(env);
-            return fail(p, m->line, "out of memory");
-        }
-    }
-    for (size_t j = 0; j < m->nenv; j++)
-        env[n++] = m->env[j];
-    free(m->env);
-    m->env = env;
-    m->nenv = n;
-    return 1;
-}
-
-/* [defaults] into every machine, for each key it left unset; env lists
- * are merged. */
-static int apply_defaults(struct parser *p)
-{
-    const struct machine_conf *d = &p->defaults;
-    for (size_t i = 0; p->defaults_line && i < p->c->nmachines; i++) {
-        struct machine_conf *m = &p->c->machines[i];
-        for (size_t k = 0; k < NKEYS; k++)
-            if ((keys[k].sections & SEC_DEFAULTS) && !(keys[k].flags & REPEATS) &&
-                !keyset_has(&p->machine_keys[i], &keys[k]))
-                memcpy((char *)m + keys[k].off, (const char *)d + keys[k].off, keys[k].size);
-        if (d->nenv && merge_env(p, m) == 0)
-            return 0;
-    }
-    return 1;
-}
-
-/* [link] keys a link left unset: [network]'s (the row of the same name). */
-static void inherit_links(struct parser *p)
-{
-    struct net_conf *net = &p->c->net;
-    for (size_t i = 0; i < net->nlinks; i++)
-        for (size_t k = 0; k < NKEYS; k++)
-            if ((keys[k].sections & SEC_LINK) && !keyset_has(&p->link_keys[i], &keys[k])) {
-                const struct key *dflt = key_named(SEC_NETWORK, keys[k].name);
-                memcpy((char *)&net->links[i] + keys[k].off, (const char *)net + dflt->off, keys[k].size);
-            }
-}
-
 struct config *config_load(const char *path, char *err, size_t errlen)
 {
     return config_load_defined(path, NULL, err, errlen);
@@ -1146,20 +561,20 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
 
     int r = ini_parse_stream(read_line, &p, handler, &p);
     if (!p.failed && r > 0)         /* inih saw an error the reader did not */
-        fail(&p, r, "syntax error");
+        parser_fail(&p, r, "syntax error");
     else if (!p.failed && r < 0)
-        fail(&p, p.lineno, "out of memory");
+        parser_fail(&p, p.lineno, "out of memory");
     if (p.failed)
         goto fail;
 
     struct config *c = p.c;
-    if (finish_section(&p) == 0)
+    if (keys_end_section(&p) == 0)
         goto fail;
     if (c->nmachines == 0) {
-        fail(&p, 1, "no machines defined");
+        parser_fail(&p, 1, "no machines defined");
         goto fail;
     }
-    if (apply_defaults(&p) == 0)
+    if (keys_inherit(&p) == 0)
         goto fail;
     for (size_t i = 0; i < c->nmachines; i++) {         /* addresses: 10.0.0.N unless given */
         struct machine_conf *m = &c->machines[i];
@@ -1167,7 +582,7 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
         if (!m->address[0]) snprintf(m->address, sizeof m->address, "10.0.%u.%u", (n >> 8) & 255, n & 255);
         for (size_t j = 0; j < i; j++)
             if (!strcmp(c->machines[j].address, m->address)) {
-                fail(&p, m->line, "machines \"%s\" and \"%s\" have the same address %s", c->machines[j].name,
+                parser_fail(&p, m->line, "machines \"%s\" and \"%s\" have the same address %s", c->machines[j].name,
                      m->name, m->address);
                 goto fail;
             }
@@ -1175,7 +590,7 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
     for (size_t i = 0; i < c->nmachines; i++)
         if (c->machines[i].start_line && c->machines[i].start_ns >= c->duration_ns) {
             /* It would never run: the run would pass without it, or time out. */
-            fail(&p, c->machines[i].start_line, "machine \"%s\" starts at or after the end of the run "
+            parser_fail(&p, c->machines[i].start_line, "machine \"%s\" starts at or after the end of the run "
                  "([simulation] duration)", c->machines[i].name);
             goto fail;
         }
@@ -1183,7 +598,7 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
         size_t m = 0;
         while (m < c->nmachines && strcmp(c->machines[m].name, c->chaos->machines[i])) m++;
         if (m == c->nmachines) {
-            fail(&p, c->chaos->line, "[chaos] names no machine of this file: \"%s\"", c->chaos->machines[i]);
+            parser_fail(&p, c->chaos->line, "[chaos] names no machine of this file: \"%s\"", c->chaos->machines[i]);
             goto fail;
         }
     }
@@ -1192,7 +607,7 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
         if (FAULT_IS_NET(c->faults[i].kind)) continue;      /* netfaults_resolve */
         while (m < c->nmachines && strcmp(c->machines[m].name, c->faults[i].machine)) m++;
         if (m == c->nmachines) {
-            fail(&p, c->faults[i].machine_line ? c->faults[i].machine_line : c->faults[i].line,
+            parser_fail(&p, c->faults[i].machine_line ? c->faults[i].machine_line : c->faults[i].line,
                  "fault \"%s\" names no machine of this file: \"%s\"",
                  c->faults[i].name, c->faults[i].machine);
             goto fail;
@@ -1201,12 +616,11 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
     char msg[512], **names = xrealloc(NULL, c->nmachines * sizeof *names);
     for (size_t i = 0; i < c->nmachines; i++)
         names[i] = c->machines[i].name;
-    inherit_links(&p);
     int net_line = netconf_resolve(&p.net, &c->net, names, c->nmachines, msg, sizeof msg);
     if (!net_line) net_line = netfaults_resolve(c->faults, c->nfaults, c->chaos, names, c->nmachines, msg, sizeof msg);
     free(names);
     if (net_line) {
-        fail(&p, net_line, "%s", msg);
+        parser_fail(&p, net_line, "%s", msg);
         goto fail;
     }
     if (!(c->path = strdup(path))) {
@@ -1219,7 +633,7 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
     }
     c->dir_mounted = strcmp(c->dir, "/") != 0;
     netconf_parser_free(&p.net);
-    defaults_free(&p);
+    keys_free(&p);
     free(p.line);
     free(p.expanded);
     free(buf);
@@ -1227,7 +641,7 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
 
 fail:
     netconf_parser_free(&p.net);
-    defaults_free(&p);
+    keys_free(&p);
     config_free(p.c);
     free(p.line);
     free(p.expanded);
