@@ -116,31 +116,6 @@ int tsc_mode_parse(const char *s, enum tsc_mode *out)
     return -1;
 }
 
-/* Records the first error; returns 0 (an inih handler's "error"). */
-int parser_fail(struct parser *p, int line, const char *fmt, ...)
-{
-    va_list ap;
-    if (p->failed)
-        return 0;
-    p->failed = true;
-    if (!p->err || p->errlen == 0)
-        return 0;
-    int n = snprintf(p->err, p->errlen, "%s:%d: ", p->path, line);
-    if (n >= 0 && (size_t)n < p->errlen) {
-        va_start(ap, fmt);
-        vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
-    return 0;
-}
-
-struct machine_conf *parser_machine(struct parser *p)
-{
-    if (p->section == SEC_DEFAULTS)
-        return &p->defaults;
-    return &p->c->machines[p->c->nmachines - 1];
-}
-
 /* Offset of the first byte of s[0..n) that cannot be in a text line:
  * control characters other than tab (and a CR ending the line), DEL, and
  * anything that is not well-formed UTF-8. -1 when all is well. */
@@ -394,30 +369,6 @@ static char *read_line(char *str, int num, void *stream)
     p->stashed = true;
     snprintf(str, (size_t)num, "long=line");
     return str;
-}
-
-const char *parser_label(struct parser *p, char *buf, size_t size)
-{
-    switch (p->section) {
-    case SEC_SIMULATION:
-        return "[simulation]";
-    case SEC_CHECK:
-        return "[check]";
-    case SEC_FAULT:
-        snprintf(buf, size, "[fault %s]", p->c->faults[p->c->nfaults - 1].name);
-        return buf;
-    case SEC_CHAOS:
-        return "[chaos]";
-    case SEC_DEFAULTS:
-        return "[defaults]";
-    case SEC_NETWORK:
-    case SEC_LINK:
-    case SEC_PARTITION:
-        return netconf_label(&p->net, buf, size);
-    default:
-        snprintf(buf, size, "[machine %s]", parser_machine(p)->name);
-        return buf;
-    }
 }
 
 /* inih's name and value, or the reader's for a line it split; a stand-in

@@ -8,6 +8,7 @@
 #include "base/xalloc.h"
 
 #include <arpa/inet.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,57 @@ static unsigned fault_keys_of(const struct keyset *s)
     for (size_t i = 0; i < NKEYS; i++)
         if (keyset_has(s, &keys[i])) set |= keys[i].fault_key;
     return set;
+}
+
+/* --------------------------------------------------------------- parser */
+
+/* Records the first error; returns 0 (an inih handler's "error"). */
+int parser_fail(struct parser *p, int line, const char *fmt, ...)
+{
+    va_list ap;
+    if (p->failed)
+        return 0;
+    p->failed = true;
+    if (!p->err || p->errlen == 0)
+        return 0;
+    int n = snprintf(p->err, p->errlen, "%s:%d: ", p->path, line);
+    if (n >= 0 && (size_t)n < p->errlen) {
+        va_start(ap, fmt);
+        vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return 0;
+}
+
+struct machine_conf *parser_machine(struct parser *p)
+{
+    if (p->section == SEC_DEFAULTS)
+        return &p->defaults;
+    return &p->c->machines[p->c->nmachines - 1];
+}
+
+const char *parser_label(struct parser *p, char *buf, size_t size)
+{
+    switch (p->section) {
+    case SEC_SIMULATION:
+        return "[simulation]";
+    case SEC_CHECK:
+        return "[check]";
+    case SEC_FAULT:
+        snprintf(buf, size, "[fault %s]", p->c->faults[p->c->nfaults - 1].name);
+        return buf;
+    case SEC_CHAOS:
+        return "[chaos]";
+    case SEC_DEFAULTS:
+        return "[defaults]";
+    case SEC_NETWORK:
+    case SEC_LINK:
+    case SEC_PARTITION:
+        return netconf_label(&p->net, buf, size);
+    default:
+        snprintf(buf, size, "[machine %s]", parser_machine(p)->name);
+        return buf;
+    }
 }
 
 /* ------------------------------------------------------------ key types */

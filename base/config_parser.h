@@ -1,5 +1,6 @@
-/* What config.c (lines and sections) and config_keys.c (the keys) share
- * while a cluster.conf is read. Private to those two files. */
+/* What config.c (lines and sections) and config_keys.c (the keys and the
+ * parser's errors) share while a cluster.conf is read: config.c calls
+ * config_keys.c, never the other way round. Private to those two files. */
 #ifndef DSIM_CONFIG_PARSER_H
 #define DSIM_CONFIG_PARSER_H
 #include "base/config.h"
@@ -50,14 +51,15 @@ struct parser {
 };
 
 
-/* config.c: records the first error, "FILE:LINE: message"; returns 0. */
+/* config_keys.c, which config.c calls (never the other way round). */
+/* Records the first error, "FILE:LINE: message"; returns 0. */
 int parser_fail(struct parser *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The machine being read ([defaults] is read as one). */
 struct machine_conf *parser_machine(struct parser *p);
 /* "[machine a]", "[chaos]", ...: the current section, for messages. */
 const char *parser_label(struct parser *p, char *buf, size_t size);
 
-/* config_keys.c. Each returns 1, or parser_fail()'s 0. */
+/* Each returns 1, or parser_fail()'s 0. */
 /* One "name = value" line of the current section (name not empty). */
 int keys_read(struct parser *p, const char *name, const char *value);
 /* The current section ends. */
