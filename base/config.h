@@ -1,12 +1,12 @@
 /* cluster.conf: the parsed form of a run's configuration. */
 #ifndef DSIM_CONFIG_H
 #define DSIM_CONFIG_H
-#include "base/fault.h"
-#include "base/values.h"
 #include "net/model/net.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "base/fault.h"
+#include "base/values.h"
 
 struct machine_conf {
     char *name;

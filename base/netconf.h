@@ -1,5 +1,5 @@
 /* The network sections of cluster.conf: [network], [link A B] and
- * [partition]. Their keys are rows of config.c's key table; config.c hands
+ * [partition]. Their keys are rows of config_keys.c's table; config.c hands
  * over each section's header and a partition's sides and, once every
  * machine has been read, asks for the machine names to be resolved:
  * machines may be declared after the sections that name them.
