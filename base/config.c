@@ -22,13 +22,13 @@
  *   - it reports a line that is neither a comment, a header nor a
  *     "key = value" pair (inih would report it too, without a message).
  *
+ * Every key, its type and where it is stored are config_keys.c's table.
  * Every error is "FILE:LINE: message"; only the first one is reported. */
-#include "base/config.h"
+#include "base/config_parser.h"
 #include "base/defines.h"
-#include "base/netconf.h"
 #include "base/netfaults.h"
+#include "base/xalloc.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ini.h>
@@ -46,7 +46,6 @@
 #define DEFAULT_DURATION_NS (30 * NS_PER_S)
 #define DEFAULT_QUANTUM_NS (10 * NS_PER_US)
 #define DEFAULT_CPUS 2
-#define MAX_CPUS 1024
 #define DEFAULT_MEMORY_BYTES (4ULL << 30)
 #define MAX_FILE_SIZE (1 << 20)
 
@@ -86,48 +85,12 @@ void config_free(struct config *c)
     for (size_t i = 0; i < c->nfaults; i++)
         fault_free_fields(&c->faults[i]);
     free(c->faults);
-    if (c->chaos) {
-        for (size_t i = 0; i < c->chaos->nmachines; i++) free(c->chaos->machines[i]);
-        free(c->chaos->machines);
-        free(c->chaos);
-    }
+    chaos_free(c->chaos);
     net_conf_free(&c->net);
     free(c->check_command);
     free(c->path);
     free(c->dir);
     free(c);
-}
-
-const char *const fault_kind_names[FAULT_KINDS] = {
-    "clock_jump", "crash", "restart", "pause", "partition", "loss", "duplicate",
-};
-
-void fault_free_fields(struct fault_conf *f)
-{
-    free(f->name);
-    free(f->machine);
-    for (size_t i = 0; i < f->nmachines; i++)
-        free(f->machines[i]);
-    free(f->machines);
-    f->name = f->machine = NULL;
-    f->machines = NULL;
-    f->nmachines = f->nleft = 0;
-}
-
-int fault_copy(struct fault_conf *dst, const struct fault_conf *src)
-{
-    *dst = *src;
-    dst->name = src->name ? strdup(src->name) : NULL;
-    dst->machine = src->machine ? strdup(src->machine) : NULL;
-    dst->machines = src->nmachines ? calloc(src->nmachines, sizeof *dst->machines) : NULL;
-    bool ok = (!src->name || dst->name) && (!src->machine || dst->machine) && (!src->nmachines || dst->machines);
-    for (size_t i = 0; ok && i < src->nmachines; i++)
-        ok = (dst->machines[i] = strdup(src->machines[i])) != NULL;
-    if (!ok) {
-        dst->nmachines = dst->machines ? src->nmachines : 0;
-        fault_free_fields(dst);
-    }
-    return ok ? 0 : -1;
 }
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -144,41 +107,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---------------------------------------------------------------- parser */
 
-enum section { SEC_NONE, SEC_SIMULATION, SEC_MACHINE, SEC_CHECK, SEC_FAULT, SEC_CHAOS, SEC_NET, SEC_DEFAULTS };
-
-enum key {
-    K_DURATION = 1 << 0,
-    K_QUANTUM = 1 << 1,
-    K_CPUS = 1 << 2,
-    K_MEMORY = 1 << 3,
-    K_COMMAND = 1 << 4,
-    K_START = 1 << 5,
-    K_DAEMON = 1 << 6,
-    K_ENV = 1 << 7,
-    K_SPIN_LIMIT = 1 << 8,
-    K_CLOCK_OFFSET = 1 << 9,
-    K_CLOCK_DRIFT = 1 << 10,
-    K_KIND = 1 << 11,
-    K_AT = 1 << 12,
-    K_FMACHINE = 1 << 13,
-    K_BY = 1 << 14,
-    K_FDURATION = 1 << 15,
-    K_AFTER_RESTART = 1 << 16,
-    K_CMACHINES = 1 << 17,
-    K_CRASH = 1 << 18,
-    K_CRASH_DOWN = 1 << 19,
-    K_CPAUSE = 1 << 20,
-    K_PAUSE_FOR = 1 << 21,
-    K_JUMP = 1 << 22,
-    K_JUMP_BY = 1 << 23,
-    K_SWARM = 1 << 24,
-    K_ADDRESS = 1 << 25,
-    K_STRICT_NAMES = 1 << 26,
-    K_EPOCH = 1 << 27,
-    K_TSC = 1 << 28,
-    K_DISK = 1 << 29,
-};
-
 const char *const tsc_mode_names[3] = { "auto", "trap", "rewrite" };
 
 int tsc_mode_parse(const char *s, enum tsc_mode *out)
@@ -186,105 +114,6 @@ int tsc_mode_parse(const char *s, enum tsc_mode *out)
     for (int i = 0; i < 3; i++)
         if (!strcmp(s, tsc_mode_names[i])) { *out = (enum tsc_mode)i; return 0; }
     return -1;
-}
-
-static const struct {
-    enum section section;
-    const char *name;
-    enum key key;
-} keys[] = {
-    { SEC_SIMULATION, "duration", K_DURATION },
-    { SEC_SIMULATION, "quantum", K_QUANTUM },
-    { SEC_SIMULATION, "cpus", K_CPUS },
-    { SEC_SIMULATION, "memory", K_MEMORY },
-    { SEC_SIMULATION, "spin_limit", K_SPIN_LIMIT },
-    { SEC_SIMULATION, "strict_names", K_STRICT_NAMES },
-    { SEC_SIMULATION, "epoch", K_EPOCH },
-    { SEC_SIMULATION, "tsc", K_TSC },
-    { SEC_MACHINE, "command", K_COMMAND },
-    { SEC_MACHINE, "start", K_START },
-    { SEC_MACHINE, "daemon", K_DAEMON },
-    { SEC_MACHINE, "env", K_ENV },
-    { SEC_MACHINE, "clock_offset", K_CLOCK_OFFSET },
-    { SEC_MACHINE, "command-after-restart", K_AFTER_RESTART },
-    { SEC_MACHINE, "address", K_ADDRESS },
-    { SEC_MACHINE, "clock_drift", K_CLOCK_DRIFT },
-    { SEC_MACHINE, "disk", K_DISK },
-    /* [defaults]: the [machine] keys every machine takes unless it sets its own. */
-    { SEC_DEFAULTS, "env", K_ENV },
-    { SEC_DEFAULTS, "disk", K_DISK },
-    { SEC_DEFAULTS, "clock_offset", K_CLOCK_OFFSET },
-    { SEC_DEFAULTS, "clock_drift", K_CLOCK_DRIFT },
-    { SEC_CHECK, "command", K_COMMAND },
-    { SEC_FAULT, "kind", K_KIND },
-    { SEC_FAULT, "at", K_AT },
-    { SEC_FAULT, "machine", K_FMACHINE },
-    { SEC_FAULT, "by", K_BY },
-    { SEC_FAULT, "duration", K_FDURATION },
-    { SEC_CHAOS, "machines", K_CMACHINES },
-    { SEC_CHAOS, "crash", K_CRASH },
-    { SEC_CHAOS, "crash_down", K_CRASH_DOWN },
-    { SEC_CHAOS, "pause", K_CPAUSE },
-    { SEC_CHAOS, "pause_for", K_PAUSE_FOR },
-    { SEC_CHAOS, "clock_jump", K_JUMP },
-    { SEC_CHAOS, "clock_jump_by", K_JUMP_BY },
-    { SEC_CHAOS, "swarm", K_SWARM },
-};
-
-struct parser {
-    const char *path;
-    char *err;
-    size_t errlen;
-    bool failed;
-
-    const char *buf;            /* the whole file */
-    size_t len, pos;
-    int lineno;                 /* of the line last handed to inih */
-    char *line;                 /* scratch copy of that line */
-
-    /* A "key = value" line too long for inih: the reader split it. */
-    bool stashed;
-    const char *stash_name, *stash_value;
-
-    struct config *c;
-    enum section section;
-    unsigned seen;              /* keys already set in the current section */
-    int simulation_line, check_line;
-    struct netconf_parser net;  /* [network], [link A B], [partition] */
-    struct netfaults_parser nf; /* the network faults' keys of [fault] and [chaos] */
-    struct defines *defines;    /* -D NAME=VALUE for ${NAME}, or NULL */
-    char *expanded;             /* the line last handed to inih, ${NAME}s replaced */
-    /* [defaults], parsed as a machine; machine_keys[i]: the keys machine i set. */
-    struct machine_conf defaults;
-    int defaults_line;
-    unsigned *machine_keys;
-};
-
-static int fail(struct parser *p, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-/* Records the first error; returns 0 (an inih handler's "error"). */
-static int fail(struct parser *p, int line, const char *fmt, ...)
-{
-    va_list ap;
-    if (p->failed)
-        return 0;
-    p->failed = true;
-    if (!p->err || p->errlen == 0)
-        return 0;
-    int n = snprintf(p->err, p->errlen, "%s:%d: ", p->path, line);
-    if (n >= 0 && (size_t)n < p->errlen) {
-        va_start(ap, fmt);
-        vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
-    return 0;
-}
-
-static struct machine_conf *cur_machine(struct parser *p)
-{
-    if (p->section == SEC_DEFAULTS)
-        return &p->defaults;
-    return &p->c->machines[p->c->nmachines - 1];
 }
 
 /* Offset of the first byte of s[0..n) that cannot be in a text line:
@@ -357,41 +186,6 @@ static void cut_comment(char *s)
     rstrip(s);
 }
 
-/* Checks the section that just ended (at a new header or the end of file),
- * so that errors come out in the order of the file. */
-static int finish_section(struct parser *p)
-{
-    char msg[512];
-    int line;
-    if (p->section == SEC_NET && (line = netconf_end(&p->net, msg, sizeof msg)))
-        return fail(p, line, "%s", msg);
-    if (p->section == SEC_MACHINE && !cur_machine(p)->command)
-        return fail(p, cur_machine(p)->line, "machine \"%s\" has no command",
-                    cur_machine(p)->name);
-    if (p->section == SEC_MACHINE) {
-        unsigned *keys = realloc(p->machine_keys, p->c->nmachines * sizeof *keys);
-        if (!keys) return fail(p, p->lineno, "out of memory");
-        p->machine_keys = keys;
-        keys[p->c->nmachines - 1] = p->seen;
-    }
-    if (p->section == SEC_FAULT) {
-        struct fault_conf *f = &p->c->faults[p->c->nfaults - 1];
-        bool jump = f->kind == FAULT_CLOCK_JUMP;
-        const char *missing = !(p->seen & K_KIND) ? "kind" : !(p->seen & K_AT) ? "at"
-                              : !f->machine && !FAULT_IS_NET(f->kind) ? "machine"
-                              : jump && !(p->seen & K_BY) ? "by"
-                              : f->kind == FAULT_PAUSE && !f->has_duration ? "duration" : NULL;
-        if (missing) return fail(p, f->line, "fault \"%s\" has no %s", f->name, missing);
-        if (!jump && (p->seen & K_BY))
-            return fail(p, f->line, "fault \"%s\": by is only for clock_jump", f->name);
-        if (jump && f->has_duration)
-            return fail(p, f->line, "fault \"%s\": a clock_jump has no duration", f->name);
-        if ((line = netfaults_end_fault(&p->nf, f, msg, sizeof msg)))
-            return fail(p, line, "%s", msg);
-    }
-    return 1;
-}
-
 static struct config *c_of(struct parser *p) { return p->c; }
 
 static void section_header(struct parser *p, char *s)
@@ -399,22 +193,21 @@ static void section_header(struct parser *p, char *s)
     size_t n = strlen(s);
     int line = p->lineno;
     if (n < 2 || s[n - 1] != ']') {
-        fail(p, line, "bad section header \"%s\" (expected \"[name]\")", s);
+        parser_fail(p, line, "bad section header \"%s\" (expected \"[name]\")", s);
         return;
     }
     s[n - 1] = '\0';
     char *inner = skip_blanks(s + 1);
     rstrip(inner);
-    if (finish_section(p) == 0)        /* the section that ends here */
+    if (keys_end_section(p) == 0)       /* the section that ends here: errors in file order */
         return;
-    p->seen = 0;
-    p->nf = (struct netfaults_parser){ 0 };
+    p->seen = (struct keyset){ 0 };
 
     if (strcmp(inner, "simulation") == 0 || strcmp(inner, "check") == 0) {
         bool sim = inner[0] == 's';
         int *first = sim ? &p->simulation_line : &p->check_line;
         if (*first) {
-            fail(p, line, "duplicate section [%s]", inner);
+            parser_fail(p, line, "duplicate section [%s]", inner);
             return;
         }
         *first = line;
@@ -422,20 +215,17 @@ static void section_header(struct parser *p, char *s)
         return;
     }
     if (strcmp(inner, "defaults") == 0) {
-        if (p->defaults_line) { fail(p, line, "duplicate section [defaults]"); return; }
+        if (p->defaults_line) { parser_fail(p, line, "duplicate section [defaults]"); return; }
         p->defaults_line = line;
         p->section = SEC_DEFAULTS;
         return;
     }
     if (strcmp(inner, "chaos") == 0) {
-        if (c_of(p)->chaos) { fail(p, line, "duplicate section [chaos]"); return; }
+        if (c_of(p)->chaos) { parser_fail(p, line, "duplicate section [chaos]"); return; }
         struct chaos_conf *ch = calloc(1, sizeof *ch);
-        if (!ch) { fail(p, line, "out of memory"); return; }
+        if (!ch) { parser_fail(p, line, "out of memory"); return; }
         ch->line = line;
-        ch->down_lo = ch->down_hi = 1000000000ULL;                /* defaults: 1s down, */
-        ch->pause_lo = ch->pause_hi = 1000000000ULL;              /* 1s paused, */
-        ch->jump_lo = -5000000000LL, ch->jump_hi = 5000000000LL;  /* jumps within 5s */
-        netfaults_chaos_defaults(ch);
+        chaos_defaults(ch);
         c_of(p)->chaos = ch;
         p->section = SEC_CHAOS;
         return;
@@ -443,18 +233,16 @@ static void section_header(struct parser *p, char *s)
     if (strncmp(inner, "fault", 5) == 0 && (inner[5] == '\0' || is_blank(inner[5]))) {
         char *fname = skip_blanks(inner + 5);
         if (!*fname || !valid_machine_name(fname)) {
-            fail(p, line, "fault section needs a name (use [fault NAME])");
+            parser_fail(p, line, "fault section needs a name (use [fault NAME])");
             return;
         }
         for (size_t i = 0; i < c_of(p)->nfaults; i++)
             if (!strcmp(c_of(p)->faults[i].name, fname)) {
-                fail(p, line, "duplicate fault \"%s\"", fname);
+                parser_fail(p, line, "duplicate fault \"%s\"", fname);
                 return;
             }
-        struct fault_conf *fs = realloc(c_of(p)->faults, (c_of(p)->nfaults + 1) * sizeof *fs);
-        if (!fs) { fail(p, line, "out of memory"); return; }
-        c_of(p)->faults = fs;
-        fs[c_of(p)->nfaults] = (struct fault_conf){ .name = strdup(fname), .line = line };
+        GROW_ONE(c_of(p)->faults, c_of(p)->nfaults);
+        c_of(p)->faults[c_of(p)->nfaults] = (struct fault_conf){ .name = strdup(fname), .line = line };
         c_of(p)->nfaults++;
         p->section = SEC_FAULT;
         return;
@@ -463,50 +251,46 @@ static void section_header(struct parser *p, char *s)
         char msg[512];
         int err_line = netconf_begin(&p->net, &c_of(p)->net, inner, line, msg, sizeof msg);
         if (err_line)
-            fail(p, err_line, "%s", msg);
+            parser_fail(p, err_line, "%s", msg);
         else
-            p->section = SEC_NET;
+            p->section = !strcmp(inner, "network") ? SEC_NETWORK : !strcmp(inner, "partition") ? SEC_PARTITION
+                         : SEC_LINK;
         return;
     }
     if (strncmp(inner, "machine", 7) != 0 || (inner[7] != '\0' && !is_blank(inner[7]))) {
-        fail(p, line, "unknown section [%s]", inner);
+        parser_fail(p, line, "unknown section [%s]", inner);
         return;
     }
 
     char *name = skip_blanks(inner + 7);
     size_t len = strlen(name);
     if (len == 0) {
-        fail(p, line, "machine section has no name (use [machine NAME])");
+        parser_fail(p, line, "machine section has no name (use [machine NAME])");
         return;
     }
     if (!valid_machine_name(name)) {
-        fail(p, line, "bad machine name \"%s\" (use letters, digits, '_', '.' and '-', "
+        parser_fail(p, line, "bad machine name \"%s\" (use letters, digits, '_', '.' and '-', "
              "starting with a letter or digit)", name);
         return;
     }
     if (len > MAX_MACHINE_NAME) {
-        fail(p, line, "machine name \"%s\" is too long (%zu characters, at most %d)",
+        parser_fail(p, line, "machine name \"%s\" is too long (%zu characters, at most %d)",
              name, len, MAX_MACHINE_NAME);
         return;
     }
     struct config *c = p->c;
     for (size_t i = 0; i < c->nmachines; i++) {
         if (strcmp(c->machines[i].name, name) == 0) {
-            fail(p, line, "duplicate machine \"%s\"", name);
+            parser_fail(p, line, "duplicate machine \"%s\"", name);
             return;
         }
     }
-    struct machine_conf *ms = realloc(c->machines, (c->nmachines + 1) * sizeof *ms);
-    if (!ms) {
-        fail(p, line, "out of memory");
-        return;
-    }
-    c->machines = ms;
-    struct machine_conf *m = &ms[c->nmachines];
+    GROW_ONE(c->machines, c->nmachines);
+    struct machine_conf *m = &c->machines[c->nmachines];
     memset(m, 0, sizeof *m);
     m->line = line;
     if (!(m->name = strdup(name))) {
-        fail(p, line, "out of memory");
+        parser_fail(p, line, "out of memory");
         return;
     }
     c->nmachines++;
@@ -535,9 +319,9 @@ static char *read_line(char *str, int num, void *stream)
     if (bad >= 0) {
         unsigned char b = (unsigned char)s[bad];
         if (b < 0x80)
-            fail(p, p->lineno, "binary data (byte 0x%02x at column %ld)", b, bad + 1);
+            parser_fail(p, p->lineno, "binary data (byte 0x%02x at column %ld)", b, bad + 1);
         else
-            fail(p, p->lineno, "invalid UTF-8 (byte 0x%02x at column %ld)", b, bad + 1);
+            parser_fail(p, p->lineno, "invalid UTF-8 (byte 0x%02x at column %ld)", b, bad + 1);
         return NULL;
     }
 
@@ -553,7 +337,7 @@ static char *read_line(char *str, int num, void *stream)
     free(p->expanded);
     char why[512];
     if (!(t = p->expanded = define_expand(t, p->defines, why, sizeof why))) {
-        fail(p, p->lineno, "%s", why);
+        parser_fail(p, p->lineno, "%s", why);
         return NULL;
     }
 
@@ -564,7 +348,7 @@ static char *read_line(char *str, int num, void *stream)
 
     char *sep = strpbrk(t, "=:");
     if (!sep) {
-        fail(p, p->lineno, "syntax error: \"%s\" is not \"key = value\", \"[section]\" "
+        parser_fail(p, p->lineno, "syntax error: \"%s\" is not \"key = value\", \"[section]\" "
              "or a comment", t);
         return NULL;
     }
@@ -587,247 +371,39 @@ static char *read_line(char *str, int num, void *stream)
     return str;
 }
 
-static const char *section_label(struct parser *p, char *buf, size_t size)
+/* inih's name and value, or the reader's for a line it split; a stand-in
+ * byte back to the ';' it stands for (restored: room for the value). */
+static const char *real_value(struct parser *p, const char **name, const char *value, char *restored, size_t size)
 {
-    switch (p->section) {
-    case SEC_SIMULATION:
-        return "[simulation]";
-    case SEC_CHECK:
-        return "[check]";
-    case SEC_FAULT:
-        snprintf(buf, size, "[fault %s]", p->c->faults[p->c->nfaults - 1].name);
-        return buf;
-    case SEC_CHAOS:
-        return "[chaos]";
-    case SEC_DEFAULTS:
-        return "[defaults]";
-    default:
-        snprintf(buf, size, "[machine %s]", cur_machine(p)->name);
-        return buf;
+    if (p->stashed) {
+        *name = p->stash_name;
+        return p->stash_value;
     }
-}
-
-static int set_duration(struct parser *p, uint64_t *out, const char *name, const char *value,
-                        bool positive)
-{
-    if (parse_duration(value, out) < 0)
-        return fail(p, p->lineno, "bad duration \"%s\" (use ns, us, ms, s, m or h)", value);
-    if (positive && *out == 0)
-        return fail(p, p->lineno, "%s must be greater than 0", name);
-    return 1;
-}
-
-static int set_env(struct parser *p, const char *value)
-{
-    int line = p->lineno;
-    char label[MAX_MACHINE_NAME + 16];
-    struct machine_conf *m = cur_machine(p);
-    size_t n = ident_len(value);
-    if (n == 0 || value[n] != '=')
-        return fail(p, line, "bad env \"%s\" (use NAME=VALUE, NAME made of letters, digits "
-                    "and '_', not starting with a digit)", value);
-    for (size_t i = 0; i < m->nenv; i++)
-        if (strncmp(m->env[i], value, n + 1) == 0)
-            return fail(p, line, "duplicate env \"%.*s\" in %s", (int)n, value,
-                        section_label(p, label, sizeof label));
-    char **env = realloc(m->env, (m->nenv + 1) * sizeof *env);
-    if (!env)
-        return fail(p, line, "out of memory");
-    m->env = env;
-    if (!(env[m->nenv] = strdup(value)))
-        return fail(p, line, "out of memory");
-    m->nenv++;
-    return 1;
-}
-
-static int set_string(struct parser *p, char **out, const char *value)
-{
-    if (!(*out = strdup(value)))
-        return fail(p, p->lineno, "out of memory");
-    return 1;
+    if (!value)
+        return "";
+    if (!strchr(value, SEMICOLON_STANDIN))
+        return value;
+    snprintf(restored, size, "%s", value);
+    for (char *q = restored; *q; q++)
+        if (*q == SEMICOLON_STANDIN) *q = ';';
+    return restored;
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     struct parser *p = user;
-    struct config *c = p->c;
     int line = p->lineno;
-    char label[MAX_MACHINE_NAME + 16];
+    char restored[4096];
     (void)section;                      /* tracked by the reader */
 
     if (p->failed)
         return 0;
-    if (p->stashed) {
-        name = p->stash_name;
-        value = p->stash_value;
-    }
-    if (!value)
-        value = "";
-    char restored[4096];
-    if (!p->stashed && strchr(value, SEMICOLON_STANDIN)) {
-        snprintf(restored, sizeof restored, "%s", value);
-        for (char *q = restored; *q; q++)
-            if (*q == SEMICOLON_STANDIN) *q = ';';
-        value = restored;
-    }
+    value = real_value(p, &name, value, restored, sizeof restored);
     if (*name == '\0')
-        return fail(p, line, "missing key name before \"=\"");
+        return parser_fail(p, line, "missing key name before \"=\"");
     if (p->section == SEC_NONE)
-        return fail(p, line, "key \"%s\" outside any section", name);
-    if (p->section == SEC_NET) {
-        char msg[512];
-        int err_line = netconf_key(&p->net, &c->net, name, value, line, msg, sizeof msg);
-        return err_line ? fail(p, err_line, "%s", msg) : 1;
-    }
-
-    enum key key = 0;
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (keys[i].section == p->section && strcmp(keys[i].name, name) == 0)
-            key = keys[i].key;
-    if (!key && (p->section == SEC_FAULT || p->section == SEC_CHAOS) &&
-        netfaults_has_key(p->section == SEC_CHAOS, name)) {
-        char msg[512];
-        bool chaos = p->section == SEC_CHAOS;
-        int err_line = netfaults_key(&p->nf, chaos ? NULL : &c->faults[c->nfaults - 1], chaos ? c->chaos : NULL,
-                                     name, value, line, msg, sizeof msg);
-        return err_line ? fail(p, err_line, "%s", msg) : 1;
-    }
-    if (!key && p->section == SEC_DEFAULTS)
-        return fail(p, line, "key \"%s\" cannot be in [defaults] (it takes env, disk, clock_offset "
-                    "and clock_drift; set the others in each [machine])", name);
-    if (!key)
-        return fail(p, line, "unknown key \"%s\" in %s", name,
-                    section_label(p, label, sizeof label));
-    if ((p->seen & key) && key != K_ENV)
-        return fail(p, line, "duplicate key \"%s\"", name);
-    p->seen |= key;
-    if (*value == '\0')
-        return fail(p, line, "key \"%s\" has no value", name);
-
-    switch (key) {
-    case K_DURATION:
-        return set_duration(p, &c->duration_ns, name, value, true);
-    case K_QUANTUM:
-        return set_duration(p, &c->quantum_ns, name, value, true);
-    case K_SPIN_LIMIT:
-        return set_duration(p, &c->spin_limit_ns, name, value, true);
-    case K_CLOCK_OFFSET:
-    case K_BY: {
-        int64_t v;
-        if (parse_signed_duration(value, &v) < 0)
-            return fail(p, line, "bad duration \"%s\" (use ns, us, ms, s, m or h, optionally negative)", value);
-        if (key == K_BY) c->faults[c->nfaults - 1].by_ns = v;
-        else cur_machine(p)->clock_offset_ns = v;
-        return 1;
-    }
-    case K_DISK:
-        if (parse_size(value, &cur_machine(p)->disk_bytes) < 0 || cur_machine(p)->disk_bytes < MIN_DISK_BYTES ||
-            cur_machine(p)->disk_bytes > MAX_DISK_BYTES)
-            return fail(p, line, "bad disk size \"%s\" (use 16M to 1T: bytes, or a number with K, M, G or T)", value);
-        return 1;
-    case K_CLOCK_DRIFT: {
-        char *end;
-        double ppm = strtod(value, &end);
-        end = skip_blanks(end);
-        if (end == value || (*end && strcmp(end, "ppm")) || ppm <= -100000 || ppm >= 100000)
-            return fail(p, line, "bad clock_drift \"%s\" (use ppm between -100000 and 100000, e.g. 250ppm)", value);
-        cur_machine(p)->clock_drift_ppb = (int64_t)(ppm * 1000);
-        return 1;
-    }
-    case K_KIND:
-        for (int k = 0; k < FAULT_KINDS; k++)
-            if (!strcmp(value, fault_kind_names[k])) { c->faults[c->nfaults - 1].kind = (enum fault_kind)k; return 1; }
-        return fail(p, line, "fault kind \"%s\" is not supported yet (supported: clock_jump, crash, restart, "
-                    "pause, partition, loss, duplicate)", value);
-    case K_FDURATION:
-        c->faults[c->nfaults - 1].has_duration = true;
-        return set_duration(p, &c->faults[c->nfaults - 1].duration_ns, name, value, false);
-    case K_CMACHINES: {
-        struct chaos_conf *ch = c->chaos;
-        char *copy = strdup(value), *save = NULL;
-        for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-            ch->machines = realloc(ch->machines, (ch->nmachines + 1) * sizeof *ch->machines);
-            ch->machines[ch->nmachines++] = strdup(tok);
-        }
-        free(copy);
-        return 1;
-    }
-    case K_CRASH:
-        return set_duration(p, &c->chaos->crash_every, name, value, true);
-    case K_CPAUSE:
-        return set_duration(p, &c->chaos->pause_every, name, value, true);
-    case K_JUMP:
-        return set_duration(p, &c->chaos->jump_every, name, value, true);
-    case K_CRASH_DOWN:
-    case K_PAUSE_FOR:
-    case K_JUMP_BY: {
-        int64_t lo, hi;
-        if (parse_range(value, &lo, &hi) < 0 || (key != K_JUMP_BY && lo < 0))
-            return fail(p, line, "bad range \"%s\" (use DURATION or LOW..HIGH, such as 1s..5s)", value);
-        if (key == K_JUMP_BY) { c->chaos->jump_lo = lo; c->chaos->jump_hi = hi; }
-        else if (key == K_CRASH_DOWN) { c->chaos->down_lo = (uint64_t)lo; c->chaos->down_hi = (uint64_t)hi; }
-        else { c->chaos->pause_lo = (uint64_t)lo; c->chaos->pause_hi = (uint64_t)hi; }
-        return 1;
-    }
-    case K_SWARM:
-        if (parse_bool(value, &c->chaos->swarm) < 0)
-            return fail(p, line, "bad boolean \"%s\" (use true or false)", value);
-        return 1;
-    case K_ADDRESS: {
-        struct in_addr a;
-        if (inet_pton(AF_INET, value, &a) != 1)
-            return fail(p, line, "bad address \"%s\" (use an IPv4 address such as 10.0.0.7)", value);
-        memcpy(cur_machine(p)->address, value, strlen(value) + 1);     /* at most 15 characters */
-        return 1;
-    }
-    case K_AFTER_RESTART:
-        return set_string(p, &cur_machine(p)->command_after_restart, value);
-    case K_AT:
-        return set_duration(p, &c->faults[c->nfaults - 1].at_ns, name, value, false);
-    case K_FMACHINE:
-        c->faults[c->nfaults - 1].machine_line = p->lineno;
-        return set_string(p, &c->faults[c->nfaults - 1].machine, value);
-    case K_START:
-        cur_machine(p)->start_line = p->lineno;
-        return set_duration(p, &cur_machine(p)->start_ns, name, value, false);
-    case K_CPUS: {
-        const char *s = value;
-        uint64_t v;
-        if (parse_uint(&s, &v) < 0 || *s || v < 1 || v > MAX_CPUS)
-            return fail(p, line, "bad cpus \"%s\" (use an integer from 1 to %d)", value,
-                        MAX_CPUS);
-        c->cpus = (unsigned)v;
-        return 1;
-    }
-    case K_MEMORY:
-        if (parse_size(value, &c->memory_bytes) < 0 || c->memory_bytes == 0)
-            return fail(p, line, "bad size \"%s\" (use bytes, or a number with K, M, G "
-                        "or T)", value);
-        return 1;
-    case K_STRICT_NAMES:
-        if (parse_bool(value, &c->strict_names) < 0)
-            return fail(p, line, "bad boolean \"%s\" (use true or false)", value);
-        return 1;
-    case K_EPOCH:
-        if (parse_epoch(value, &c->epoch_s) < 0)
-            return fail(p, line, "bad epoch \"%s\" (use a UTC date from 1970 to 2200, YYYY-MM-DD or "
-                        "YYYY-MM-DDTHH:MM:SSZ)", value);
-        return 1;
-    case K_TSC:
-        if (tsc_mode_parse(value, &c->tsc) < 0)
-            return fail(p, line, "bad tsc \"%s\" (use auto, trap or rewrite)", value);
-        return 1;
-    case K_DAEMON:
-        if (parse_bool(value, &cur_machine(p)->daemon) < 0)
-            return fail(p, line, "bad boolean \"%s\" (use true or false)", value);
-        return 1;
-    case K_ENV:
-        return set_env(p, value);
-    case K_COMMAND:
-        return set_string(p, p->section == SEC_CHECK ? &c->check_command
-                          : &cur_machine(p)->command, value);
-    }
-    return fail(p, line, "internal error");
+        return parser_fail(p, line, "key \"%s\" outside any section", name);
+    return keys_read(p, name, value);
 }
 
 /* Reads all of PATH into a NUL-terminated buffer. */
@@ -902,58 +478,6 @@ static char *file_dir(const char *path)
     return dir;
 }
 
-static void defaults_free(struct parser *p)
-{
-    for (size_t i = 0; i < p->defaults.nenv; i++)
-        free(p->defaults.env[i]);
-    free(p->defaults.env);
-    free(p->machine_keys);
-}
-
-/* A machine's env after [defaults]: the defaults' variables it does not set
- * itself, then its own, each list in file order. */
-static int merge_env(struct parser *p, struct machine_conf *m)
-{
-    const struct machine_conf *d = &p->defaults;
-    char **env = calloc(d->nenv + m->nenv + 1, sizeof *env);
-    size_t n = 0;
-    if (!env)
-        return fail(p, m->line, "out of memory");
-    for (size_t i = 0; i < d->nenv; i++) {
-        size_t len = strcspn(d->env[i], "=") + 1;
-        bool own = false;
-        for (size_t j = 0; j < m->nenv && !own; j++)
-            own = strncmp(m->env[j], d->env[i], len) == 0;
-        if (!own && !(env[n++] = strdup(d->env[i]))) {
-            for (size_t k = 0; k + 1 < n; k++) free(env[k]);
-            free(env);
-            return fail(p, m->line, "out of memory");
-        }
-    }
-    for (size_t j = 0; j < m->nenv; j++)
-        env[n++] = m->env[j];
-    free(m->env);
-    m->env = env;
-    m->nenv = n;
-    return 1;
-}
-
-/* [defaults] into every machine, for each key it left unset. */
-static int apply_defaults(struct parser *p)
-{
-    const struct machine_conf *d = &p->defaults;
-    for (size_t i = 0; p->defaults_line && i < p->c->nmachines; i++) {
-        struct machine_conf *m = &p->c->machines[i];
-        unsigned own = p->machine_keys[i];
-        if (!(own & K_DISK)) m->disk_bytes = d->disk_bytes;
-        if (!(own & K_CLOCK_OFFSET)) m->clock_offset_ns = d->clock_offset_ns;
-        if (!(own & K_CLOCK_DRIFT)) m->clock_drift_ppb = d->clock_drift_ppb;
-        if (d->nenv && merge_env(p, m) == 0)
-            return 0;
-    }
-    return 1;
-}
-
 struct config *config_load(const char *path, char *err, size_t errlen)
 {
     return config_load_defined(path, NULL, err, errlen);
@@ -988,20 +512,20 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
 
     int r = ini_parse_stream(read_line, &p, handler, &p);
     if (!p.failed && r > 0)         /* inih saw an error the reader did not */
-        fail(&p, r, "syntax error");
+        parser_fail(&p, r, "syntax error");
     else if (!p.failed && r < 0)
-        fail(&p, p.lineno, "out of memory");
+        parser_fail(&p, p.lineno, "out of memory");
     if (p.failed)
         goto fail;
 
     struct config *c = p.c;
-    if (finish_section(&p) == 0)
+    if (keys_end_section(&p) == 0)
         goto fail;
     if (c->nmachines == 0) {
-        fail(&p, 1, "no machines defined");
+        parser_fail(&p, 1, "no machines defined");
         goto fail;
     }
-    if (apply_defaults(&p) == 0)
+    if (keys_inherit(&p) == 0)
         goto fail;
     for (size_t i = 0; i < c->nmachines; i++) {         /* addresses: 10.0.0.N unless given */
         struct machine_conf *m = &c->machines[i];
@@ -1009,7 +533,7 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
         if (!m->address[0]) snprintf(m->address, sizeof m->address, "10.0.%u.%u", (n >> 8) & 255, n & 255);
         for (size_t j = 0; j < i; j++)
             if (!strcmp(c->machines[j].address, m->address)) {
-                fail(&p, m->line, "machines \"%s\" and \"%s\" have the same address %s", c->machines[j].name,
+                parser_fail(&p, m->line, "machines \"%s\" and \"%s\" have the same address %s", c->machines[j].name,
                      m->name, m->address);
                 goto fail;
             }
@@ -1017,7 +541,7 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
     for (size_t i = 0; i < c->nmachines; i++)
         if (c->machines[i].start_line && c->machines[i].start_ns >= c->duration_ns) {
             /* It would never run: the run would pass without it, or time out. */
-            fail(&p, c->machines[i].start_line, "machine \"%s\" starts at or after the end of the run "
+            parser_fail(&p, c->machines[i].start_line, "machine \"%s\" starts at or after the end of the run "
                  "([simulation] duration)", c->machines[i].name);
             goto fail;
         }
@@ -1025,7 +549,7 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
         size_t m = 0;
         while (m < c->nmachines && strcmp(c->machines[m].name, c->chaos->machines[i])) m++;
         if (m == c->nmachines) {
-            fail(&p, c->chaos->line, "[chaos] names no machine of this file: \"%s\"", c->chaos->machines[i]);
+            parser_fail(&p, c->chaos->line, "[chaos] names no machine of this file: \"%s\"", c->chaos->machines[i]);
             goto fail;
         }
     }
@@ -1034,17 +558,20 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
         if (FAULT_IS_NET(c->faults[i].kind)) continue;      /* netfaults_resolve */
         while (m < c->nmachines && strcmp(c->machines[m].name, c->faults[i].machine)) m++;
         if (m == c->nmachines) {
-            fail(&p, c->faults[i].machine_line ? c->faults[i].machine_line : c->faults[i].line,
+            parser_fail(&p, c->faults[i].machine_line ? c->faults[i].machine_line : c->faults[i].line,
                  "fault \"%s\" names no machine of this file: \"%s\"",
                  c->faults[i].name, c->faults[i].machine);
             goto fail;
         }
     }
-    char msg[512];
-    int net_line = netconf_resolve(&p.net, &c->net, c->machines, c->nmachines, msg, sizeof msg);
-    if (!net_line) net_line = netfaults_resolve(c, msg, sizeof msg);
+    char msg[512], **names = xrealloc(NULL, c->nmachines * sizeof *names);
+    for (size_t i = 0; i < c->nmachines; i++)
+        names[i] = c->machines[i].name;
+    int net_line = netconf_resolve(&p.net, &c->net, names, c->nmachines, msg, sizeof msg);
+    if (!net_line) net_line = netfaults_resolve(c->faults, c->nfaults, c->chaos, names, c->nmachines, msg, sizeof msg);
+    free(names);
     if (net_line) {
-        fail(&p, net_line, "%s", msg);
+        parser_fail(&p, net_line, "%s", msg);
         goto fail;
     }
     if (!(c->path = strdup(path))) {
@@ -1057,7 +584,7 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
     }
     c->dir_mounted = strcmp(c->dir, "/") != 0;
     netconf_parser_free(&p.net);
-    defaults_free(&p);
+    keys_free(&p);
     free(p.line);
     free(p.expanded);
     free(buf);
@@ -1065,7 +592,7 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
 
 fail:
     netconf_parser_free(&p.net);
-    defaults_free(&p);
+    keys_free(&p);
     config_free(p.c);
     free(p.line);
     free(p.expanded);

@@ -1,12 +1,13 @@
-/* The network sections of cluster.conf (netconf.h):
+/* The network sections of cluster.conf (netconf.h): their headers and
+ * names (their keys are rows of config.c's key table):
  *
  *   [network]      the default link, loopback, TCP and random partitions;
  *   [link A B]     one pair's link, both ways; keys it leaves out are
  *                  [network]'s, wherever [network] is in the file;
  *   [partition]    a scheduled partition; any number.
  *
- * Their keys have their own bookkeeping (config.c's bitmask is nearly full)
- * but the same rules and messages as the rest of the file. */
+ * A [link] and a [partition] keep the machine names they were given here
+ * until every machine is known. */
 #include "base/netconf.h"
 #include "base/values.h"
 #include <stdarg.h>
@@ -16,52 +17,9 @@
 
 enum netsec { NET_NONE, NET_NETWORK, NET_LINK, NET_PARTITION };
 
-enum netkey {
-    N_LATENCY = 1 << 0,
-    N_LOSS = 1 << 1,
-    N_DUPLICATE = 1 << 2,
-    N_REORDER = 1 << 3,
-    N_LOOPBACK = 1 << 4,
-    N_RTO = 1 << 5,
-    N_TCP_TIMEOUT = 1 << 6,
-    N_PARTITION_EVERY = 1 << 7,
-    N_PARTITION_FOR = 1 << 8,
-    N_PARTITION_ONE_WAY = 1 << 9,
-    N_AT = 1 << 10,
-    N_DURATION = 1 << 11,
-    N_SIDES = 1 << 12,
-    N_ONE_WAY = 1 << 13,
-};
-
-static const struct {
-    enum netsec section;
-    const char *name;
-    enum netkey key;
-} netkeys[] = {
-    { NET_NETWORK, "latency", N_LATENCY },
-    { NET_NETWORK, "loss", N_LOSS },
-    { NET_NETWORK, "duplicate", N_DUPLICATE },
-    { NET_NETWORK, "reorder", N_REORDER },
-    { NET_NETWORK, "loopback_latency", N_LOOPBACK },
-    { NET_NETWORK, "rto", N_RTO },
-    { NET_NETWORK, "tcp_timeout", N_TCP_TIMEOUT },
-    { NET_NETWORK, "partition_every", N_PARTITION_EVERY },
-    { NET_NETWORK, "partition_for", N_PARTITION_FOR },
-    { NET_NETWORK, "partition_one_way", N_PARTITION_ONE_WAY },
-    { NET_LINK, "latency", N_LATENCY },
-    { NET_LINK, "loss", N_LOSS },
-    { NET_LINK, "duplicate", N_DUPLICATE },
-    { NET_LINK, "reorder", N_REORDER },
-    { NET_PARTITION, "at", N_AT },
-    { NET_PARTITION, "duration", N_DURATION },
-    { NET_PARTITION, "sides", N_SIDES },
-    { NET_PARTITION, "one_way", N_ONE_WAY },
-};
-
-/* [link A B] while the file is read: names, and which keys it set. */
+/* [link A B] while the file is read: its names. */
 struct netconf_link {
     char *a, *b;
-    unsigned set;
 };
 
 /* [partition]'s sides as written: names, the left side's first. */
@@ -178,8 +136,6 @@ static int begin_link(struct netconf_parser *np, struct net_conf *nc, const char
 int netconf_begin(struct netconf_parser *np, struct net_conf *nc, const char *inner, int line,
                   char *msg, size_t msglen)
 {
-    np->seen = 0;
-    np->section_line = line;
     if (!strcmp(inner, "network")) {
         if (np->network_line)
             return err(msg, msglen, line, "duplicate section [network]");
@@ -204,40 +160,6 @@ int netconf_begin(struct netconf_parser *np, struct net_conf *nc, const char *in
     if (!r)
         np->kind = NET_LINK;
     return r;
-}
-
-static int set_range(const char *value, uint64_t *lo, uint64_t *hi, int line, char *msg, size_t msglen)
-{
-    int64_t l, h;
-    if (parse_range(value, &l, &h) < 0 || l < 0)
-        return err(msg, msglen, line, "bad range \"%s\" (use DURATION or LOW..HIGH, such as 1s..5s)", value);
-    *lo = (uint64_t)l;
-    *hi = (uint64_t)h;
-    return 0;
-}
-
-static int set_duration(const char *name, const char *value, uint64_t *out, bool positive, int line,
-                        char *msg, size_t msglen)
-{
-    if (parse_duration(value, out) < 0)
-        return err(msg, msglen, line, "bad duration \"%s\" (use ns, us, ms, s, m or h)", value);
-    if (positive && *out == 0)
-        return err(msg, msglen, line, "%s must be greater than 0", name);
-    return 0;
-}
-
-static int set_percent(const char *value, uint32_t *out, int line, char *msg, size_t msglen)
-{
-    if (parse_percent_ppm(value, out) < 0)
-        return err(msg, msglen, line, "bad percentage \"%s\" (use 0%% to 100%%, such as 1%% or 0.01%%)", value);
-    return 0;
-}
-
-static int set_bool(const char *value, bool *out, int line, char *msg, size_t msglen)
-{
-    if (parse_bool(value, out) < 0)
-        return err(msg, msglen, line, "bad boolean \"%s\" (use true or false)", value);
-    return 0;
 }
 
 int netconf_sides(const char *value, char ***names, size_t *nnames, size_t *nleft, int line, char *msg,
@@ -266,15 +188,16 @@ int netconf_words(const char *s, char ***v, size_t *n)
     return split_words(s, strlen(s), v, n);
 }
 
-static int set_sides(struct netconf_partition *pp, const char *value, int line, char *msg, size_t msglen)
+int netconf_partition_sides(struct netconf_parser *np, const char *value, int line, char *msg, size_t msglen)
 {
+    struct netconf_partition *pp = &np->partitions[np->npartitions - 1];
     int r = netconf_sides(value, &pp->names, &pp->nnames, &pp->nleft, line, msg, msglen);
     if (!r)
         pp->sides_line = line;
     return r;
 }
 
-static const char *label(const struct netconf_parser *np, char *buf, size_t size)
+const char *netconf_label(const struct netconf_parser *np, char *buf, size_t size)
 {
     if (np->kind == NET_NETWORK)
         return "[network]";
@@ -284,118 +207,31 @@ static const char *label(const struct netconf_parser *np, char *buf, size_t size
     return buf;
 }
 
-int netconf_key(struct netconf_parser *np, struct net_conf *nc, const char *name, const char *value,
-                int line, char *msg, size_t msglen)
-{
-    enum netkey key = 0;
-    for (size_t i = 0; i < sizeof netkeys / sizeof netkeys[0]; i++)
-        if ((int)netkeys[i].section == np->kind && !strcmp(netkeys[i].name, name))
-            key = netkeys[i].key;
-    if (!key) {
-        char buf[2 * MAX_MACHINE_NAME + 16];
-        return err(msg, msglen, line, "unknown key \"%s\" in %s", name, label(np, buf, sizeof buf));
-    }
-    if (np->seen & key)
-        return err(msg, msglen, line, "duplicate key \"%s\"", name);
-    np->seen |= key;
-    if (*value == '\0')
-        return err(msg, msglen, line, "key \"%s\" has no value", name);
-
-    struct net_link *link = np->kind == NET_LINK ? &nc->links[nc->nlinks - 1].link : &nc->dflt;
-    struct net_partition *part = np->kind == NET_PARTITION ? &nc->partitions[nc->npartitions - 1] : NULL;
-    if (np->kind == NET_LINK)
-        np->links[np->nlinks - 1].set |= key;
-    switch (key) {
-    case N_LATENCY:
-        return set_range(value, &link->lat_lo, &link->lat_hi, line, msg, msglen);
-    case N_LOSS:
-        return set_percent(value, &link->loss_ppm, line, msg, msglen);
-    case N_DUPLICATE:
-        return set_percent(value, &link->dup_ppm, line, msg, msglen);
-    case N_REORDER:
-        return set_percent(value, &link->reorder_ppm, line, msg, msglen);
-    case N_LOOPBACK:
-        return set_duration(name, value, &nc->loopback_latency_ns, false, line, msg, msglen);
-    case N_RTO:
-        return set_duration(name, value, &nc->rto_ns, true, line, msg, msglen);
-    case N_TCP_TIMEOUT:
-        return set_duration(name, value, &nc->tcp_timeout_ns, true, line, msg, msglen);
-    case N_PARTITION_EVERY:
-        np->partition_every_line = line;
-        return set_duration(name, value, &nc->partition_every_ns, true, line, msg, msglen);
-    case N_PARTITION_FOR: {
-        int r = set_range(value, &nc->partition_for_lo, &nc->partition_for_hi, line, msg, msglen);
-        if (!r && nc->partition_for_lo == 0)
-            return err(msg, msglen, line, "partition_for must be greater than 0");
-        return r;
-    }
-    case N_PARTITION_ONE_WAY:
-        return set_bool(value, &nc->partition_one_way, line, msg, msglen);
-    case N_AT:
-        return set_duration(name, value, &part->at_ns, false, line, msg, msglen);
-    case N_DURATION: {
-        int r = set_duration(name, value, &part->duration_ns, false, line, msg, msglen);
-        if (!r && part->duration_ns == 0)       /* 0 means "never heals" inside */
-            return err(msg, msglen, line, "duration must be greater than 0 (leave it out for a partition "
-                       "that never heals)");
-        return r;
-    }
-    case N_SIDES:
-        return set_sides(&np->partitions[np->npartitions - 1], value, line, msg, msglen);
-    case N_ONE_WAY:
-        return set_bool(value, &part->one_way, line, msg, msglen);
-    }
-    return err(msg, msglen, line, "internal error");
-}
-
-int netconf_end(struct netconf_parser *np, char *msg, size_t msglen)
-{
-    int kind = np->kind;
-    np->kind = NET_NONE;
-    if (kind != NET_PARTITION)
-        return 0;
-    const char *missing = !(np->seen & N_AT) ? "at" : !(np->seen & N_SIDES) ? "sides" : NULL;
-    if (missing)
-        return err(msg, msglen, np->section_line, "[partition] has no %s", missing);
-    return 0;
-}
-
-static int machine_index(const struct machine_conf *machines, size_t n, const char *name)
+static int machine_index(char *const *names, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
-        if (!strcmp(machines[i].name, name))
+        if (!strcmp(names[i], name))
             return (int)i;
     return -1;
 }
 
-int netconf_resolve(struct netconf_parser *np, struct net_conf *nc, const struct machine_conf *machines,
-                    size_t nmachines, char *msg, size_t msglen)
+int netconf_resolve(struct netconf_parser *np, struct net_conf *nc, char *const *names, size_t nmachines,
+                    char *msg, size_t msglen)
 {
     for (size_t i = 0; i < np->nlinks; i++) {
         const struct netconf_link *l = &np->links[i];
         struct net_link_override *o = &nc->links[i];
-        o->a = machine_index(machines, nmachines, l->a);
-        o->b = machine_index(machines, nmachines, l->b);
+        o->a = machine_index(names, nmachines, l->a);
+        o->b = machine_index(names, nmachines, l->b);
         if (o->a < 0 || o->b < 0)
             return err(msg, msglen, o->line, "[link %s %s] names no machine of this file: \"%s\"", l->a, l->b,
                        o->a < 0 ? l->a : l->b);
-        const struct net_link *d = &nc->dflt;
-        if (!(l->set & N_LATENCY)) {
-            o->link.lat_lo = d->lat_lo;
-            o->link.lat_hi = d->lat_hi;
-        }
-        if (!(l->set & N_LOSS))
-            o->link.loss_ppm = d->loss_ppm;
-        if (!(l->set & N_DUPLICATE))
-            o->link.dup_ppm = d->dup_ppm;
-        if (!(l->set & N_REORDER))
-            o->link.reorder_ppm = d->reorder_ppm;
     }
     for (size_t i = 0; i < np->npartitions; i++) {
         const struct netconf_partition *pp = &np->partitions[i];
         struct net_partition *p = &nc->partitions[i];
         for (size_t k = 0; k < pp->nnames; k++) {
-            int m = machine_index(machines, nmachines, pp->names[k]);
+            int m = machine_index(names, nmachines, pp->names[k]);
             if (m < 0)
                 return err(msg, msglen, pp->sides_line, "[partition] names no machine of this file: \"%s\"",
                            pp->names[k]);

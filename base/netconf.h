@@ -1,23 +1,20 @@
 /* The network sections of cluster.conf: [network], [link A B] and
- * [partition]. config.c hands them over one event at a time (a header, a
- * key, the end of the section) and, once every machine has been read,
- * asks for the machine names to be resolved: machines may be declared after
- * the sections that name them.
+ * [partition]. Their keys are rows of config_keys.c's table; config.c hands
+ * over each section's header and a partition's sides and, once every
+ * machine has been read, asks for the machine names to be resolved:
+ * machines may be declared after the sections that name them.
  *
  * Each function returns 0, or the line of the error with its message (no
  * "file:line: " prefix) in msg. */
 #ifndef DSIM_NETCONF_H
 #define DSIM_NETCONF_H
 #include "base/network.h"
-#include "base/config.h"
 #include <stdbool.h>
 #include <stddef.h>
 
 /* Bookkeeping while the file is read; zero-initialise it. */
 struct netconf_parser {
     int kind;                   /* of the current section */
-    unsigned seen;              /* its keys set so far */
-    int section_line;
     int network_line;           /* of [network], 0 until seen */
     int partition_every_line;
     struct netconf_link *links;         /* parallel to net_conf.links */
@@ -30,14 +27,13 @@ struct netconf_parser {
 bool netconf_is_section(const char *inner);
 int netconf_begin(struct netconf_parser *np, struct net_conf *nc, const char *inner, int line,
                   char *msg, size_t msglen);
-/* A non-empty key name; value may be empty (an error). */
-int netconf_key(struct netconf_parser *np, struct net_conf *nc, const char *name, const char *value,
-                int line, char *msg, size_t msglen);
-/* The current network section ends: checks its required keys. */
-int netconf_end(struct netconf_parser *np, char *msg, size_t msglen);
-/* Machine names to indices, and [link] keys left unset to [network]'s. */
-int netconf_resolve(struct netconf_parser *np, struct net_conf *nc, const struct machine_conf *machines,
-                    size_t nmachines, char *msg, size_t msglen);
+/* "[network]", "[partition]" or "[link A B]": the current section. */
+const char *netconf_label(const struct netconf_parser *np, char *buf, size_t size);
+/* The current [partition]'s sides (netconf_sides), kept until resolved. */
+int netconf_partition_sides(struct netconf_parser *np, const char *value, int line, char *msg, size_t msglen);
+/* Machine names (the machines' in file order) to indices. */
+int netconf_resolve(struct netconf_parser *np, struct net_conf *nc, char *const *names, size_t nmachines,
+                    char *msg, size_t msglen);
 void netconf_parser_free(struct netconf_parser *np);
 
 /* [partition]'s sides, "a b | c d e", appended to *names as new strings:

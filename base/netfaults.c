@@ -1,4 +1,4 @@
-/* The network fault kinds' keys in [fault NAME] and [chaos] (netfaults.h). */
+/* The network faults' machine names, once every machine is known (netfaults.h). */
 #include "base/netfaults.h"
 #include "base/netconf.h"
 #include "base/values.h"
@@ -6,42 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum nfkey {
-    F_SIDES = 1 << 0,
-    F_ONE_WAY = 1 << 1,
-    F_MACHINES = 1 << 2,
-    F_RATE = 1 << 3,
-    C_PARTITION = 1 << 4,
-    C_PARTITION_FOR = 1 << 5,
-    C_PARTITION_ONE_WAY = 1 << 6,
-    C_LOSS = 1 << 7,
-    C_LOSS_FOR = 1 << 8,
-    C_LOSS_RATE = 1 << 9,
-    C_DUP = 1 << 10,
-    C_DUP_FOR = 1 << 11,
-    C_DUP_RATE = 1 << 12,
-};
-
-static const struct {
-    bool chaos;
-    const char *name;
-    enum nfkey key;
-} nfkeys[] = {
-    { false, "sides", F_SIDES },
-    { false, "one_way", F_ONE_WAY },
-    { false, "machines", F_MACHINES },
-    { false, "rate", F_RATE },
-    { true, "partition", C_PARTITION },
-    { true, "partition_for", C_PARTITION_FOR },
-    { true, "partition_one_way", C_PARTITION_ONE_WAY },
-    { true, "loss", C_LOSS },
-    { true, "loss_for", C_LOSS_FOR },
-    { true, "loss_rate", C_LOSS_RATE },
-    { true, "duplicate", C_DUP },
-    { true, "duplicate_for", C_DUP_FOR },
-    { true, "duplicate_rate", C_DUP_RATE },
-};
 
 static int err(char *msg, size_t msglen, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int err(char *msg, size_t msglen, int line, const char *fmt, ...)
@@ -51,19 +15,6 @@ static int err(char *msg, size_t msglen, int line, const char *fmt, ...)
     vsnprintf(msg, msglen, fmt, ap);
     va_end(ap);
     return line;
-}
-
-static enum nfkey key_of(bool chaos, const char *name)
-{
-    for (size_t i = 0; i < sizeof nfkeys / sizeof nfkeys[0]; i++)
-        if (nfkeys[i].chaos == chaos && !strcmp(nfkeys[i].name, name))
-            return nfkeys[i].key;
-    return 0;
-}
-
-bool netfaults_has_key(bool chaos, const char *name)
-{
-    return key_of(chaos, name) != 0;
 }
 
 int parse_percent_range(const char *s, uint32_t *lo, uint32_t *hi)
@@ -79,162 +30,46 @@ int parse_percent_range(const char *s, uint32_t *lo, uint32_t *hi)
     return parse_percent_ppm(first, lo) < 0 || parse_percent_ppm(dots + 2, hi) < 0 || *lo > *hi ? -1 : 0;
 }
 
-void netfaults_chaos_defaults(struct chaos_conf *ch)
+static int index_of(char *const *names, size_t n, const char *name)
 {
-    ch->partition_lo = ch->loss_lo = ch->dup_lo = NS_PER_S;         /* 1s..5s, like [network]'s */
-    ch->partition_hi = ch->loss_hi = ch->dup_hi = 5 * NS_PER_S;
-    ch->loss_rate_lo = ch->loss_rate_hi = ch->dup_rate_lo = ch->dup_rate_hi = 500000;     /* 50% */
-}
-
-static int set_every(const char *name, const char *value, uint64_t *out, int line, char *msg, size_t msglen)
-{
-    if (parse_duration(value, out) < 0)
-        return err(msg, msglen, line, "bad duration \"%s\" (use ns, us, ms, s, m or h)", value);
-    if (*out == 0)
-        return err(msg, msglen, line, "%s must be greater than 0", name);
-    return 0;
-}
-
-static int set_for(const char *name, const char *value, uint64_t *lo, uint64_t *hi, int line, char *msg,
-                   size_t msglen)
-{
-    int64_t l, h;
-    if (parse_range(value, &l, &h) < 0 || l < 0)
-        return err(msg, msglen, line, "bad range \"%s\" (use DURATION or LOW..HIGH, such as 1s..5s)", value);
-    if (l == 0)
-        return err(msg, msglen, line, "%s must be greater than 0", name);
-    *lo = (uint64_t)l;
-    *hi = (uint64_t)h;
-    return 0;
-}
-
-static int set_rate(const char *value, uint32_t *lo, uint32_t *hi, bool range, int line, char *msg, size_t msglen)
-{
-    if (range ? parse_percent_range(value, lo, hi) < 0 : parse_percent_ppm(value, lo) < 0)
-        return err(msg, msglen, line, "bad percentage \"%s\" (use 0%% to 100%%, such as 30%%%s)", value,
-                   range ? " or 10%..50%" : "");
-    return 0;
-}
-
-static int set_bool(const char *value, bool *out, int line, char *msg, size_t msglen)
-{
-    if (parse_bool(value, out) < 0)
-        return err(msg, msglen, line, "bad boolean \"%s\" (use true or false)", value);
-    return 0;
-}
-
-int netfaults_key(struct netfaults_parser *np, struct fault_conf *f, struct chaos_conf *ch, const char *name,
-                  const char *value, int line, char *msg, size_t msglen)
-{
-    enum nfkey key = key_of(ch != NULL, name);
-    if (np->seen & key)
-        return err(msg, msglen, line, "duplicate key \"%s\"", name);
-    np->seen |= key;
-    if (*value == '\0')
-        return err(msg, msglen, line, "key \"%s\" has no value", name);
-    switch (key) {
-    case F_SIDES:
-        return netconf_sides(value, &f->machines, &f->nmachines, &f->nleft, line, msg, msglen);
-    case F_ONE_WAY:
-        return set_bool(value, &f->one_way, line, msg, msglen);
-    case F_MACHINES:
-        if (netconf_words(value, &f->machines, &f->nmachines) < 0)
-            return err(msg, msglen, line, "out of memory");
-        for (size_t i = 0; i < f->nmachines; i++)
-            for (size_t j = 0; j < i; j++)
-                if (!strcmp(f->machines[i], f->machines[j]))
-                    return err(msg, msglen, line, "machine \"%s\" is named twice", f->machines[i]);
-        return 0;
-    case F_RATE:
-        return set_rate(value, &f->rate_ppm, NULL, false, line, msg, msglen);
-    case C_PARTITION:
-        return set_every(name, value, &ch->partition_every, line, msg, msglen);
-    case C_PARTITION_FOR:
-        return set_for(name, value, &ch->partition_lo, &ch->partition_hi, line, msg, msglen);
-    case C_PARTITION_ONE_WAY:
-        return set_bool(value, &ch->partition_one_way, line, msg, msglen);
-    case C_LOSS:
-        return set_every(name, value, &ch->loss_every, line, msg, msglen);
-    case C_LOSS_FOR:
-        return set_for(name, value, &ch->loss_lo, &ch->loss_hi, line, msg, msglen);
-    case C_LOSS_RATE:
-        return set_rate(value, &ch->loss_rate_lo, &ch->loss_rate_hi, true, line, msg, msglen);
-    case C_DUP:
-        return set_every(name, value, &ch->dup_every, line, msg, msglen);
-    case C_DUP_FOR:
-        return set_for(name, value, &ch->dup_lo, &ch->dup_hi, line, msg, msglen);
-    case C_DUP_RATE:
-        return set_rate(value, &ch->dup_rate_lo, &ch->dup_rate_hi, true, line, msg, msglen);
-    }
-    return err(msg, msglen, line, "internal error");
-}
-
-int netfaults_end_fault(const struct netfaults_parser *np, const struct fault_conf *f, char *msg, size_t msglen)
-{
-    bool part = f->kind == FAULT_PARTITION, burst = f->kind == FAULT_LOSS || f->kind == FAULT_DUPLICATE;
-    const char *kind = fault_kind_names[f->kind];
-    for (size_t i = 0; i < 4; i++) {        /* nfkeys' first four: the [fault] keys */
-        bool fits = nfkeys[i].key & (F_SIDES | F_ONE_WAY) ? part : burst;
-        if ((np->seen & nfkeys[i].key) && !fits)
-            return err(msg, msglen, f->line, "fault \"%s\": %s is only for %s", f->name, nfkeys[i].name,
-                       nfkeys[i].key & (F_SIDES | F_ONE_WAY) ? "partition" : "loss and duplicate");
-    }
-    if (!part && !burst)
-        return 0;
-    if (f->has_duration && f->duration_ns == 0)
-        return err(msg, msglen, f->line, "fault \"%s\": duration must be greater than 0 (leave it out for a %s "
-                   "that lasts to the end of the run)", f->name, kind);
-    if (part && f->machine && (np->seen & F_SIDES))
-        return err(msg, msglen, f->line, "fault \"%s\": give sides or machine, not both", f->name);
-    if (part && !f->machine && !(np->seen & F_SIDES))
-        return err(msg, msglen, f->line, "fault \"%s\" has no sides (or machine, to cut one machine off)", f->name);
-    if (burst && f->machine)
-        return err(msg, msglen, f->line, "fault \"%s\": a %s burst hits links: use machines, not machine", f->name,
-                   kind);
-    if (burst && !(np->seen & F_RATE))
-        return err(msg, msglen, f->line, "fault \"%s\" has no rate", f->name);
-    return 0;
-}
-
-static int index_of(const struct config *c, const char *name)
-{
-    for (size_t i = 0; i < c->nmachines; i++)
-        if (!strcmp(c->machines[i].name, name))
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(names[i], name))
             return (int)i;
     return -1;
 }
 
 /* `machine = X` for a partition: X | every other machine. */
-static int isolate(struct config *c, struct fault_conf *f, char *msg, size_t msglen)
+static int isolate(char *const *names, size_t n, struct fault_conf *f, char *msg, size_t msglen)
 {
-    if (c->nmachines < 2)
+    if (n < 2)
         return err(msg, msglen, f->line, "fault \"%s\": no other machine to cut \"%s\" off from", f->name,
                    f->machine);
-    f->machines = calloc(c->nmachines, sizeof *f->machines);
+    f->machines = calloc(n, sizeof *f->machines);
     if (!f->machines)
         return err(msg, msglen, f->line, "out of memory");
     f->machines[f->nmachines++] = f->machine;
     f->nleft = 1;
     f->machine = NULL;
-    for (size_t i = 0; i < c->nmachines; i++)
-        if (strcmp(c->machines[i].name, f->machines[0]) && !(f->machines[f->nmachines++] = strdup(c->machines[i].name)))
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], f->machines[0]) && !(f->machines[f->nmachines++] = strdup(names[i])))
             return err(msg, msglen, f->line, "out of memory");
     return 0;
 }
 
-int netfaults_resolve(struct config *c, char *msg, size_t msglen)
+int netfaults_resolve(struct fault_conf *faults, size_t nfaults, const struct chaos_conf *ch, char *const *names,
+                      size_t nnames, char *msg, size_t msglen)
 {
-    for (size_t i = 0; i < c->nfaults; i++) {
-        struct fault_conf *f = &c->faults[i];
+    for (size_t i = 0; i < nfaults; i++) {
+        struct fault_conf *f = &faults[i];
         if (!FAULT_IS_NET(f->kind))
             continue;
-        if (f->machine && index_of(c, f->machine) < 0)
+        if (f->machine && index_of(names, nnames, f->machine) < 0)
             return err(msg, msglen, f->line, "fault \"%s\" names no machine of this file: \"%s\"", f->name,
                        f->machine);
-        if (f->machine && isolate(c, f, msg, msglen))
+        if (f->machine && isolate(names, nnames, f, msg, msglen))
             return f->line;
         for (size_t k = 0; k < f->nmachines; k++) {
-            int m = index_of(c, f->machines[k]);
+            int m = index_of(names, nnames, f->machines[k]);
             if (m < 0)
                 return err(msg, msglen, f->line, "fault \"%s\" names no machine of this file: \"%s\"", f->name,
                            f->machines[k]);
@@ -243,14 +78,13 @@ int netfaults_resolve(struct config *c, char *msg, size_t msglen)
                            f->name, NET_MAX_MACHINES, f->machines[k]);
         }
     }
-    const struct chaos_conf *ch = c->chaos;
     if (!ch || !(ch->partition_every || ch->loss_every || ch->dup_every))
         return 0;
-    size_t n = ch->nmachines ? ch->nmachines : c->nmachines;
+    size_t n = ch->nmachines ? ch->nmachines : nnames;
     if (ch->partition_every && n < 2)
         return err(msg, msglen, ch->line, "[chaos] partition needs two machines or more to split");
     for (size_t k = 0; k < n; k++) {
-        if ((ch->nmachines ? index_of(c, ch->machines[k]) : (int)k) >= NET_MAX_MACHINES)
+        if ((ch->nmachines ? index_of(names, nnames, ch->machines[k]) : (int)k) >= NET_MAX_MACHINES)
             return err(msg, msglen, ch->line, "[chaos] network faults can hit only the first %d machines",
                        NET_MAX_MACHINES);
         for (size_t j = 0; ch->nmachines && j < k; j++)      /* a partition's sides name each once */

@@ -1,10 +1,9 @@
 #include "base/plan.h"
+#include "base/xalloc.h"
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *fault_kind_name(enum fault_kind k) { return fault_kind_names[k]; }
 
 static void append(char *buf, size_t size, size_t *len, const char *s)
 {
@@ -20,9 +19,10 @@ const char *fault_targets(const struct fault_conf *f, char *buf, size_t size)
         append(buf, size, &len, f->machine);
         return buf;
     }
-    if (f->kind != FAULT_PARTITION) append(buf, size, &len, f->nmachines ? "links of" : "every link");
+    bool sides = fault_kinds[f->kind].allows & FK_SIDES;
+    if (!sides) append(buf, size, &len, f->nmachines ? "links of" : "every link");
     for (size_t i = 0; i < f->nmachines; i++) {
-        if (f->kind == FAULT_PARTITION && i == f->nleft) append(buf, size, &len, f->one_way ? " ->" : " |");
+        if (sides && i == f->nleft) append(buf, size, &len, f->one_way ? " ->" : " |");
         if (len) append(buf, size, &len, " ");
         append(buf, size, &len, f->machines[i]);
     }
@@ -37,24 +37,70 @@ static json_t *names_json(char *const *names, size_t lo, size_t hi)
     return a;
 }
 
+/* A plan's fields by [fault] key (fault.h): each written, then read, in
+ * this order, for the kinds that take its key; duration_ns is every
+ * kind's. A reader returns NULL, or what is wrong. */
+static void put_machine(json_t *o, const struct fault_conf *f)
+{
+    json_object_set_new(o, "machine", json_string(f->machine));
+}
+
+static void put_by(json_t *o, const struct fault_conf *f)
+{
+    json_object_set_new(o, "by_ns", json_integer(f->by_ns));
+}
+
+static void put_sides(json_t *o, const struct fault_conf *f)
+{
+    json_object_set_new(o, "sides", json_pack("[o, o]", names_json(f->machines, 0, f->nleft),
+                                              names_json(f->machines, f->nleft, f->nmachines)));
+    json_object_set_new(o, "one_way", json_boolean(f->one_way));
+}
+
+static void put_rate(json_t *o, const struct fault_conf *f)
+{
+    json_object_set_new(o, "rate_ppm", json_integer(f->rate_ppm));
+    if (f->nmachines) json_object_set_new(o, "machines", names_json(f->machines, 0, f->nmachines));
+}
+
+static void put_duration(json_t *o, const struct fault_conf *f)
+{
+    if (f->has_duration) json_object_set_new(o, "duration_ns", json_integer((json_int_t)f->duration_ns));
+}
+
+static const char *get_machine(json_t *o, const struct config *c, struct fault_conf *f);
+static const char *get_by(json_t *o, const struct config *c, struct fault_conf *f);
+static const char *get_sides(json_t *o, const struct config *c, struct fault_conf *f);
+static const char *get_rate(json_t *o, const struct config *c, struct fault_conf *f);
+static const char *get_duration(json_t *o, const struct config *c, struct fault_conf *f);
+
+static const struct {
+    unsigned key;       /* enum fault_key; 0: every kind's */
+    bool machine_kinds; /* only for kinds that are not the network's */
+    void (*put)(json_t *o, const struct fault_conf *f);
+    const char *(*get)(json_t *o, const struct config *c, struct fault_conf *f);
+} fields[] = {
+    { FK_MACHINE, true, put_machine, get_machine },
+    { FK_BY, false, put_by, get_by },
+    { FK_SIDES, false, put_sides, get_sides },      /* and one_way */
+    { FK_RATE, false, put_rate, get_rate },         /* and machines */
+    { 0, false, put_duration, get_duration },
+};
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+static bool has_field(enum fault_kind k, size_t i)
+{
+    return !fields[i].key || ((fault_kinds[k].allows & fields[i].key) && !(fields[i].machine_kinds && FAULT_IS_NET(k)));
+}
+
 char *plan_to_json(const struct fault_conf *f, size_t n)
 {
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++) {
-        json_t *o = json_pack("{s:s, s:s, s:I}", "name", f[i].name, "kind", fault_kind_names[f[i].kind],
+        json_t *o = json_pack("{s:s, s:s, s:I}", "name", f[i].name, "kind", fault_kind_name(f[i].kind),
                               "at_ns", (json_int_t)f[i].at_ns);
-        if (!FAULT_IS_NET(f[i].kind)) json_object_set_new(o, "machine", json_string(f[i].machine));
-        if (f[i].kind == FAULT_CLOCK_JUMP) json_object_set_new(o, "by_ns", json_integer(f[i].by_ns));
-        if (f[i].kind == FAULT_PARTITION) {
-            json_object_set_new(o, "sides", json_pack("[o, o]", names_json(f[i].machines, 0, f[i].nleft),
-                                                      names_json(f[i].machines, f[i].nleft, f[i].nmachines)));
-            json_object_set_new(o, "one_way", json_boolean(f[i].one_way));
-        }
-        if (f[i].kind == FAULT_LOSS || f[i].kind == FAULT_DUPLICATE) {
-            json_object_set_new(o, "rate_ppm", json_integer(f[i].rate_ppm));
-            if (f[i].nmachines) json_object_set_new(o, "machines", names_json(f[i].machines, 0, f[i].nmachines));
-        }
-        if (f[i].has_duration) json_object_set_new(o, "duration_ns", json_integer((json_int_t)f[i].duration_ns));
+        for (size_t j = 0; j < NFIELDS; j++)
+            if (has_field(f[i].kind, j)) fields[j].put(o, &f[i]);
         json_array_append_new(arr, o);
     }
     json_t *plan = json_pack("{s:o}", "faults", arr);
@@ -85,9 +131,8 @@ static bool add_names(json_t *a, const struct config *c, struct fault_conf *f)
 {
     if (!json_is_array(a)) return false;
     size_t n = json_array_size(a);
-    char **v = realloc(f->machines, (f->nmachines + n + 1) * sizeof *v);
-    if (!v) return false;
-    f->machines = v;
+    GROW_ONE(f->machines, f->nmachines + n);       /* room for all n */
+    char **v = f->machines;
     for (size_t i = 0; i < n; i++) {
         const char *s = json_string_value(json_array_get(a, i));
         int m = s ? machine_index(c, s) : -1;
@@ -99,25 +144,48 @@ static bool add_names(json_t *a, const struct config *c, struct fault_conf *f)
     return true;
 }
 
-/* A network fault's own fields: NULL, or what is wrong. */
-static const char *net_fields(json_t *o, const struct config *c, struct fault_conf *f)
+static const char *get_machine(json_t *o, const struct config *c, struct fault_conf *f)
 {
-    if (f->kind == FAULT_PARTITION) {
-        json_t *sides = json_object_get(o, "sides");
-        json_t *ow = json_object_get(o, "one_way");
-        f->one_way = json_is_true(ow);
-        if (!json_is_array(sides) || json_array_size(sides) != 2 || !add_names(json_array_get(sides, 0), c, f))
-            return "a partition needs sides: two lists of distinct machines of the config";
-        f->nleft = f->nmachines;
-        if (!add_names(json_array_get(sides, 1), c, f) || !f->nleft || f->nmachines == f->nleft)
-            return "a partition needs sides: two lists of distinct machines of the config";
-    } else if (f->kind == FAULT_LOSS || f->kind == FAULT_DUPLICATE) {
-        json_t *rate = json_object_get(o, "rate_ppm"), *ms = json_object_get(o, "machines");
-        if (!json_is_integer(rate) || json_integer_value(rate) < 0 || json_integer_value(rate) > 1000000)
-            return "a burst needs rate_ppm, from 0 to 1000000";
-        f->rate_ppm = (uint32_t)json_integer_value(rate);
-        if (ms && !add_names(ms, c, f)) return "a burst's machines must be distinct machines of the config";
-    }
+    const char *machine = json_string_value(json_object_get(o, "machine"));
+    if (!machine || machine_index(c, machine) < 0) return "needs a machine of the config";
+    f->machine = strdup(machine);
+    return NULL;
+}
+
+static const char *get_by(json_t *o, const struct config *c, struct fault_conf *f)
+{
+    (void)c;
+    f->by_ns = json_integer_value(json_object_get(o, "by_ns"));
+    return NULL;
+}
+
+static const char *get_sides(json_t *o, const struct config *c, struct fault_conf *f)
+{
+    json_t *sides = json_object_get(o, "sides");
+    f->one_way = json_is_true(json_object_get(o, "one_way"));
+    if (!json_is_array(sides) || json_array_size(sides) != 2 || !add_names(json_array_get(sides, 0), c, f))
+        return "a partition needs sides: two lists of distinct machines of the config";
+    f->nleft = f->nmachines;
+    if (!add_names(json_array_get(sides, 1), c, f) || !f->nleft || f->nmachines == f->nleft)
+        return "a partition needs sides: two lists of distinct machines of the config";
+    return NULL;
+}
+
+static const char *get_rate(json_t *o, const struct config *c, struct fault_conf *f)
+{
+    json_t *rate = json_object_get(o, "rate_ppm"), *ms = json_object_get(o, "machines");
+    if (!json_is_integer(rate) || json_integer_value(rate) < 0 || json_integer_value(rate) > 1000000)
+        return "a burst needs rate_ppm, from 0 to 1000000";
+    f->rate_ppm = (uint32_t)json_integer_value(rate);
+    if (ms && !add_names(ms, c, f)) return "a burst's machines must be distinct machines of the config";
+    return NULL;
+}
+
+static const char *get_duration(json_t *o, const struct config *c, struct fault_conf *f)
+{
+    (void)c;
+    json_t *d = json_object_get(o, "duration_ns");
+    if (json_is_integer(d)) { f->has_duration = true; f->duration_ns = (uint64_t)json_integer_value(d); }
     if (FAULT_IS_NET(f->kind) && f->has_duration && f->duration_ns == 0)
         return "a network fault's duration_ns must be greater than 0 (or absent)";
     return NULL;
@@ -154,23 +222,17 @@ static int plan_parse(json_t *plan, json_error_t *jep, const char *path, const s
         json_t *o = json_array_get(arr, i);
         const char *name = json_string_value(json_object_get(o, "name"));
         const char *kind = json_string_value(json_object_get(o, "kind"));
-        const char *machine = json_string_value(json_object_get(o, "machine"));
         json_t *at = json_object_get(o, "at_ns");
-        int k = -1;
-        for (int j = 0; kind && j < FAULT_KINDS; j++) if (!strcmp(kind, fault_kind_names[j])) k = j;
-        const char *why = !name || k < 0 || !json_is_integer(at) ? "needs a name, a kind and at_ns"
-                          : FAULT_IS_NET(k) ? NULL : !machine || machine_index(c, machine) < 0
-                          ? "needs a machine of the config" : NULL;
-        f[i] = (struct fault_conf){ .kind = (enum fault_kind)(k < 0 ? 0 : k) };
+        enum fault_kind k = 0;
+        const char *why = !name || !kind || fault_kind_parse(kind, &k) < 0 || !json_is_integer(at)
+                          ? "needs a name, a kind and at_ns" : NULL;
+        f[i] = (struct fault_conf){ .kind = k };
         if (!why) {
             f[i].name = strdup(name);
             f[i].at_ns = (uint64_t)json_integer_value(at);
-            f[i].machine = FAULT_IS_NET(k) ? NULL : strdup(machine);
-            f[i].by_ns = json_integer_value(json_object_get(o, "by_ns"));
-            json_t *d = json_object_get(o, "duration_ns");
-            if (json_is_integer(d)) { f[i].has_duration = true; f[i].duration_ns = (uint64_t)json_integer_value(d); }
-            why = net_fields(o, c, &f[i]);
         }
+        for (size_t j = 0; !why && j < NFIELDS; j++)
+            if (has_field(k, j)) why = fields[j].get(o, c, &f[i]);
         if (why) {
             snprintf(err, errlen, "%s: fault %zu: %s (for %s)", path, i + 1, why, c->path);
             plan_free(f, i + 1);

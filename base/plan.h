@@ -16,7 +16,6 @@ int plan_load(const char *path, const struct config *c, struct fault_conf **out,
 int plan_from_json(const char *text, const struct config *c, struct fault_conf **out, size_t *n,
                    char *err, size_t errlen);
 void plan_free(struct fault_conf *f, size_t n);
-const char *fault_kind_name(enum fault_kind k);
 /* What f hits, for people: "app", "a b | c", "a -> c", "every link",
  * "links of a b". */
 const char *fault_targets(const struct fault_conf *f, char *buf, size_t size);

@@ -1,7 +1,6 @@
 /* The values of cluster.conf: durations, sizes, ranges, booleans and names.
  * Pure functions, shared by the parser and the command line. */
 #include "base/values.h"
-#include "base/config.h"
 #include <stdio.h>
 #include <string.h>
 

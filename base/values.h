@@ -1,5 +1,4 @@
-/* Value parsers of cluster.conf (values.c); parse_duration, parse_size,
- * parse_signed_duration and parse_range are declared in config.h. */
+/* Value parsers of cluster.conf (values.c). */
 #ifndef DSIM_VALUES_H
 #define DSIM_VALUES_H
 #include <stdbool.h>
@@ -24,6 +23,15 @@ int parse_epoch(const char *s, int64_t *out);
 bool valid_machine_name(const char *s);
 /* Length of the identifier ([A-Za-z_][A-Za-z0-9_]*) starting s. */
 size_t ident_len(const char *s);
+/* "30s", "500ms", "1m", "250us", "10ns", "2h"; a bare number is seconds.
+ * Returns 0 on success, -1 on a malformed or overflowing value. */
+int parse_duration(const char *s, uint64_t *out_ns);
+/* parse_duration with an optional leading '-'. */
+int parse_signed_duration(const char *s, int64_t *out_ns);
+/* "1s..5s", "-5s..5s" or one duration. 0, or -1. */
+int parse_range(const char *s, int64_t *lo, int64_t *hi);
+/* "4G", "512M", "1024K", "4096" (bytes). Returns 0 or -1. */
+int parse_size(const char *s, uint64_t *out_bytes);
 /* ppm as a percentage, "30%" or "0.25%": what parse_percent_ppm reads. */
 const char *percent_str(uint32_t ppm, char *buf, size_t size);
 #endif

@@ -27,10 +27,21 @@ static struct machine *machine_named(struct world *w, const char *name)
     return NULL;
 }
 
+/* Each kind's firing, named by its row of FAULT_KIND_ROWS (base/fault.h);
+ * m is the machine it hits (NULL for the network's). */
+typedef void fire_fn(struct world *w, struct machine *m, const struct fault_conf *f);
+
+/* The wall clock only: monotonic clocks never jump. */
+static void fire_clock_jump(struct world *w, struct machine *m, const struct fault_conf *f)
+{
+    m->clock_offset_ns += f->by_ns;
+    trace_event(w->trace, w->now, m->name, 0, "fault %s: clock_jump by %+" PRId64 "ns", f->name, f->by_ns);
+}
+
 /* Kills the machine's whole process tree now, as a power cut would, and
  * schedules its restart: after duration, or at once for restart; a crash
  * without a duration leaves it down for good. */
-static void crash(struct world *w, struct machine *m, const struct fault_conf *f)
+static void fire_crash(struct world *w, struct machine *m, const struct fault_conf *f)
 {
     if (!m->started || m->exited) {
         trace_event(w->trace, w->now, m->name, 0, "fault %s: machine not running", f->name);
@@ -52,21 +63,31 @@ static void crash(struct world *w, struct machine *m, const struct fault_conf *f
     m->incarnation++;
 }
 
+static void fire_pause(struct world *w, struct machine *m, const struct fault_conf *f)
+{
+    m->paused_until = w->now + f->duration_ns;
+    trace_event(w->trace, w->now, m->name, 0, "fault %s: pause for %" PRIu64 "ns", f->name, f->duration_ns);
+}
+
 /* A network fault is in the network model from the start of the run, at
  * its exact time (netsim_init puts every fault of the run there): firing
  * it only traces it. */
-static void fire_net(struct world *w, const struct fault_conf *f)
+static void fire_net(struct world *w, struct machine *m, const struct fault_conf *f)
 {
     char who[1024], rate[16], span[48];
+    (void)m;
     fault_targets(f, who, sizeof who);
     if (f->has_duration) snprintf(span, sizeof span, "for %" PRIu64 "ns", f->duration_ns);
     else snprintf(span, sizeof span, "to the end");
-    if (f->kind == FAULT_PARTITION)
-        trace_event(w->trace, w->now, "-", 0, "fault %s: partition %s %s", f->name, who, span);
+    if (!(fault_kinds[f->kind].allows & FK_RATE))
+        trace_event(w->trace, w->now, "-", 0, "fault %s: %s %s %s", f->name, fault_kind_name(f->kind), who, span);
     else
-        trace_event(w->trace, w->now, "-", 0, "fault %s: %s %s on %s %s", f->name, fault_kind_names[f->kind],
+        trace_event(w->trace, w->now, "-", 0, "fault %s: %s %s on %s %s", f->name, fault_kind_name(f->kind),
                     percent_str(f->rate_ppm, rate, sizeof rate), who, span);
 }
+
+#define FAULT_FIRE(e, name, net, needs, allows, rule, fire) [e] = fire,
+static fire_fn *const fire_of[FAULT_KINDS] = { FAULT_KIND_ROWS(FAULT_FIRE) };
 
 void faults_fire(struct world *w)
 {
@@ -76,29 +97,8 @@ void faults_fire(struct world *w)
         w->fault_fired[i] = true;
         w->fired[w->nfired++] = i;
         w->io_epoch++;
-        if (FAULT_IS_NET(f->kind)) {
-            fire_net(w, f);
-            continue;
-        }
-        struct machine *m = machine_named(w, f->machine);
-        if (!m) continue;       /* the config checked the name */
-        switch (f->kind) {
-        case FAULT_CLOCK_JUMP:
-            /* The wall clock only: monotonic clocks never jump. */
-            m->clock_offset_ns += f->by_ns;
-            trace_event(w->trace, w->now, m->name, 0, "fault %s: clock_jump by %+" PRId64 "ns", f->name, f->by_ns);
-            break;
-        case FAULT_CRASH:
-        case FAULT_RESTART:
-            crash(w, m, f);
-            break;
-        case FAULT_PAUSE:
-            m->paused_until = w->now + f->duration_ns;
-            trace_event(w->trace, w->now, m->name, 0, "fault %s: pause for %" PRIu64 "ns", f->name, f->duration_ns);
-            break;
-        default:
-            break;
-        }
+        struct machine *m = FAULT_IS_NET(f->kind) ? NULL : machine_named(w, f->machine);
+        if (m || FAULT_IS_NET(f->kind)) fire_of[f->kind](w, m, f);    /* the config checked the name */
     }
 }
 
@@ -212,7 +212,7 @@ static void draw_chaos(const struct config *c, uint64_t seed, struct fault_conf 
                 f.kind = FAULT_CLOCK_JUMP;
                 f.by_ns = ch->jump_lo + (int64_t)between(&p, 0, (uint64_t)(ch->jump_hi - ch->jump_lo));
             }
-            if (*n == *cap) *v = realloc(*v, (*cap = *cap ? 2 * *cap : 16) * sizeof **v);
+            GROW(*v, *n, *cap);
             (*v)[(*n)++] = f;
         }
     }
@@ -224,7 +224,7 @@ struct fault_conf *faults_for_run(const struct config *c, uint64_t seed, size_t 
     size_t cap = 0;
     *n = 0;
     for (size_t i = 0; i < c->nfaults; i++) {
-        if (*n == cap) v = xrealloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
+        GROW(v, *n, cap);
         if (fault_copy(&v[*n], &c->faults[i]) == 0) (*n)++;
     }
     if (c->chaos) draw_chaos(c, seed, &v, n, &cap);

@@ -1,5 +1,5 @@
 /* Unit tests for base/config.c: cluster.conf parsing, durations, sizes
- * and the config of `dsim exec`. */
+ * and the config of `dsim exec`; base/fault.c: the fault kinds. */
 #include <check.h>
 #include <errno.h>
 #include <limits.h>
@@ -1185,6 +1185,109 @@ START_TEST(test_exec_quoting_roundtrip)
 }
 END_TEST
 
+/* One key table for every section: a key far down it (past the 32 a
+ * bitmask held) is still seen twice, and each lands in its field. */
+START_TEST(test_key_table)
+{
+    EXPECT_ERR(AB "[chaos]\nduplicate_rate = 1%\nloss = 1s\nduplicate_rate = 2%\n",
+               "8: duplicate key \"duplicate_rate\"");
+    EXPECT_ERR(AB "[chaos]\npartition_for = 0..1s\n", "6: partition_for must be greater than 0");
+    EXPECT_ERR(AB "[partition]\nat = 1s\nsides = a | b\none_way = no\none_way = yes\n", "9: duplicate key \"one_way\"");
+    EXPECT_ERR(AB "[link a b]\nreorder = 1%\nlatency = 2ms\nreorder = 2%\n", "8: duplicate key \"reorder\"");
+    EXPECT_ERR(AB "[chaos]\ncrash_down = -1s..1s\n",
+               "6: bad range \"-1s..1s\" (use DURATION or LOW..HIGH, such as 1s..5s)");
+    struct config *c = LOAD_OK(AB "[chaos]\nmachines = a, b\ncrash = 1s\ncrash_down = 2s..3s\npause = 4s\n"
+                               "pause_for = 5s\nclock_jump = 6s\nclock_jump_by = -7s..7s\nswarm = true\n"
+                               "partition = 8s\npartition_for = 9s..10s\npartition_one_way = yes\nloss = 11s\n"
+                               "loss_for = 12s\nloss_rate = 1%..2%\nduplicate = 13s\nduplicate_for = 14s..15s\n"
+                               "duplicate_rate = 3%\n");
+    const struct chaos_conf *ch = c->chaos;
+    ck_assert_uint_eq(ch->nmachines, 2);
+    ck_assert_uint_eq(ch->crash_every, 1 * S);
+    ck_assert(ch->down_lo == 2 * S && ch->down_hi == 3 * S && ch->pause_every == 4 * S);
+    ck_assert(ch->pause_lo == 5 * S && ch->pause_hi == 5 * S && ch->jump_every == 6 * S);
+    ck_assert(ch->jump_lo == -7 * (int64_t)S && ch->jump_hi == 7 * (int64_t)S && ch->swarm);
+    ck_assert(ch->partition_every == 8 * S && ch->partition_lo == 9 * S && ch->partition_hi == 10 * S);
+    ck_assert(ch->partition_one_way && ch->loss_every == 11 * S && ch->loss_lo == 12 * S && ch->loss_hi == 12 * S);
+    ck_assert(ch->loss_rate_lo == 10000 && ch->loss_rate_hi == 20000 && ch->dup_every == 13 * S);
+    ck_assert(ch->dup_lo == 14 * S && ch->dup_hi == 15 * S && ch->dup_rate_lo == 30000 && ch->dup_rate_hi == 30000);
+    config_free(c);
+}
+END_TEST
+
+/* ---------------------------------------------------------- fault kinds */
+
+START_TEST(test_fault_kind_table)
+{
+    char list[512] = "";
+    for (int k = 0; k < FAULT_KINDS; k++) {
+        enum fault_kind got;
+        const struct fault_kind_desc *d = &fault_kinds[k];
+        ck_assert_int_eq(fault_kind_parse(d->name, &got), 0);
+        ck_assert_int_eq(got, k);
+        ck_assert_msg((d->needs & ~d->allows) == 0, "%s needs a key it does not allow", d->name);
+        /* A machine's kind hits the machine it names; a network kind never needs one. */
+        ck_assert_int_eq(!d->net, (d->needs & FK_MACHINE) != 0);
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", d->name);
+    }
+    enum fault_kind none;
+    ck_assert_int_eq(fault_kind_parse("flood", &none), -1);
+    ck_assert_str_eq(fault_kind_list(), list);
+    ck_assert_str_eq(fault_kind_name(FAULT_DUPLICATE), "duplicate");
+    ck_assert(FAULT_IS_NET(FAULT_PARTITION) && !FAULT_IS_NET(FAULT_PAUSE));
+}
+END_TEST
+
+/* One [fault] with several faults at once: which is named is the same as
+ * before kinds were data (the machines' keys first, then what the kind
+ * does not take, then the network kinds' own rules). */
+START_TEST(test_fault_key_precedence)
+{
+    EXPECT_ERR(ABC "[fault j]\nkind = clock_jump\nat = 1s\n", "7: fault \"j\" has no machine");
+    EXPECT_ERR(ABC "[fault j]\nkind = pause\nat = 1s\nmachine = a\nby = 1s\n", "7: fault \"j\" has no duration");
+    EXPECT_ERR(ABC "[fault j]\nkind = clock_jump\nat = 1s\nmachine = a\nby = 1s\nduration = 1s\nsides = a | b\n",
+               "7: fault \"j\": a clock_jump has no duration");
+    EXPECT_ERR(ABC "[fault j]\nkind = loss\nat = 1s\nsides = a | b\n", "7: fault \"j\": sides is only for partition");
+    EXPECT_ERR(ABC "[fault j]\nkind = loss\nat = 1s\nmachine = a\nduration = 0\n",
+               "7: fault \"j\": duration must be greater than 0 (leave it out for a loss that lasts to the end "
+               "of the run)");
+    EXPECT_ERR(ABC "[fault j]\nkind = duplicate\nat = 1s\nmachine = a\n",
+               "7: fault \"j\": a duplicate burst hits links: use machines, not machine");
+    EXPECT_ERR(ABC "[fault j]\nkind = partition\nat = 1s\nduration = 0\nrate = 1%\n",
+               "7: fault \"j\": rate is only for loss and duplicate");
+    EXPECT_ERR(ABC "[fault j]\nkind = partition\nat = 1s\nduration = 0\n",
+               "7: fault \"j\": duration must be greater than 0 (leave it out for a partition that lasts to the end "
+               "of the run)");
+    EXPECT_ERR(ABC "[fault j]\nkind = crash\nat = 1s\nmachine = a\nrate = 1%\nby = 2s\n",
+               "7: fault \"j\": by is only for clock_jump");
+}
+END_TEST
+
+/* Every kind is in cluster.conf(5): on its `kind =` line and as an item
+ * of the list that says what it does. */
+START_TEST(test_fault_kinds_documented)
+{
+    const char *srcdir = getenv("SRCDIR");
+    char path[PATH_MAX], man[1 << 17];
+    snprintf(path, sizeof path, "%s/man/cluster.conf.5", srcdir && *srcdir ? srcdir : ".");
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    size_t n = fread(man, 1, sizeof man - 1, f);
+    fclose(f);
+    man[n] = '\0';
+    const char *kind_line = strstr(man, "\n.BI kind \" = ");
+    ck_assert_ptr_nonnull(kind_line);
+    const char *kind_end = strchr(kind_line + 1, '\n');
+    for (int k = 0; k < FAULT_KINDS; k++) {
+        char item[64];
+        const char *name = fault_kinds[k].name, *at = strstr(kind_line, name);
+        ck_assert_msg(at && at < kind_end, "kind %s is not on cluster.conf(5)'s kind = line", name);
+        snprintf(item, sizeof item, "\n.TP\n.B %s\n", name);
+        ck_assert_msg(strstr(kind_end, item), "kind %s has no item in cluster.conf(5)'s list of kinds", name);
+    }
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -1225,6 +1328,14 @@ static Suite *config_suite(void)
     tcase_add_test(tc, test_err_link);
     tcase_add_test(tc, test_err_partition);
     tcase_add_test(tc, test_err_partition_many_machines);
+    tcase_add_test(tc, test_key_table);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("fault kinds");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_fault_kind_table);
+    tcase_add_test(tc, test_fault_key_precedence);
+    tcase_add_test(tc, test_fault_kinds_documented);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("values");
