@@ -6,13 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-const char *outcome_name(enum outcome o)
-{
-    static const char *const names[] = { "running", "pass", "exit", "time limit", "deadlock",
-                                         "fence", "check", "internal", "spin" };
-    return names[o];
-}
-
 void world_fail(struct world *w, enum outcome o, const char *fmt, ...)
 {
     if (w->outcome != OUT_RUNNING) return;
