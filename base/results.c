@@ -63,16 +63,16 @@ struct field {
     const char *key;
     enum kind kind;
     enum when when;
-    const char *with;       /* W_WITH: the field whose being set writes this one */
+    size_t with;            /* W_WITH: the offset of the field whose being set writes this one */
     size_t off, size;
 };
 
-#define WHEN_REQUIRED W_REQUIRED, NULL
-#define WHEN_ALWAYS W_ALWAYS, NULL
-#define WHEN_IF_SET W_IF_SET, NULL
-#define WHEN_WITH(f) W_WITH, #f
-#define WHEN_CHECKPOINT W_CHECKPOINT, NULL
-#define WHEN_NEVER W_NEVER, NULL
+#define WHEN_REQUIRED W_REQUIRED, 0
+#define WHEN_ALWAYS W_ALWAYS, 0
+#define WHEN_IF_SET W_IF_SET, 0
+#define WHEN_WITH(f) W_WITH, offsetof(struct seed_result, f)
+#define WHEN_CHECKPOINT W_CHECKPOINT, 0
+#define WHEN_NEVER W_NEVER, 0
 #define FIELD_ROW(type, name, when) \
     { #name, K_##type, WHEN_##when, offsetof(struct seed_result, name), sizeof ((struct seed_result *)0)->name },
 static const struct field fields[] = { RESULT_FIELDS(FIELD_ROW) };
@@ -97,11 +97,11 @@ static bool is_set(const struct seed_result *r, const struct field *f)
     return false;
 }
 
-static const struct field *field_named(const char *key)
+static const struct field *field_at_offset(size_t off)
 {
-    for (size_t i = 0; i < NFIELDS; i++)
-        if (!strcmp(fields[i].key, key)) return &fields[i];
-    abort();                /* a WITH(f) naming no field: a mistake in RESULT_FIELDS */
+    size_t i = 0;
+    while (fields[i].off != off) i++;       /* WITH(f) names a field: offsetof says so */
+    return &fields[i];
 }
 
 static bool written(const struct seed_result *r, const struct field *f, int with_index)
@@ -109,7 +109,7 @@ static bool written(const struct seed_result *r, const struct field *f, int with
     switch (f->when) {
     case W_REQUIRED: case W_ALWAYS: return true;
     case W_IF_SET: return is_set(r, f);
-    case W_WITH: return is_set(r, field_named(f->with));
+    case W_WITH: return is_set(r, field_at_offset(f->with));
     case W_CHECKPOINT: return with_index;
     case W_NEVER: return false;
     }

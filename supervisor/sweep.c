@@ -207,9 +207,8 @@ static int start_workers(const struct sweep *s, struct worker *w, int n)
 /* A worker died with a seed in hand (dsim's own fault, or a kill from
  * outside): the seed fails, so the sweep cannot look green without it, and
  * a new worker takes the dead one's place. */
-static struct job worker_died(const struct sweep *s, struct worker *w, int n, int k, char *why, size_t whylen)
+static void worker_died(const struct sweep *s, struct worker *w, int n, int k, char *why, size_t whylen)
 {
-    struct job job = w[k].job;
     int status = 0;
     close(w[k].to);
     close(w[k].from);
@@ -218,7 +217,6 @@ static struct job worker_died(const struct sweep *s, struct worker *w, int n, in
              WIFSIGNALED(status) ? "signal" : "exit status", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     w[k].pid = -1;
     if (!dsim_interrupted && start_worker(s, w, n, k) != 0) w[k].pid = -1;
-    return job;
 }
 
 /* ---- the parent ---- */
