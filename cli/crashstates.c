@@ -70,7 +70,7 @@ struct walk {
     size_t nseen;
 };
 
-static void run_state(struct walk *wk, struct crash_pick *p, struct run_result *r)
+static void run_state(struct walk *wk, struct crash_pick *p, struct seed_result *r)
 {
     struct run_opts ro = { .recent = 1, .plan = wk->faults, .nplan = wk->nfaults, .use_plan = wk->use_plan,
                            .pick = p, .quiet_check = true };
@@ -95,7 +95,7 @@ int cmd_crash_states(int argc, char **argv)
     struct fault_conf *injected = NULL;
     uint64_t at = 0;
     char planfile[4096] = "";
-    struct run_result r;
+    struct seed_result r;
     if (o.at || o.machine) {
         /* A crash of its own: the seed's faults and this one, as a plan. */
         if (!o.at || !o.machine || o.plan || o.crash) {
@@ -142,7 +142,7 @@ int cmd_crash_states(int argc, char **argv)
         run_seed(c, seed, &ro, &r);
         crashes = r.ncrashes;
         target = o.crash ? o.crash : crashes;
-        run_result_free(&r);
+        result_free(&r);
         if (crashes == 0 || target > crashes) {
             fprintf(stderr, "dsim: seed %" PRIu64 " of %s has %d crash%s%s\n", seed, argv[1], crashes,
                     crashes == 1 ? "" : "es", crashes ? "" : " (add a crash [fault] or [chaos] crash =, or use --at)");
@@ -166,7 +166,7 @@ int cmd_crash_states(int argc, char **argv)
         run_state(&wk, &p, &r);
         runs++;
         if (runs == 1 && !p.reached) {
-            run_result_free(&r);
+            result_free(&r);
             fprintf(stderr, "dsim: machine %s was not running at %s\n", o.machine, o.at);
             status = EXIT_USAGE;
             goto done;
@@ -196,7 +196,7 @@ int cmd_crash_states(int argc, char **argv)
                        (int)strcspn(r.reason, "\n"), r.reason);
             }
         }
-        run_result_free(&r);
+        result_free(&r);
         nchoices = 0;
         more = sampling || next_path(&p, choices, &nchoices);
     }

@@ -69,15 +69,14 @@ static void install_signals(void)
 
 /* ---- reporting ---- */
 
-static void print_failure(FILE *f, const char *conf, uint64_t seed, const struct run_result *r, const struct opts *o)
+/* The command that replays a failing seed exactly, for its report. */
+static void set_replay(struct seed_result *r, const char *conf, const struct opts *o)
 {
     char *rerun = rerun_options(o), *qconf = shell_quote(conf), *qstate = o->crash_state ? shell_quote(o->crash_state) : NULL;
-    fprintf(f, "seed %" PRIu64 " FAILED: %s\n", seed, r->reason);
-    fprintf(f, "  simulated time %" PRIu64 ".%09" PRIu64 "s, %" PRIu64 " steps, trace hash %s\n",
-            r->vtime_ns / 1000000000, r->vtime_ns % 1000000000, r->steps, r->hash);
-    fprintf(f, "  replay: dsim replay %s %" PRIu64 "%s%s%s\n", qconf, seed, rerun, qstate ? " --crash-state " : "",
-            qstate ? qstate : "");
-    if (r->report) fputs(r->report, f);
+    free(r->replay);
+    if (asprintf(&r->replay, "dsim replay %s %" PRIu64 "%s%s%s", qconf, r->seed, rerun, qstate ? " --crash-state " : "",
+                 qstate ? qstate : "") < 0)
+        r->replay = NULL;
     free(rerun);
     free(qconf);
     free(qstate);
@@ -87,11 +86,11 @@ static void print_failure(FILE *f, const char *conf, uint64_t seed, const struct
 
 
 static int one_seed(const char *confpath, struct config *c, uint64_t seed, const struct opts *o,
-                    struct run_result *r, bool keep)
+                    struct seed_result *r, bool keep)
 {
     char dir[4096];
     struct run_opts ro = { 0 };
-    memset(r, 0, sizeof *r);
+    result_init(r);
     ro.stacks = o->stacks;
     ro.plan = o->faults;
     ro.nplan = o->nfaults;
@@ -181,16 +180,17 @@ static int cmd_run(int argc, char **argv)
     char *rerun = rerun_options(&o), *vars = defines_to_json(&o.defines);
     int status;
     if (o.trace) {
-        struct run_result r;
+        struct seed_result r;
         status = one_seed(confpath, c, s.v[0], &o, &r, true);
         if (status == 1 && !dsim_interrupted) {
-            print_failure(stdout, confpath, s.v[0], &r, &o);
-            printf("failed at seed %" PRIu64 " (0 seeds passed first)\n", s.v[0]);
+            set_replay(&r, confpath, &o);
+            result_print_failure(stdout, &r);
+            result_summary(stdout, &r, 1, 1, false, false);
         } else if (status == 0) {
-            printf("dsim: all 1 seeds passed\n");
+            result_summary(stdout, &r, 1, 1, false, false);
         }
         if (dsim_interrupted) status = interrupted_status();
-        run_result_free(&r);
+        result_free(&r);
     } else {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         struct sweep sw = { .confpath = confpath, .conf = c, .seeds = s.v, .nseeds = s.n,
@@ -238,14 +238,14 @@ static int cmd_verify(int argc, char **argv)
     char first[33] = "";
     int runs = o.runs;
     for (int i = 1; i <= runs; i++) {
-        struct run_result r;
+        struct seed_result r;
         if (explain_run(e, &r, o.trace) != 0) {
             fprintf(stderr, "dsim: cannot make a temporary file for the trace: %s\n", strerror(errno));
             explain_free(e);
             config_free(c);
             return EXIT_USAGE;
         }
-        run_result_free(&r);
+        result_free(&r);
         if (dsim_interrupted) { explain_free(e); config_free(c); return interrupted_status(); }
         printf("run %d: %s %s%s\n", i, r.hash, outcome_name(r.outcome),
                i > o.runs ? " (one more run, for the stacks)" : "");
@@ -275,15 +275,15 @@ static int cmd_replay(int argc, char **argv)
     if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
     struct config *c = load_with_plan(confpath, &o);
     if (!c) return EXIT_USAGE;
-    struct run_result r;
+    struct seed_result r;
     int status = one_seed(confpath, c, seed, &o, &r, true);
     if (status == EXIT_USAGE) { config_free(c); return status; }
     if (dsim_interrupted) status = interrupted_status();
-    else if (status) print_failure(stdout, confpath, seed, &r, &o);
+    else if (status) { set_replay(&r, confpath, &o); result_print_failure(stdout, &r); }
     else printf("seed %" PRIu64 " passed: simulated time %.9fs, %" PRIu64 " steps\n", seed,
-                (double)r.vtime_ns / 1e9, r.steps);
+                (double)r.sim_time_ns / 1e9, r.steps);
     printf("trace hash %s\n", r.hash);
-    run_result_free(&r);
+    result_free(&r);
     config_free(c);
     return status;
 }
@@ -308,7 +308,7 @@ static int cmd_exec(int argc, char **argv)
     ro.trace_out = open_trace(o.trace);
     ro.trace_results = true;
     if (o.trace && !ro.trace_out) return EXIT_USAGE;
-    struct run_result r;
+    struct seed_result r;
     run_seed(c, seed, &ro, &r);
     if (ro.trace_out) fclose(ro.trace_out);
     fflush(stdout);
@@ -322,7 +322,7 @@ static int cmd_exec(int argc, char **argv)
         if (r.report) fputs(r.report, stderr);
     }
     fprintf(stderr, "dsim: trace hash %s\n", r.hash);
-    run_result_free(&r);
+    result_free(&r);
     c->machines[0].env = NULL;
     c->machines[0].nenv = 0;
     config_free(c);

@@ -72,7 +72,7 @@ int cmd_merge(int argc, char **argv)
         long lineno = 0;
         while (getline(&line, &lcap, f) > 0) {
             lineno++;
-            if (n == cap) v = xrealloc(v, (cap = cap ? 2 * cap : 256) * sizeof *v);
+            GROW(v, n, cap);
             if (result_from_json(line, &v[n])) {
                 fprintf(stderr, "%s:%ld: not a dsim result line\n", argv[a], lineno);
                 return EXIT_USAGE;
@@ -92,34 +92,22 @@ int cmd_merge(int argc, char **argv)
             return EXIT_USAGE;
         }
     if (missing_shards(v, n)) return EXIT_USAGE;
-    size_t keep = n, failed = 0, passed = 0, sampled = 0, unreplayed = 0;
-    for (size_t i = 0; i < n; i++) {
-        sampled += v[i].replayed != 0;
-        unreplayed += v[i].replayed < 0;
-        if (!strcmp(v[i].outcome, "pass")) { passed++; continue; }
-        failed++;
-        if (!o.keep_going) { keep = i + 1; break; }
-    }
+    size_t keep = n;                /* the merged sweep's seeds: up to its first failure */
+    for (size_t i = 0; i < n && keep == n && !o.keep_going; i++)
+        if (v[i].outcome != OUT_PASS) keep = i + 1;
     FILE *results = open_output(o.results), *junit = open_output(o.junit);
     if ((o.results && !results) || (o.junit && !junit)) return EXIT_USAGE;
     for (size_t i = 0; i < keep; i++) {
         if (results) { char *j = result_to_json(&v[i], 0); fprintf(results, "%s\n", j); free(j); }
-        if (strcmp(v[i].outcome, "pass")) result_print_failure(stdout, &v[i]);
+        if (v[i].outcome != OUT_PASS) result_print_failure(stdout, &v[i]);
     }
     if (junit) junit_write(junit, "dsim merge", v, keep, 0);
-    if (unreplayed)
-        printf("dsim: verify sample: %zu of %zu seeds run twice did not replay to the same trace hash\n", unreplayed, sampled);
-    else if (sampled)
-        printf("dsim: verify sample: %zu seed%s run twice, each replayed to the same trace hash\n", sampled,
-               sampled == 1 ? "" : "s");
-    if (failed && !o.keep_going) printf("failed at seed %" PRIu64 " (%zu seed%s passed first)\n", v[keep - 1].seed, passed, passed == 1 ? "" : "s");
-    else if (failed) printf("dsim: %zu of %zu seeds failed\n", failed, n);
-    else printf("dsim: all %zu seeds passed\n", n);
+    int status = result_summary(stdout, v, keep, n, o.keep_going, false);
     if (results) fclose(results);
     if (junit) fclose(junit);
     for (size_t i = 0; i < n; i++) result_free(&v[i]);
     free(v);
-    return failed ? (unreplayed ? 3 : 1) : 0;
+    return status;
 }
 
 /* Whether an event's name (a syscall, or a kind such as "fault", "net",

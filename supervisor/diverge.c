@@ -19,9 +19,9 @@ static FILE *traced_run(struct config *c, const struct run_opts *base, uint64_t 
         o.nplan = base->nplan;
         o.use_plan = true;
     }
-    struct run_result r;
+    struct seed_result r;
     run_seed(c, seed, &o, &r);
-    run_result_free(&r);
+    result_free(&r);
     rewind(f);
     return f;
 }

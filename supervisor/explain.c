@@ -91,7 +91,7 @@ static void free_stacks(struct stack_at *s, size_t n)
     free(s);
 }
 
-int explain_run(struct explain *e, struct run_result *r, const char *trace_path)
+int explain_run(struct explain *e, struct seed_result *r, const char *trace_path)
 {
     FILE *t = tmpfile();
     if (!t) return -1;
@@ -389,7 +389,7 @@ static void indented(FILE *m, const char *text, const char *indent)
 }
 
 char *explain_report(struct config *c, const struct run_opts *base, uint64_t seed, const char *first,
-                     const struct run_result *again)
+                     const struct seed_result *again)
 {
     char *text = NULL, *where = NULL;
     size_t len = 0, wlen = 0;
@@ -400,10 +400,10 @@ char *explain_report(struct config *c, const struct run_opts *base, uint64_t see
     fprintf(m, "  runs of it made to see where they part:\n");
     struct explain *e = explain_new(c, base, seed);
     for (int i = 1; i <= REPORT_RUNS && !dsim_interrupted; i++) {
-        struct run_result r;
+        struct seed_result r;
         if (explain_run(e, &r, NULL)) break;
         fprintf(m, "    run %d: %s %s\n", i, r.hash, outcome_name(r.outcome));
-        run_result_free(&r);
+        result_free(&r);
         if (i >= 2 && explain_hashes(e) > 1 && !explain_wants_more(e)) break;
     }
     FILE *w = open_memstream(&where, &wlen);

@@ -17,7 +17,7 @@ struct explain *explain_new(struct config *c, const struct run_opts *base, uint6
  * another hash, taking stacks where it parts from them. If trace_path is
  * set, the trace is written there too (gzip). Fills r; -1 if no temporary
  * file could be made. */
-int explain_run(struct explain *e, struct run_result *r, const char *trace_path);
+int explain_run(struct explain *e, struct seed_result *r, const char *trace_path);
 /* Distinct hashes so far. */
 size_t explain_hashes(const struct explain *e);
 /* The i-th distinct hash, in the order the runs first gave it. */
@@ -33,5 +33,5 @@ void explain_free(struct explain *e);
  * up to 4 more runs of it, and where two of them parted, as report text
  * (malloc'd, lines indented). */
 char *explain_report(struct config *c, const struct run_opts *base, uint64_t seed, const char *first,
-                     const struct run_result *again);
+                     const struct seed_result *again);
 #endif

@@ -196,20 +196,23 @@ static void note_run_dir_full(struct world *w, unsigned long long size)
                 "failed with ENOSPC", size >> 20);
 }
 
-int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct run_result *r)
+/* A run that could not start: an internal failure, and why. */
+static int not_run(struct seed_result *r, const char *why)
+{
+    r->outcome = OUT_INTERNAL;
+    if (!(r->reason = strdup(why))) abort();
+    return -1;
+}
+
+int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct seed_result *r)
 {
     static struct filter_prog fp;
-    memset(r, 0, sizeof *r);
-    if (!fp.insns && filter_build(&fp) != 0) {
-        snprintf(r->reason, sizeof r->reason, "cannot build the seccomp filter");
-        r->outcome = OUT_INTERNAL;
-        return -1;
-    }
+    result_init(r);
+    r->seed = seed;
+    if (!fp.insns && filter_build(&fp) != 0) return not_run(r, "cannot build the seccomp filter");
     bool tsc_rewrite;
-    if (tsc_resolve(c->tsc, &tsc_rewrite, r->reason, sizeof r->reason) < 0) {
-        r->outcome = OUT_INTERNAL;
-        return -1;
-    }
+    char tsc_why[1024];
+    if (tsc_resolve(c->tsc, &tsc_rewrite, tsc_why, sizeof tsc_why) < 0) return not_run(r, tsc_why);
     struct world *w = calloc(1, sizeof *w);
     w->conf = c;
     w->io_epoch = 1;
@@ -247,13 +250,13 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         made = false;
     }
     if (!made) {
-        snprintf(r->reason, sizeof r->reason, "cannot create a run directory: %s", why);
-        r->outcome = OUT_INTERNAL;
+        char reason[600];
+        snprintf(reason, sizeof reason, "cannot create a run directory: %s", why);
         if (lock >= 0) rundir_done(w->run_dir, lock);
         trace_free(w->trace);
         if (o->watch) o->watch->w = NULL;
         free(w);
-        return -1;
+        return not_run(r, reason);
     }
     disk_layers_init(w);
     struct stat hs;
@@ -333,16 +336,15 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     }
     trace_event(w->trace, w->now, "-", 0, "end %s", outcome_name(w->outcome));
     r->outcome = w->outcome;
-    snprintf(r->reason, sizeof r->reason, "%s", w->reason);
+    if (!(r->reason = strdup(w->reason))) abort();
     trace_hash_hex(w->trace, r->hash);
-    r->vtime_ns = w->now;
+    r->sim_time_ns = w->now;
     r->steps = w->steps;
     if (w->nmachines == 1 && w->machines[0].exited) r->exit_status = w->machines[0].wstatus;
     if (w->outcome != OUT_PASS) r->report = make_report(w, o->recent ? o->recent : 20, o->rerun);
     struct fault_conf *fired = calloc(w->nfired + 1, sizeof *fired);
     for (size_t i = 0; i < w->nfired; i++) fired[i] = w->faults[w->fired[i]];
     r->plan = plan_to_json(fired, w->nfired);
-    r->nfired = w->nfired;
     free(fired);
     r->ncrashes = w->ncrashes;
     if (o->keep_dir) keep_outputs(w, o->keep_dir);
@@ -388,12 +390,4 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
     free(w->fired);
     free(w);
     return 0;
-}
-
-void run_result_free(struct run_result *r)
-{
-    free(r->report);
-    free(r->plan);
-    free(r->check_output);
-    r->report = r->plan = r->check_output = NULL;
 }

@@ -1,4 +1,4 @@
-/* One run: a config and a seed in, an outcome and a trace hash out. */
+/* One run: a config and a seed in, its result (base/results.h) out. */
 #ifndef DSIM_RUN_H
 #define DSIM_RUN_H
 #include <signal.h>
@@ -23,24 +23,11 @@ struct run_opts {
     const char *rerun;              /* options a printed command needs to redo the run (rerun_options) */
 };
 
-struct run_result {
-    enum outcome outcome;
-    char reason[4096];
-    char hash[33];
-    uint64_t vtime_ns;
-    uint64_t steps;
-    int exit_status;        /* of the single machine, for `dsim exec` */
-    char *report;           /* malloc'd failure details (events, stderr), or NULL */
-    char *plan;             /* malloc'd JSON plan of the faults that fired */
-    size_t nfired;
-    int ncrashes;           /* crashes whose disk was decided */
-    char *check_output;     /* malloc'd output of the [check] command, or NULL */
-};
-
 extern volatile sig_atomic_t dsim_interrupted;
 
-int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct run_result *r);
-void run_result_free(struct run_result *r);
+/* Runs the seed and fills r (freed with result_free): outcome, reason,
+ * hash, times, and for a failure the report; -1 if it could not run. */
+int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct seed_result *r);
 /* Removes the run directories still kept, but the newest `keep`. Call with
  * 0 before exiting. */
 void run_cleanup(int keep);

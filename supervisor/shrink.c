@@ -22,17 +22,17 @@ static void first_line(const char *s, char *out, size_t len)
 }
 
 /* Runs the seed with exactly these faults: does it fail the same way? */
-static bool still_fails(struct probe *p, const struct fault_conf *f, size_t n, struct run_result *keep)
+static bool still_fails(struct probe *p, const struct fault_conf *f, size_t n, struct seed_result *keep)
 {
     struct run_opts o = { .recent = 1, .plan = f, .nplan = n, .use_plan = true, .quiet_check = true };
-    struct run_result r;
+    struct seed_result r;
     run_seed(p->conf, p->seed, &o, &r);
     p->runs++;
     char reason[512];
     first_line(r.reason, reason, sizeof reason);
     bool same = r.outcome == p->outcome && !strcmp(reason, p->reason);
-    if (same && keep) { run_result_free(keep); *keep = r; }
-    else run_result_free(&r);
+    if (same && keep) { result_free(keep); *keep = r; }
+    else result_free(&r);
     return same;
 }
 
@@ -45,7 +45,7 @@ static size_t pick(const struct fault_conf *all, size_t n, const bool *in, struc
 }
 
 /* ddmin (Zeller): try each chunk alone, then each complement, refining. */
-static void ddmin(struct probe *p, const struct fault_conf *all, size_t n, bool *in, struct run_result *best)
+static void ddmin(struct probe *p, const struct fault_conf *all, size_t n, bool *in, struct seed_result *best)
 {
     struct fault_conf *buf = calloc(n + 1, sizeof *buf);
     bool *trial = calloc(n + 1, sizeof *trial);
@@ -81,11 +81,11 @@ int shrink_seed(struct config *c, const char *confpath, uint64_t seed, const str
                 size_t nstart, bool use_start, const char *out_path, const char *rerun)
 {
     struct run_opts o = { .recent = 1, .plan = start, .nplan = nstart, .use_plan = use_start };
-    struct run_result first;
+    struct seed_result first;
     run_seed(c, seed, &o, &first);
     if (first.outcome == OUT_PASS) {
         printf("seed %" PRIu64 " passes: there is no failure to shrink\n", seed);
-        run_result_free(&first);
+        result_free(&first);
         return 2;
     }
     struct probe p = { .conf = c, .seed = seed, .outcome = first.outcome, .runs = 0 };
@@ -95,13 +95,13 @@ int shrink_seed(struct config *c, const char *confpath, uint64_t seed, const str
     char err[1024];
     if (plan_from_json(first.plan, c, &all, &n, err, sizeof err) != 0) {
         fprintf(stderr, "dsim: %s\n", err);
-        run_result_free(&first);
+        result_free(&first);
         return 2;
     }
     printf("seed %" PRIu64 " fails: %s\n  %" PRIu64 " events, %zu faults fired\n", seed, p.reason, first.steps, n);
     bool *in = calloc(n + 1, sizeof *in);
     for (size_t i = 0; i < n; i++) in[i] = true;
-    struct run_result best = { 0 };
+    struct seed_result best = { 0 };
     best.steps = first.steps;
     if (n > 0 && still_fails(&p, NULL, 0, &best)) memset(in, 0, n * sizeof *in);   /* no fault needed */
     else ddmin(&p, all, n, in, &best);
@@ -132,7 +132,7 @@ int shrink_seed(struct config *c, const char *confpath, uint64_t seed, const str
     free(kept);
     free(in);
     plan_free(all, n);
-    run_result_free(&first);
-    run_result_free(&best);
+    result_free(&first);
+    result_free(&best);
     return status;
 }

@@ -30,21 +30,11 @@ struct job {
     char hash[33];
 };
 
-/* What a worker sends back for one job; reason, report and check output
- * follow. */
-struct record {
-    size_t index;
-    bool verify;
-    enum outcome outcome;
-    uint64_t vtime_ns, steps, wall_ms;
-    char hash[33];
-    size_t reason_len, report_len, check_len;
-};
-
-
 #define WORKER_DIED "the dsim worker running this seed died"
 
-struct worker { pid_t pid; int to, from; bool busy; int cpu; size_t index; };
+/* A worker answers each job with the seed's result (its index set), as
+ * the length of result_pack's bytes and the bytes. */
+struct worker { pid_t pid; int to, from; bool busy; int cpu; struct job job; };
 
 static int write_all(int fd, const void *buf, size_t len)
 {
@@ -92,14 +82,26 @@ static void write_line(FILE *f, const char *json)
     free(line);
 }
 
-/* Sends one job's record and its texts; -1 if the parent is gone. */
-static int send_record(int out, struct record *rec, const char *reason, const char *report, const char *check)
+/* Sends a job's result to the parent; -1 if the parent is gone. */
+static int send_result(int out, const struct seed_result *r)
 {
-    rec->reason_len = strlen(reason);
-    rec->report_len = strlen(report);
-    rec->check_len = strlen(check);
-    return write_all(out, rec, sizeof *rec) || write_all(out, reason, rec->reason_len) ||
-           write_all(out, report, rec->report_len) || write_all(out, check, rec->check_len) ? -1 : 0;
+    size_t len;
+    char *bytes = result_pack(r, &len);
+    int status = write_all(out, &len, sizeof len) || write_all(out, bytes, len) ? -1 : 0;
+    free(bytes);
+    return status;
+}
+
+/* Reads a worker's answer into r; -1 if the worker died first. */
+static int receive_result(int in, struct seed_result *r)
+{
+    size_t len;
+    result_init(r);
+    if (read_all(in, &len, sizeof len)) return -1;
+    char *bytes = malloc(len ? len : 1);
+    int status = !bytes || read_all(in, bytes, len) || result_unpack(bytes, len, r) ? -1 : 0;
+    free(bytes);
+    return status;
 }
 
 /* --verify-sample: the seed again (on whatever worker is free), compared
@@ -108,18 +110,18 @@ static int verify_job(const struct sweep *s, const struct job *j, int out)
 {
     struct run_opts ro = { .recent = 20, .plan = s->plan, .nplan = s->nplan, .use_plan = s->use_plan,
                            .quiet_check = true, .rerun = s->rerun };
-    struct run_result r;
+    struct seed_result r;
     uint64_t start = now_ms();
     run_seed(s->conf, s->seeds[j->index], &ro, &r);
-    struct record rec = { .index = j->index, .verify = true, .outcome = r.outcome, .vtime_ns = r.vtime_ns,
-                          .steps = r.steps };
-    memcpy(rec.hash, r.hash, sizeof rec.hash);
     struct run_opts base = { .plan = s->plan, .nplan = s->nplan, .use_plan = s->use_plan, .quiet_check = true };
     char *report = strcmp(r.hash, j->hash) ? explain_report(s->conf, &base, s->seeds[j->index], j->hash, &r) : NULL;
-    rec.wall_ms = now_ms() - start;
-    int status = send_record(out, &rec, "", report ? report : "", "");
-    free(report);
-    run_result_free(&r);
+    /* The parent takes the hash, and the explanation as the report. */
+    result_free(&r);
+    r.report = report;
+    r.index = (long)j->index;
+    r.wall_ms = now_ms() - start;
+    int status = send_result(out, &r);
+    result_free(&r);
     return status;
 }
 
@@ -147,17 +149,18 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
             snprintf(dir, sizeof dir, "%s/seed-%" PRIu64, s->output, s->seeds[index]);
             ro.keep_dir = dir;
         }
-        struct run_result r;
+        struct seed_result r;
         uint64_t start = now_ms();
         run_seed(s->conf, s->seeds[index], &ro, &r);
-        struct record rec = { .index = index, .outcome = r.outcome, .vtime_ns = r.vtime_ns, .steps = r.steps,
-                              .wall_ms = now_ms() - start };
-        memcpy(rec.hash, r.hash, sizeof rec.hash);
-        if (send_record(out, &rec, r.reason, r.report ? r.report : "", r.check_output ? r.check_output : "")) {
+        r.index = (long)index;
+        r.wall_ms = now_ms() - start;
+        free(r.plan);               /* the sweep has no use for it */
+        r.plan = NULL;
+        if (send_result(out, &r)) {
             run_cleanup(0);         /* the parent is gone or interrupted */
             _exit(1);
         }
-        run_result_free(&r);
+        result_free(&r);
     }
     run_cleanup(0);
     _exit(0);
@@ -204,8 +207,7 @@ static int start_workers(const struct sweep *s, struct worker *w, int n)
 /* A worker died with a seed in hand (dsim's own fault, or a kill from
  * outside): the seed fails, so the sweep cannot look green without it, and
  * a new worker takes the dead one's place. */
-static void worker_died(const struct sweep *s, struct worker *w, int n, int k, struct record *rec, char *why,
-                        size_t whylen)
+static void worker_died(const struct sweep *s, struct worker *w, int n, int k, char *why, size_t whylen)
 {
     int status = 0;
     close(w[k].to);
@@ -213,27 +215,24 @@ static void worker_died(const struct sweep *s, struct worker *w, int n, int k, s
     while (waitpid(w[k].pid, &status, 0) < 0 && errno == EINTR) {}
     snprintf(why, whylen, WORKER_DIED " (%s %d); dsim replay runs it alone",
              WIFSIGNALED(status) ? "signal" : "exit status", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-    *rec = (struct record){ .index = w[k].index, .outcome = OUT_INTERNAL, .reason_len = strlen(why) };
     w[k].pid = -1;
     if (!dsim_interrupted && start_worker(s, w, n, k) != 0) w[k].pid = -1;
 }
 
 /* ---- the parent ---- */
 
-struct slot { struct seed_result r; bool done, fresh; char *check_output; };
-
 /* A seed whose worker died (killed from outside, or dsim's own fault) says
  * nothing of the seed: a resumed sweep runs it again. */
 static bool worker_death(const struct seed_result *r)
 {
-    return !strcmp(r->outcome, outcome_name(OUT_INTERNAL)) && r->reason &&
+    return r->outcome == OUT_INTERNAL && r->reason &&
            !strncmp(r->reason, WORKER_DIED, strlen(WORKER_DIED));
 }
 
 /* A checkpoint is a header naming the sweep, then one JSON line per
  * finished seed, each written and flushed as soon as it is known: after a
  * kill, a rerun skips exactly the seeds whose line is complete. */
-static FILE *checkpoint_open(const struct sweep *s, struct slot *slots, char *err, size_t errlen)
+static FILE *checkpoint_open(const struct sweep *s, struct seed_result *res, bool *done, char *err, size_t errlen)
 {
     char header[8192], sample[256] = "", options[4096] = "";
     /* A sample changes the sweep's results: a checkpoint names it (when
@@ -266,8 +265,9 @@ static FILE *checkpoint_open(const struct sweep *s, struct slot *slots, char *er
             struct seed_result r;
             if (result_from_json(line, &r) || r.index < 0 || (size_t)r.index >= s->nseeds ||
                 r.seed != s->seeds[r.index] || worker_death(&r)) { result_free(&r); continue; }
-            result_free(&slots[r.index].r);
-            slots[r.index] = (struct slot){ r, true, false, NULL };
+            result_free(&res[r.index]);
+            res[r.index] = r;
+            done[r.index] = true;
         }
         free(line);
         fclose(f);
@@ -279,8 +279,8 @@ static FILE *checkpoint_open(const struct sweep *s, struct slot *slots, char *er
     if (!out) { snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno)); return NULL; }
     fprintf(out, "%s\n", header);
     for (size_t i = 0; i < s->nseeds; i++) {
-        if (!slots[i].done) continue;
-        char *j = result_to_json(&slots[i].r, 1);
+        if (!done[i]) continue;
+        char *j = result_to_json(&res[i], 1);
         fprintf(out, "%s\n", j);
         free(j);
     }
@@ -304,69 +304,46 @@ static char *rerun_command(const struct sweep *s, const char *cmd, uint64_t seed
     return out;
 }
 
-static void take_record(const struct sweep *s, int fd, const struct record *rec, struct slot *slot)
+/* A seed's result came back: it is the sweep's, with the sweep's -D values
+ * and, if it failed, the command that replays it. */
+static void take_result(const struct sweep *s, struct seed_result *got, size_t index, struct seed_result *r)
 {
-    struct seed_result *r = &slot->r;
     result_free(r);
-    memset(r, 0, sizeof *r);
-    r->seed = s->seeds[rec->index];
-    r->index = (long)rec->index;
+    *r = *got;                      /* its texts are r's now */
+    r->seed = s->seeds[index];
+    r->index = (long)index;
     r->defines = s->vars ? strdup(s->vars) : NULL;
-    snprintf(r->outcome, sizeof r->outcome, "%s", rec->outcome == OUT_PASS ? "pass" : outcome_name(rec->outcome));
-    r->sim_time_ns = rec->vtime_ns;
-    r->steps = rec->steps;
-    r->wall_ms = rec->wall_ms;
-    memcpy(r->hash, rec->hash, sizeof r->hash);
-    r->reason = calloc(1, rec->reason_len + 1);
-    read_all(fd, r->reason, rec->reason_len);
-    char *report = calloc(1, rec->report_len + 1);
-    read_all(fd, report, rec->report_len);
-    free(slot->check_output);
-    slot->check_output = calloc(1, rec->check_len + 1);
-    read_all(fd, slot->check_output, rec->check_len);
-    if (rec->outcome != OUT_PASS) {
-        r->report = report;
+    if (r->outcome != OUT_PASS) {
+        if (!r->report && !(r->report = strdup(""))) abort();  /* a failing seed's line has one */
         r->replay = rerun_command(s, "replay", r->seed, "");
-    } else {
-        free(report);
     }
-    slot->done = slot->fresh = true;
 }
 
 /* --verify-sample: the seed's re-run came back. Another hash fails the
  * seed, whatever its first run's outcome: the sweep's results cannot be
  * trusted to replay. */
-static void take_verify(const struct sweep *s, int fd, const struct record *rec, struct slot *slot)
+static void take_verify(const struct sweep *s, struct seed_result *got, struct seed_result *r)
 {
-    struct seed_result *r = &slot->r;
-    char *reason = calloc(1, rec->reason_len + 1), *report = calloc(1, rec->report_len + 1),
-         *check = calloc(1, rec->check_len + 1);
-    read_all(fd, reason, rec->reason_len);
-    read_all(fd, report, rec->report_len);
-    read_all(fd, check, rec->check_len);
-    snprintf(r->replay_hash, sizeof r->replay_hash, "%s", rec->hash);
-    r->replayed = strcmp(rec->hash, r->hash) ? -1 : 1;
+    snprintf(r->replay_hash, sizeof r->replay_hash, "%s", got->hash);
+    r->replayed = strcmp(got->hash, r->hash) ? -1 : 1;
     if (r->replayed < 0) {
         char *was = NULL;
-        if (strcmp(r->outcome, "pass") &&
-            asprintf(&was, "  the sweep's run of it failed (%s): %s\n%s", r->outcome, r->reason ? r->reason : "",
-                     r->report ? r->report : "") < 0)
+        if (r->outcome != OUT_PASS &&
+            asprintf(&was, "  the sweep's run of it failed (%s): %s\n%s", outcome_name(r->outcome),
+                     r->reason ? r->reason : "", r->report ? r->report : "") < 0)
             was = NULL;
         free(r->reason);
         free(r->report);
         free(r->replay);
         if (asprintf(&r->reason, "does not replay: the sweep's run had trace hash %s, a re-run %s", r->hash,
-                     rec->hash) < 0)
+                     got->hash) < 0)
             r->reason = NULL;
-        if (asprintf(&r->report, "%s%s", report, was ? was : "") < 0) r->report = NULL;
+        if (asprintf(&r->report, "%s%s", got->report ? got->report : "", was ? was : "") < 0) r->report = NULL;
         r->replay = rerun_command(s, "verify", r->seed, " --runs 5");
-        snprintf(r->outcome, sizeof r->outcome, "%s", OUTCOME_NONDETERMINISTIC);
+        r->outcome = OUT_NONDETERMINISTIC;
         free(was);
     }
-    free(reason);
-    free(report);
-    free(check);
-    slot->done = slot->fresh = true;
+    result_free(got);
 }
 
 /* With --keep-going, where the first few failing seeds part from passing
@@ -394,24 +371,24 @@ static void search_passing(const struct sweep *s, const struct run_opts *quiet, 
     out->first = failing + 1;
     for (uint64_t k = 1; k <= PASSING_SEARCH && !dsim_interrupted; k++) {
         if (k > 1 && now_ms() - start >= budget_ms) break;
-        struct run_result r;
+        struct seed_result r;
         run_seed(s->conf, failing + k, quiet, &r);
         out->found = r.outcome == OUT_PASS;
         out->last = failing + k;
-        run_result_free(&r);
+        result_free(&r);
         if (out->found) break;
     }
     out->ms = now_ms() - start;
 }
 
-static bool divergence(const struct sweep *s, const struct slot *slots, size_t flushed, size_t f,
+static bool divergence(const struct sweep *s, const struct seed_result *res, size_t flushed, size_t f,
                        struct outside_pass *outside)
 {
     long near = -1;
     for (size_t i = f; i-- > 0;)
-        if (!strcmp(slots[i].r.outcome, "pass")) { near = (long)i; break; }
+        if (res[i].outcome == OUT_PASS) { near = (long)i; break; }
     for (size_t i = f + 1; near < 0 && i < flushed; i++)
-        if (!strcmp(slots[i].r.outcome, "pass")) near = (long)i;
+        if (res[i].outcome == OUT_PASS) near = (long)i;
     struct run_opts base = { .plan = s->plan, .nplan = s->nplan, .use_plan = s->use_plan };
     uint64_t failing = s->seeds[f], passing = 0;
     const char *how = "the nearest passing seed";
@@ -420,7 +397,7 @@ static bool divergence(const struct sweep *s, const struct slot *slots, size_t f
         /* No seed of the sweep passed: look past the failing one (once). */
         struct run_opts quiet = base;
         quiet.quiet_check = true;
-        uint64_t budget = slots[f].r.wall_ms > PASSING_SEARCH_MIN_MS ? slots[f].r.wall_ms : PASSING_SEARCH_MIN_MS;
+        uint64_t budget = res[f].wall_ms > PASSING_SEARCH_MIN_MS ? res[f].wall_ms : PASSING_SEARCH_MIN_MS;
         if (!outside->searched) search_passing(s, &quiet, failing, budget, outside);
         if (dsim_interrupted) return false;
         if (!outside->found) {
@@ -448,37 +425,37 @@ static bool divergence(const struct sweep *s, const struct slot *slots, size_t f
     return true;
 }
 
-static void take_dead(const struct sweep *s, const struct record *rec, const char *why, struct slot *slot)
+static void take_dead(const struct sweep *s, size_t index, const char *why, struct seed_result *r)
 {
-    struct seed_result *r = &slot->r;
     result_free(r);
-    memset(r, 0, sizeof *r);
-    r->seed = s->seeds[rec->index];
-    r->index = (long)rec->index;
+    result_init(r);
+    r->seed = s->seeds[index];
+    r->index = (long)index;
     r->defines = s->vars ? strdup(s->vars) : NULL;
-    snprintf(r->outcome, sizeof r->outcome, "%s", outcome_name(OUT_INTERNAL));
+    r->outcome = OUT_INTERNAL;
     r->reason = strdup(why);
     snprintf(r->hash, sizeof r->hash, "%s", "-");
     r->replay = rerun_command(s, "replay", r->seed, "");
-    slot->done = slot->fresh = true;
 }
 
 int sweep_run(const struct sweep *s)
 {
-    struct slot *slots = calloc(s->nseeds ? s->nseeds : 1, sizeof *slots);
+    struct seed_result *res = calloc(s->nseeds ? s->nseeds : 1, sizeof *res);
+    bool *done = calloc(s->nseeds ? s->nseeds : 1, sizeof *done);
     FILE *ckpt = NULL;
     if (s->checkpoint) {
         char err[8192];
-        if (!(ckpt = checkpoint_open(s, slots, err, sizeof err))) {
+        if (!(ckpt = checkpoint_open(s, res, done, err, sizeof err))) {
             fprintf(stderr, "dsim: %s\n", err);
-            free(slots);
+            free(res);
+            free(done);
             return 2;
         }
     }
     size_t first_fail = SIZE_MAX, todo = 0;
     for (size_t i = 0; i < s->nseeds; i++) {
-        if (slots[i].done && strcmp(slots[i].r.outcome, "pass") && i < first_fail) first_fail = i;
-        if (!slots[i].done) todo++;
+        if (done[i] && res[i].outcome != OUT_PASS && i < first_fail) first_fail = i;
+        if (!done[i]) todo++;
     }
     int n = s->jobs < 1 ? 1 : s->jobs;
     if ((size_t)n > todo) n = todo ? (int)todo : 1;
@@ -489,7 +466,7 @@ int sweep_run(const struct sweep *s)
     if (todo && start_workers(s, w, n) != 0) { perror("dsim: cannot start workers"); return 2; }
     if (!todo) n = 0;
 
-    size_t next = 0, flushed = 0, passed = 0, failed = 0, sampled = 0, unreplayed = 0;
+    size_t next = 0, flushed = 0, failed = 0;
     /* Sampled seeds whose first run is in, waiting for their second. */
     size_t *again = calloc(s->nseeds + 1, sizeof *again), nagain = 0;
     bool lost_workers = false;
@@ -497,24 +474,24 @@ int sweep_run(const struct sweep *s)
     for (;;) {
         /* Hand out second runs first, then seeds in order; after a
          * failure, only lower ones. */
-        while (next < s->nseeds && slots[next].done) next++;   /* done in a checkpoint */
+        while (next < s->nseeds && done[next]) next++;   /* done in a checkpoint */
         size_t kept = 0;                /* past the first failure, a seed's result is dropped */
         for (size_t i = 0; i < nagain; i++)
             if (s->keep_going || again[i] <= first_fail) again[kept++] = again[i];
         nagain = kept;
         for (int k = 0; k < n && !dsim_interrupted; k++) {
-            while (next < s->nseeds && slots[next].done) next++;
+            while (next < s->nseeds && done[next]) next++;
             if (w[k].busy || w[k].pid < 0) continue;
             struct job job = { .index = next };
             if (nagain) {
                 job = (struct job){ .index = again[0], .verify = true };
-                memcpy(job.hash, slots[job.index].r.hash, sizeof job.hash);
+                memcpy(job.hash, res[job.index].hash, sizeof job.hash);
             } else if (next >= s->nseeds || (!s->keep_going && next > first_fail)) {
                 continue;
             }
             if (write_all(w[k].to, &job, sizeof job)) continue;
             w[k].busy = true;
-            w[k].index = job.index;
+            w[k].job = job;
             busy++;
             if (job.verify) memmove(again, again + 1, --nagain * sizeof *again);
             else next++;
@@ -526,38 +503,35 @@ int sweep_run(const struct sweep *s)
         }
         for (int k = 0; k < n && busy > 0; k++) {
             if (!(pfd[k].revents & (POLLIN | POLLHUP)) || !w[k].busy) continue;
-            struct record rec;
+            struct seed_result got;
+            size_t index = w[k].job.index;
             w[k].busy = false;
             busy--;
-            struct slot *slot;
-            if (read_all(w[k].from, &rec, sizeof rec) == 0) {
-                slot = &slots[rec.index];
-                if (rec.verify) take_verify(s, w[k].from, &rec, slot);
-                else take_record(s, w[k].from, &rec, slot);
+            if (receive_result(w[k].from, &got) == 0) {
+                if (w[k].job.verify) take_verify(s, &got, &res[index]);
+                else take_result(s, &got, index, &res[index]);
                 /* A sampled seed is done once its second run is in. */
-                if (!rec.verify && s->sampled && s->sampled[rec.index]) {
-                    slot->done = false;
-                    again[nagain++] = rec.index;
-                }
+                done[index] = w[k].job.verify || !s->sampled || !s->sampled[index];
+                if (!done[index]) again[nagain++] = index;
             } else if (dsim_interrupted) {
                 continue;
             } else {
                 char why[256];
-                worker_died(s, w, n, k, &rec, why, sizeof why);
-                slot = &slots[rec.index];
-                take_dead(s, &rec, why, slot);
+                worker_died(s, w, n, k, why, sizeof why);
+                take_dead(s, index, why, &res[index]);
+                done[index] = true;
             }
-            if (!slot->done) continue;
+            if (!done[index]) continue;
             if (ckpt) {
-                char *j = result_to_json(&slot->r, 1);
+                char *j = result_to_json(&res[index], 1);
                 if (j) write_line(ckpt, j);
                 free(j);
             }
-            if (strcmp(slot->r.outcome, "pass") && rec.index < first_fail) first_fail = rec.index;
+            if (res[index].outcome != OUT_PASS && index < first_fail) first_fail = index;
         }
         /* Report in seed order as results become contiguous. */
-        while (flushed < s->nseeds && slots[flushed].done && (s->keep_going || flushed <= first_fail)) {
-            struct seed_result *r = &slots[flushed].r;
+        while (flushed < s->nseeds && done[flushed] && (s->keep_going || flushed <= first_fail)) {
+            struct seed_result *r = &res[flushed];
             snprintf(r->shard, sizeof r->shard, "%s", s->shard ? s->shard : "");
             r->sweep_seeds = s->sweep_seeds;
             if (s->results) {
@@ -565,15 +539,12 @@ int sweep_run(const struct sweep *s)
                 if (j) write_line(s->results, j);
                 free(j);
             }
-            sampled += r->replayed != 0;
-            unreplayed += r->replayed < 0;
-            if (!strcmp(r->outcome, "pass")) {
-                passed++;
+            if (r->outcome == OUT_PASS) {
                 /* A passing seed's check output, in seed order (a failing
                  * one's is in its report). */
-                if (slots[flushed].check_output && *slots[flushed].check_output) {
+                if (r->check_output && *r->check_output) {
                     if (s->progress) { fputs("\r\033[K", stderr); fflush(stderr); }
-                    fputs(slots[flushed].check_output, stdout);
+                    fputs(r->check_output, stdout);
                     fflush(stdout);
                 }
             }
@@ -611,50 +582,35 @@ int sweep_run(const struct sweep *s)
     if (s->results) fflush(s->results);
     if (ckpt) fclose(ckpt);
     if (s->junit) {
-        struct seed_result *v = calloc(flushed ? flushed : 1, sizeof *v);
-        for (size_t i = 0; i < flushed; i++) v[i] = slots[i].r;
-        junit_write(s->junit, s->confpath, v, flushed, (double)(now_ms() - started) / 1000);
+        junit_write(s->junit, s->confpath, res, flushed, (double)(now_ms() - started) / 1000);
         fflush(s->junit);
-        free(v);
     }
     if (!dsim_interrupted && failed) {
         size_t shown = 0;
         struct outside_pass outside = { 0 };
         for (size_t i = 0; i < flushed && shown < DIVERGENCES_SHOWN && !dsim_interrupted; i++) {
-            if (!strcmp(slots[i].r.outcome, "pass") || (!s->keep_going && i != first_fail)) continue;
-            if (!strcmp(slots[i].r.outcome, outcome_name(OUT_INTERNAL))) continue;   /* not the seed's doing */
-            if (slots[i].r.replayed < 0) continue;      /* its report says where its own runs parted */
+            if (res[i].outcome == OUT_PASS || (!s->keep_going && i != first_fail)) continue;
+            if (res[i].outcome == OUT_INTERNAL) continue;   /* not the seed's doing */
+            if (res[i].replayed < 0) continue;      /* its report says where its own runs parted */
             if (shown++ == 0 && s->keep_going) printf("where the failing seeds first went differently:\n");
-            if (!divergence(s, slots, flushed, i, &outside)) break;
+            if (!divergence(s, res, flushed, i, &outside)) break;
         }
         if (failed > shown && shown == DIVERGENCES_SHOWN && s->keep_going && !dsim_interrupted)
             printf("  (shown for the first %d failing seeds; dsim diff CONF PASSING FAILING%s shows any other)\n",
                    DIVERGENCES_SHOWN, s->rerun ? s->rerun : "");
     }
-    if (s->sampled && !dsim_interrupted) {
-        if (unreplayed)
-            printf("dsim: verify sample: %zu of %zu seeds run twice did not replay to the same trace hash\n", unreplayed,
-                   sampled);
-        else
-            printf("dsim: verify sample: %zu seed%s run twice, each replayed to the same trace hash\n", sampled,
-                   sampled == 1 ? "" : "s");
-    }
-    int status = 0;
+    int status;
     if (dsim_interrupted) {
         status = 128 + dsim_interrupted;
         fprintf(stderr, "dsim: interrupted: %zu of %zu seeds done (%zu failed)%s\n", flushed, s->nseeds, failed,
                 s->checkpoint ? "; the same command resumes from the checkpoint" : "");
+    } else {
+        status = result_summary(stdout, res, flushed, s->nseeds, s->keep_going, s->sampled != NULL);
     }
-    else if (failed && !s->keep_going)
-        printf("failed at seed %" PRIu64 " (%zu seed%s passed first)\n", s->seeds[first_fail], passed, passed == 1 ? "" : "s");
-    else if (failed)
-        printf("dsim: %zu of %zu seeds failed\n", failed, s->nseeds);
-    else
-        printf("dsim: all %zu seeds passed\n", passed);
-    if (!dsim_interrupted && failed) status = unreplayed ? 3 : 1;
     if (lost_workers) status = 2;
-    for (size_t i = 0; i < s->nseeds; i++) { result_free(&slots[i].r); free(slots[i].check_output); }
-    free(slots);
+    for (size_t i = 0; i < s->nseeds; i++) result_free(&res[i]);
+    free(res);
+    free(done);
     free(again);
     free(w);
     return status;

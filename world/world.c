@@ -7,13 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-const char *outcome_name(enum outcome o)
-{
-    static const char *const names[] = { "running", "pass", "exit", "time limit", "deadlock",
-                                         "fence", "check", "internal", "spin" };
-    return names[o];
-}
-
 void world_fail(struct world *w, enum outcome o, const char *fmt, ...)
 {
     if (w->outcome != OUT_RUNNING) return;

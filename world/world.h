@@ -11,6 +11,7 @@
 #include "base/idmap.h"
 #include "base/oplog.h"
 #include "base/prng.h"
+#include "base/results.h"
 #include "base/schedmodel.h"
 #include "base/unsynced.h"
 #include "trace/trace.h"
@@ -242,9 +243,6 @@ struct machine {
 struct timerfd_state;
 struct netsim;
 struct ptimer;
-
-enum outcome { OUT_RUNNING, OUT_PASS, OUT_EXIT, OUT_TIMEOUT, OUT_DEADLOCK,
-               OUT_FENCE, OUT_CHECK, OUT_INTERNAL, OUT_SPIN };
 
 /* `dsim crash-states`: one crash of a run takes prescribed decisions. */
 #define CRASH_PICK_MAX 256
