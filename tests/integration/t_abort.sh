@@ -6,12 +6,7 @@
 # and `dsim run` passes (a child's death by signal is not the machine's).
 . "$(dirname "$0")/lib.sh"
 
-# Every dsim invocation goes through `timeout -k 5 60` (or $DSIM_TIMEOUT), so
-# a broken dsim cannot hang the suite (lib.sh's helpers call "$DSIM").
-REAL_DSIM=$DSIM
-DSIM=$TMP/dsim-timeout
-printf '#!/bin/sh\nexec timeout -k 5 "${DSIM_TIMEOUT:-60}" "%s" "$@"\n' "$REAL_DSIM" >"$DSIM"
-chmod +x "$DSIM"
+dsim_timeout
 
 prog=$(build abort_child) || exit 1
 

@@ -7,11 +7,7 @@
 # one hash.
 . "$(dirname "$0")/lib.sh"
 
-# Every dsim invocation goes through `timeout` (60 s, or $DSIM_TIMEOUT).
-REAL_DSIM=$DSIM
-DSIM=$TMP/dsim-timeout
-printf '#!/bin/sh\nexec timeout -k 5 "${DSIM_TIMEOUT:-60}" "%s" "$@"\n' "$REAL_DSIM" >"$DSIM"
-chmod +x "$DSIM"
+dsim_timeout
 
 prog=$(build clocks) || exit 1
 epoch() { sed -n 's/^realtime_seconds \([0-9][0-9]*\)$/\1/p' "$1"; }

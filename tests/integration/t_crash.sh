@@ -9,12 +9,7 @@
 # exits 1.
 . "$(dirname "$0")/lib.sh"
 
-# Every dsim invocation goes through `timeout -k 5 60` (or $DSIM_TIMEOUT), so
-# a broken dsim cannot hang the suite (lib.sh's helpers call "$DSIM").
-REAL_DSIM=$DSIM
-DSIM=$TMP/dsim-timeout
-printf '#!/bin/sh\nexec timeout -k 5 "${DSIM_TIMEOUT:-60}" "%s" "$@"\n' "$REAL_DSIM" >"$DSIM"
-chmod +x "$DSIM"
+dsim_timeout
 
 # Built with -O0 (not lib.sh's -O1), so the NULL store is really made.
 src="$PROGS/crash_segv.c" prog="$BIN/crash_segv"

@@ -7,12 +7,7 @@
 # failed seed, and with the locks taken in one order no seed deadlocks.
 . "$(dirname "$0")/lib.sh"
 
-# Every dsim invocation goes through `timeout` (60 s, or $DSIM_TIMEOUT); a
-# hang shows as exit 124, which is a failure here.
-REAL_DSIM=$DSIM
-DSIM=$TMP/dsim-timeout
-printf '#!/bin/sh\nexec timeout -k 5 "${DSIM_TIMEOUT:-60}" "%s" "$@"\n' "$REAL_DSIM" >"$DSIM"
-chmod +x "$DSIM"
+dsim_timeout
 
 prog=$(build deadlock) || exit 1
 

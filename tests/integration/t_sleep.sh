@@ -5,11 +5,7 @@
 # the same program with status 124, just as quickly.
 . "$(dirname "$0")/lib.sh"
 
-# Every dsim invocation goes through `timeout` (60 s, or $DSIM_TIMEOUT).
-REAL_DSIM=$DSIM
-DSIM=$TMP/dsim-timeout
-printf '#!/bin/sh\nexec timeout -k 5 "${DSIM_TIMEOUT:-60}" "%s" "$@"\n' "$REAL_DSIM" >"$DSIM"
-chmod +x "$DSIM"
+dsim_timeout
 # The same, with --duration 400s after the subcommand (for same_hash_twice).
 DSIM_400=$TMP/dsim-400s
 printf '#!/bin/sh\nsub=$1; shift\nexec timeout -k 5 "${DSIM_TIMEOUT:-60}" "%s" "$sub" --duration 400s "$@"\n' \

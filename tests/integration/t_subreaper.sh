@@ -10,11 +10,7 @@
 #    that exited before its other threads "has exited", not "blocked in
 #    vfork"; a real vfork parent still is.
 . "$(dirname "$0")/lib.sh"
-[ -x "$DSIM" ] || fail "no dsim binary at $DSIM"
-REAL_DSIM=$DSIM
-DSIM=$TMP/dsim-timeout
-printf '#!/bin/sh\nexec timeout -k 5 60 "%s" "$@"\n' "$REAL_DSIM" >"$DSIM"
-chmod +x "$DSIM"
+dsim_timeout
 
 P=$(build subreaper)
 "$P" >"$TMP/native.out" || fail "subreaper failed natively"
