@@ -45,7 +45,7 @@ now_ns() { date +%s%N; }
 # The conf's directory holds only the programs and the conf.
 D=$TMP/ia
 mkdir -p "$D"
-cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$D/" || die "no idalloc.py in $PROGS"
+cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$PROGS/netcheck.py" "$D/" || die "no idalloc.py in $PROGS"
 cp "$HERE/idalloc.conf" "$D/fixed.conf" || die "no idalloc.conf in $HERE"
 
 # 1. dsim: N seeds, one worker.

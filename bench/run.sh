@@ -141,7 +141,7 @@ command = exec $TMP/tcp_epoll_echo client srv 7200 1 $K
 [machine c2]
 command = exec $TMP/tcp_epoll_echo client srv 7200 2 $K
 EOF
-cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$TMP/ia/" || die "no idalloc.py in $PROGS"
+cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$PROGS/netcheck.py" "$TMP/ia/" || die "no idalloc.py in $PROGS"
 cp "$HERE/idalloc.conf" "$TMP/ia/ia.conf" || die "no idalloc.conf in $HERE"
 
 # Natively, one run to completion of each (a fresh namespace for the
