@@ -146,6 +146,22 @@ one_hash() {
     echo "$h"
 }
 
+# fault_plan CONF SEED: replays SEED of CONF, writing the faults that fired to
+# pSEED.json (in the current directory); prints the trace hash.
+fault_plan() { "$DSIM" replay "$1" "$2" --plan-out "p$2.json" | sed -n 's/^trace hash //p'; }
+
+# swarm_varies CONF: CONF's [chaos] has swarm = true, so seeds 1-8 do not all
+# draw the same number of fault kinds; prints those numbers.
+swarm_varies() {
+    local s kinds=""
+    for s in 1 2 3 4 5 6 7 8; do
+        fault_plan "$1" $s >/dev/null
+        kinds="$kinds $(python3 -c 'import json,sys; print(len({x["kind"] for x in json.load(open(sys.argv[1]))["faults"]}))' p$s.json)"
+    done
+    [ "$(tr ' ' '\n' <<<"$kinds" | sort -u | grep -c .)" -gt 1 ] || fail "swarm gave every seed the same number of fault kinds: $kinds"
+    echo "$kinds"
+}
+
 # disk_decisions CONF SEED: the disk events of the seed's trace.
 disk_decisions() {
     timeout -k 5 120 "$DSIM" replay "$1" "$2" --trace "$TMP/dd.gz" >/dev/null 2>&1

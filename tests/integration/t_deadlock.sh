@@ -29,8 +29,6 @@ for i in 1 2 3; do
     [ "$(wc -l <"$TMP/native.out")" = 3 ] || fail "native: expected 3 lines"
 done
 
-[ -x "$REAL_DSIM" ] || fail "no dsim binary at $REAL_DSIM"
-
 deadlocked= passed= hashes=
 for s in $(seq 1 50); do
     dsim_exec $s "$prog" >"$TMP/out.$s"; rc=$?

@@ -25,7 +25,6 @@ printf 'total sleep 0.300 s\nmonotonic elapsed 0 s\nrealtime elapsed 0 s\nok\n' 
 [ $((t1 - t0)) -lt 2000 ] || fail "sleeper 0.001 took $((t1 - t0)) ms natively"
 "$prog" 2 >/dev/null 2>&1; [ $? = 2 ] || fail "sleeper 2: not a usage error"
 
-[ -x "$REAL_DSIM" ] || fail "no dsim binary at $REAL_DSIM"
 printf 'total sleep 300.000 s\nmonotonic elapsed 300 s\nrealtime elapsed 300 s\nok\n' >"$TMP/expected.out"
 
 # 300 virtual seconds in under 5 real ones, with a trace.
