@@ -121,6 +121,21 @@ untrace() { gzip -dcf <"$1" >"$1.plain" && mv -f "$1.plain" "$1"; }
 # write_conf FILE <<EOF ... : write a cluster.conf.
 write_conf() { cat > "$1"; }
 
+# crash_log_conf FILE MACHINE COMMAND [SIMULATION_LINE]: a config of one
+# machine that runs COMMAND (again after each restart) for 60 s while
+# [chaos] crashes it every 2 s on average; its [check] (lost_acks.awk) fails
+# when the machine's output shows an acknowledged record lost.
+# SIMULATION_LINE, if given, goes in [simulation].
+crash_log_conf() {
+    {
+        printf '[simulation]\nduration = 60s\n'
+        [ $# -lt 4 ] || printf '%s\n' "$4"
+        printf '[machine %s]\ncommand = exec %s\ncommand-after-restart = exec %s\n' "$2" "$3" "$3"
+        printf '[chaos]\nmachines = %s\ncrash = 2s\ncrash_down = 100ms..500ms\n' "$2"
+        printf '[check]\ncommand = awk -f %s/lost_acks.awk %s.stdout\n' "$PROGS" "$2"
+    } >"$1"
+}
+
 # first_failure CONF SEEDS WHAT: a sweep that must stop at a seed whose
 # check failed; prints that seed. (Call as seed=$(...) || exit 1.)
 first_failure() {
