@@ -27,25 +27,14 @@ case $N in
 esac
 [ "$N" -ge 1 ] || { echo "usage: $0 [N]   (N >= 1 seeds, default 20)" >&2; exit 2; }
 
-HERE=$(cd "$(dirname "$0")" && pwd -P)
-DSIM=${DSIM:-$HERE/../dsim}
-[ -x "$DSIM" ] && [ -f "$DSIM" ] || { echo "net_idalloc: no dsim at $DSIM (build it, or set DSIM)" >&2; exit 1; }
-DSIM=$(cd "$(dirname "$DSIM")" && pwd -P)/$(basename "$DSIM")
-PROGS=$HERE/../tests/programs
+NAME=net_idalloc
+. "$(dirname "$0")/common.sh"
 RUNS=3
-# The machines' PATH (cluster.conf(5)): natively, python3 is looked up the same way.
-MPATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-if [ "$(id -u)" = 0 ]; then UNSHARE="unshare --net"; else UNSHARE="unshare --user --map-root-user --net"; fi
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/dsim-bench.XXXXXX") || exit 1
-trap 'rm -rf "$TMP"' EXIT
-die() { echo "net_idalloc: $*" >&2; exit 1; }
-now_ns() { date +%s%N; }
 
 # The conf's directory holds only the programs and the conf.
 D=$TMP/ia
 mkdir -p "$D"
-cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$D/" || die "no idalloc.py in $PROGS"
+cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$PROGS/netcheck.py" "$D/" || die "no idalloc.py in $PROGS"
 cp "$HERE/idalloc.conf" "$D/fixed.conf" || die "no idalloc.conf in $HERE"
 
 # 1. dsim: N seeds, one worker.

@@ -31,19 +31,9 @@ PY_SEEDS=${PY_SEEDS:-6}
 N=${N:-20000}              # getppid calls per loop
 NET_N=${NET_N:-1000}       # TCP round trips per loop
 
-HERE=$(cd "$(dirname "$0")" && pwd -P)
-DSIM=${DSIM:-$HERE/../dsim}
-[ -x "$DSIM" ] && [ -f "$DSIM" ] || { echo "run.sh: no dsim at $DSIM (build it, or set DSIM)" >&2; exit 1; }
-DSIM=$(cd "$(dirname "$DSIM")" && pwd -P)/$(basename "$DSIM")
-PROGS=$HERE/../tests/programs
+NAME=run.sh
+. "$(dirname "$0")/common.sh"
 CC=${CC:-cc}
-MPATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-if [ "$(id -u)" = 0 ]; then UNSHARE="unshare --net"; else UNSHARE="unshare --user --map-root-user --net"; fi
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/dsim-bench.XXXXXX") || exit 1
-trap 'rm -rf "$TMP"' EXIT
-die() { echo "run.sh: $*" >&2; exit 1; }
-now_ns() { date +%s%N; }
 # median V...: the middle value (the lower of the two middle ones).
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # wall CMD...: ns the command took; it must succeed.
@@ -141,7 +131,7 @@ command = exec $TMP/tcp_epoll_echo client srv 7200 1 $K
 [machine c2]
 command = exec $TMP/tcp_epoll_echo client srv 7200 2 $K
 EOF
-cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$TMP/ia/" || die "no idalloc.py in $PROGS"
+cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$PROGS/netcheck.py" "$TMP/ia/" || die "no idalloc.py in $PROGS"
 cp "$HERE/idalloc.conf" "$TMP/ia/ia.conf" || die "no idalloc.conf in $HERE"
 
 # Natively, one run to completion of each (a fresh namespace for the

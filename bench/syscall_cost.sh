@@ -21,22 +21,15 @@ case $N in
 esac
 [ "$N" -ge 2 ] || { echo "usage: $0 [N]   (N >= 2, default 20000)" >&2; exit 2; }
 
-HERE=$(cd "$(dirname "$0")" && pwd -P)
-DSIM=${DSIM:-$HERE/../dsim}
-[ -x "$DSIM" ] && [ -f "$DSIM" ] || { echo "syscall_cost: no dsim at $DSIM (build it, or set DSIM)" >&2; exit 1; }
-DSIM=$(cd "$(dirname "$DSIM")" && pwd -P)/$(basename "$DSIM")
+NAME=syscall_cost
+. "$(dirname "$0")/common.sh"
 CC=${CC:-cc}
 RUNS=3
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/dsim-bench.XXXXXX") || exit 1
-trap 'rm -rf "$TMP"' EXIT
-
 for p in getppid_loop stop_roundtrip; do
-    "$CC" -O2 -Wall -o "$TMP/$p" "$HERE/$p.c" || { echo "syscall_cost: cannot build $p" >&2; exit 1; }
+    "$CC" -O2 -Wall -o "$TMP/$p" "$HERE/$p.c" || die "cannot build $p"
 done
 
-die() { echo "syscall_cost: $*" >&2; exit 1; }
-now_ns() { date +%s%N; }
 # min A B...: the smallest of integers or decimals.
 min() { printf '%s\n' "$@" | sort -g | head -n 1; }
 

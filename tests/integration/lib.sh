@@ -42,14 +42,76 @@ host_traps_rdtsc() { "$DSIM" doctor | grep -q '^  rdtsc faults under PR_SET_TSC 
 exec_hash() { sed -n 's/^dsim: trace hash \([0-9a-f]*\)$/\1/p' "$TMP/exec.err" | tail -n 1; }
 
 # same_hash_twice SEED PROG ARGS...: run twice, fail unless both hashes match.
-# Prints the hash.
+# Prints the hash. The first run's output is $TMP/a.out, its status $TMP/a.rc.
 same_hash_twice() {
     local seed=$1; shift
-    dsim_exec "$seed" "$@" >"$TMP/a.out"; local h1; h1=$(exec_hash)
+    dsim_exec "$seed" "$@" >"$TMP/a.out"; echo $? >"$TMP/a.rc"; local h1; h1=$(exec_hash)
     dsim_exec "$seed" "$@" >"$TMP/b.out"; local h2; h2=$(exec_hash)
     [ -n "$h1" ] || { cat "$TMP/exec.err" >&2; fail "no trace hash from dsim exec"; }
     [ "$h1" = "$h2" ] || fail "seed $seed: hash differs between runs: $h1 vs $h2"
     cmp -s "$TMP/a.out" "$TMP/b.out" || fail "seed $seed: output differs between runs"
+    echo "$h1"
+}
+
+# dsim_timeout [SECS]: from here on every "$DSIM" (the test's own and these
+# helpers') runs under `timeout -k 5 SECS` (default 60; $DSIM_TIMEOUT, read at
+# each call, overrides it), so a broken dsim cannot hang the suite: a hang
+# shows as status 124. REAL_DSIM is the binary itself.
+dsim_timeout() {
+    [ -x "$DSIM" ] || fail "no dsim binary at $DSIM"
+    REAL_DSIM=$DSIM
+    DSIM=$TMP/dsim-timeout
+    printf '#!/bin/sh\nexec timeout -k 5 "${DSIM_TIMEOUT:-%s}" "%s" "$@"\n' "${1:-60}" "$REAL_DSIM" >"$DSIM"
+    chmod +x "$DSIM"
+}
+
+# native_ok [--runs N] PROG ARGS...: PROG, run natively, exits 0 and its
+# output ($TMP/native.out) ends in a line "ok"; N more runs (default 1) print
+# the same, so the output can stand for what the program must print.
+native_ok() {
+    local runs=1 i
+    [ "$1" = --runs ] && { runs=$2; shift 2; }
+    local name; name=$(basename "$1")
+    "$@" >"$TMP/native.out" || { cat "$TMP/native.out" >&2; fail "$name failed natively"; }
+    [ "$(tail -n 1 "$TMP/native.out")" = ok ] || fail "$name: the native run did not end in ok"
+    for i in $(seq "$runs"); do
+        "$@" >"$TMP/native2.out" || fail "$name failed natively (run $((i + 1)))"
+        diff "$TMP/native.out" "$TMP/native2.out" >&2 || fail "$name: the native output is not deterministic"
+    done
+}
+
+# dsim_as_native [--seeds "S..."] [--varies] PROG ARGS...: under dsim exec,
+# seed 1 gives one trace hash twice, exits 0 and prints $TMP/native.out;
+# each other seed (default 2 3 4; "" for none) exits 0 with that output and
+# a trace hash; with --varies, at least one of them has a hash other than
+# seed 1's (the schedule follows the seed). Prints seed 1's hash; the hashes
+# of all the seeds are in $TMP/seed_hashes, one a line. (Call as
+# h1=$(...) || exit 1.)
+dsim_as_native() {
+    local seeds="2 3 4" varies=0 seed rc h h1 name
+    while :; do
+        case $1 in
+        --seeds) seeds=$2; shift 2 ;;
+        --varies) varies=1; shift ;;
+        *) break ;;
+        esac
+    done
+    name="$(basename "$1")${2+ ${*:2}}"
+    h1=$(same_hash_twice 1 "$@") || exit 1
+    rc=$(cat "$TMP/a.rc")
+    [ "$rc" = 0 ] || { cat "$TMP/a.out" "$TMP/exec.err" >&2; fail "$name: seed 1: exit $rc"; }
+    diff "$TMP/native.out" "$TMP/a.out" >&2 || fail "$name: seed 1: output differs from native"
+    echo "$h1" >"$TMP/seed_hashes"
+    for seed in $seeds; do
+        dsim_exec "$seed" "$@" >"$TMP/s.out"; rc=$?
+        [ "$rc" = 0 ] || { cat "$TMP/s.out" "$TMP/exec.err" >&2; fail "$name: seed $seed: exit $rc"; }
+        diff "$TMP/native.out" "$TMP/s.out" >&2 || fail "$name: seed $seed: output differs from native"
+        h=$(exec_hash)
+        [ -n "$h" ] || fail "$name: seed $seed: no trace hash"
+        echo "$h" >>"$TMP/seed_hashes"
+    done
+    [ "$varies" = 0 ] || [ "$(sort -u "$TMP/seed_hashes" | wc -l)" -ge 2 ] ||
+        fail "$name: seeds 1 $seeds all have the trace hash $h1: the schedule does not follow the seed"
     echo "$h1"
 }
 
@@ -58,6 +120,21 @@ untrace() { gzip -dcf <"$1" >"$1.plain" && mv -f "$1.plain" "$1"; }
 
 # write_conf FILE <<EOF ... : write a cluster.conf.
 write_conf() { cat > "$1"; }
+
+# crash_log_conf FILE MACHINE COMMAND [SIMULATION_LINE]: a config of one
+# machine that runs COMMAND (again after each restart) for 60 s while
+# [chaos] crashes it every 2 s on average; its [check] (lost_acks.awk) fails
+# when the machine's output shows an acknowledged record lost.
+# SIMULATION_LINE, if given, goes in [simulation].
+crash_log_conf() {
+    {
+        printf '[simulation]\nduration = 60s\n'
+        [ $# -lt 4 ] || printf '%s\n' "$4"
+        printf '[machine %s]\ncommand = exec %s\ncommand-after-restart = exec %s\n' "$2" "$3" "$3"
+        printf '[chaos]\nmachines = %s\ncrash = 2s\ncrash_down = 100ms..500ms\n' "$2"
+        printf '[check]\ncommand = awk -f %s/lost_acks.awk %s.stdout\n' "$PROGS" "$2"
+    } >"$1"
+}
 
 # first_failure CONF SEEDS WHAT: a sweep that must stop at a seed whose
 # check failed; prints that seed. (Call as seed=$(...) || exit 1.)
@@ -82,6 +159,22 @@ one_hash() {
     h=$(timeout -k 5 120 "$DSIM" verify "$1" --seed "$2" --runs 2 | tail -n 1)
     [ ${#h} = 32 ] || fail "seed $2 of $1 did not replay with one hash"
     echo "$h"
+}
+
+# fault_plan CONF SEED: replays SEED of CONF, writing the faults that fired to
+# pSEED.json (in the current directory); prints the trace hash.
+fault_plan() { "$DSIM" replay "$1" "$2" --plan-out "p$2.json" | sed -n 's/^trace hash //p'; }
+
+# swarm_varies CONF: CONF's [chaos] has swarm = true, so seeds 1-8 do not all
+# draw the same number of fault kinds; prints those numbers.
+swarm_varies() {
+    local s kinds=""
+    for s in 1 2 3 4 5 6 7 8; do
+        fault_plan "$1" $s >/dev/null
+        kinds="$kinds $(python3 -c 'import json,sys; print(len({x["kind"] for x in json.load(open(sys.argv[1]))["faults"]}))' p$s.json)"
+    done
+    [ "$(tr ' ' '\n' <<<"$kinds" | sort -u | grep -c .)" -gt 1 ] || fail "swarm gave every seed the same number of fault kinds: $kinds"
+    echo "$kinds"
 }
 
 # disk_decisions CONF SEED: the disk events of the seed's trace.

@@ -57,32 +57,31 @@ net_dsim_wrapper() {
     chmod +x "$DSIM"
 }
 
+# native_net_out PROG ARGS...: PROG ARGS run natively (native_net) exits 0;
+# its output is $TMP/native.out.
+native_net_out() {
+    native_net "$@" >"$TMP/native.out" 2>"$TMP/native.err" ||
+        { cat "$TMP/native.out" "$TMP/native.err" >&2; fail "$* failed natively"; }
+}
+
+# native_net_ok PROG ARGS...: the same, and the output ends with "ok".
+native_net_ok() {
+    native_net_out "$@"
+    [ "$(tail -n 1 "$TMP/native.out")" = ok ] || fail "$*: the native run did not end with ok"
+}
+
 # as_native PROG: PROG prints natively (inside this namespace) what it
 # prints under dsim exec on seeds 1 and 2, and seed 1 gives one hash
 # twice, which it prints. (Call as h=$(...) || exit 1.)
 as_native() {
-    native_net "$1" >"$TMP/native.out" 2>"$TMP/native.err" ||
-        { cat "$TMP/native.out" "$TMP/native.err" >&2; fail "$1 failed natively"; }
-    local seed
-    for seed in 1 2; do
-        dsim_exec $seed "$1" >"$TMP/dsim.out" || { cat "$TMP/exec.err" "$TMP/dsim.out" >&2; fail "seed $seed failed"; }
-        diff "$TMP/native.out" "$TMP/dsim.out" >&2 || fail "seed $seed: $1 under dsim differs from native"
-    done
-    same_hash_twice 1 "$1"
+    native_net_out "$1"
+    dsim_as_native --seeds 2 "$1"
 }
 
 # selftest_as_native PROG: `PROG selftest` ends with "ok" natively (inside
 # this namespace) and prints the same under dsim exec on seeds 1-3; seed 1
 # gives one hash twice, which it prints. (Call as h=$(...) || exit 1.)
 selftest_as_native() {
-    native_net "$1" selftest >"$TMP/native.out" 2>"$TMP/native.err" ||
-        { cat "$TMP/native.out" "$TMP/native.err" >&2; fail "$1 selftest failed natively"; }
-    [ "$(tail -n 1 "$TMP/native.out")" = ok ] || fail "$1: the native run did not end with ok"
-    local seed rc
-    for seed in 1 2 3; do
-        dsim_exec $seed "$1" selftest >"$TMP/s.out"; rc=$?
-        [ "$rc" = 0 ] || { cat "$TMP/s.out" "$TMP/exec.err" >&2; fail "$1: seed $seed: exit $rc"; }
-        diff "$TMP/native.out" "$TMP/s.out" >&2 || fail "$1: seed $seed: output differs from native"
-    done
-    same_hash_twice 1 "$1" selftest
+    native_net_ok "$1" selftest
+    dsim_as_native --seeds "2 3" "$1" selftest
 }

@@ -7,12 +7,7 @@
 # failed seed, and with the locks taken in one order no seed deadlocks.
 . "$(dirname "$0")/lib.sh"
 
-# Every dsim invocation goes through `timeout` (60 s, or $DSIM_TIMEOUT); a
-# hang shows as exit 124, which is a failure here.
-REAL_DSIM=$DSIM
-DSIM=$TMP/dsim-timeout
-printf '#!/bin/sh\nexec timeout -k 5 "${DSIM_TIMEOUT:-60}" "%s" "$@"\n' "$REAL_DSIM" >"$DSIM"
-chmod +x "$DSIM"
+dsim_timeout
 
 prog=$(build deadlock) || exit 1
 
@@ -33,8 +28,6 @@ for i in 1 2 3; do
     [ "$(tail -n 1 "$TMP/native.out")" = "both threads done" ] || fail "native: no 'both threads done'"
     [ "$(wc -l <"$TMP/native.out")" = 3 ] || fail "native: expected 3 lines"
 done
-
-[ -x "$REAL_DSIM" ] || fail "no dsim binary at $REAL_DSIM"
 
 deadlocked= passed= hashes=
 for s in $(seq 1 50); do

@@ -10,21 +10,7 @@ prog=$(build kv_ack)
 # The check (lost_acks.awk) reads the store's output across its
 # incarnations: a "recovered N" below the last ack before it means an
 # acknowledged write was lost.
-conf() {
-    write_conf "$TMP/$1.conf" <<CONF
-[simulation]
-duration = 60s
-[machine kv]
-command = exec ${3:-$prog $2 /var/tmp/kv.dat}
-command-after-restart = exec ${3:-$prog $2 /var/tmp/kv.dat}
-[chaos]
-machines = kv
-crash = 2s
-crash_down = 100ms..500ms
-[check]
-command = awk -f $PROGS/lost_acks.awk kv.stdout
-CONF
-}
+conf() { crash_log_conf "$TMP/$1.conf" kv "${3:-$prog $2 /var/tmp/kv.dat}"; }
 conf lazy ""
 conf durable --fsync
 conf pylazy "" "/usr/bin/python3 $PROGS/kv_store.py /var/lib/kv"

@@ -10,22 +10,7 @@
 # seed replays to one hash, and its trace shows the undone create.
 . "$(dirname "$0")/lib.sh"
 prog=$(build create_durable)
-conf() {
-    write_conf "$TMP/$1.conf" <<CONF
-[simulation]
-duration = 60s
-$3
-[machine files]
-command = exec $prog $2 /var/tmp/files
-command-after-restart = exec $prog $2 /var/tmp/files
-[chaos]
-machines = files
-crash = 2s
-crash_down = 100ms..500ms
-[check]
-command = awk -f $PROGS/lost_acks.awk files.stdout
-CONF
-}
+conf() { crash_log_conf "$TMP/$1.conf" files "$prog $2 /var/tmp/files" "$3"; }
 conf lazy "" "strict_names = true"
 conf durable --dirsync "strict_names = true"
 conf journal "" ""

@@ -11,21 +11,7 @@
 prog=$(build rename_log)
 # The check reads the log's output across its incarnations: a "recovered
 # N" below the last ack before it means an acknowledged record was lost.
-conf() {
-    write_conf "$TMP/$1.conf" <<CONF
-[simulation]
-duration = 60s
-[machine log]
-command = exec $3 $2 /var/tmp/names
-command-after-restart = exec $3 $2 /var/tmp/names
-[chaos]
-machines = log
-crash = 2s
-crash_down = 100ms..500ms
-[check]
-command = awk -f $PROGS/lost_acks.awk log.stdout
-CONF
-}
+conf() { crash_log_conf "$TMP/$1.conf" log "$3 $2 /var/tmp/names"; }
 conf lazy "" "$prog"
 conf durable --dirsync "$prog"
 conf pylazy "" "/usr/bin/python3 $PROGS/rename_log.py"

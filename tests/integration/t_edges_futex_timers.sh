@@ -15,10 +15,8 @@
 . "$(dirname "$0")/lib.sh"
 for p in futex_errors futex_waitv timer_errors cpu_timers; do
     prog=$(build $p)
-    timeout 30 "$prog" >"$TMP/$p.native" || { cat "$TMP/$p.native"; fail "$p failed natively"; }
-    dsim_exec 1 "$prog" >"$TMP/$p.dsim" || { cat "$TMP/exec.err" "$TMP/$p.dsim"; fail "$p failed under dsim"; }
-    diff "$TMP/$p.native" "$TMP/$p.dsim" >&2 || fail "$p under dsim differs from native"
-    [ "$(wc -l <"$TMP/$p.native")" -ge 12 ] || fail "$p printed too little"
-    h=$(same_hash_twice 1 "$prog") || exit 1
+    timeout 30 "$prog" >"$TMP/native.out" || { cat "$TMP/native.out"; fail "$p failed natively"; }
+    [ "$(wc -l <"$TMP/native.out")" -ge 12 ] || fail "$p printed too little"
+    h=$(dsim_as_native --seeds "" "$prog") || exit 1
     note "$p as natively; hash $h twice"
 done

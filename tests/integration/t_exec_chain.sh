@@ -4,12 +4,7 @@
 # process), plain fds survive exec and O_CLOEXEC ones do not.
 . "$(dirname "$0")/lib.sh"
 
-# Every dsim invocation goes through `timeout 60`.
-[ -x "$DSIM" ] || fail "no dsim binary at $DSIM"
-REAL_DSIM=$DSIM
-DSIM=$TMP/dsim-timeout
-printf '#!/bin/sh\nexec timeout -k 5 60 "%s" "$@"\n' "$REAL_DSIM" >"$DSIM"
-chmod +x "$DSIM"
+dsim_timeout
 
 prog=$(build exec_chain)
 

@@ -10,12 +10,7 @@
 # outcome "fence".
 . "$(dirname "$0")/lib.sh"
 
-# Every dsim invocation goes through `timeout -k 5 60` (or $DSIM_TIMEOUT), so
-# a broken dsim cannot hang the suite (lib.sh's helpers call "$DSIM").
-REAL_DSIM=$DSIM
-DSIM=$TMP/dsim-timeout
-printf '#!/bin/sh\nexec timeout -k 5 "${DSIM_TIMEOUT:-60}" "%s" "$@"\n' "$REAL_DSIM" >"$DSIM"
-chmod +x "$DSIM"
+dsim_timeout
 
 prog=$(build fence_syscall) || exit 1
 
@@ -24,8 +19,6 @@ prog=$(build fence_syscall) || exit 1
     { cat "$TMP/native.out" "$TMP/native.err" >&2; fail "fence_syscall failed natively"; }
 printf 'before fence\nnamespace made\n' | diff - "$TMP/native.out" >&2 ||
     fail "fence_syscall: unexpected native output"
-
-[ -x "$REAL_DSIM" ] || fail "no dsim binary at $REAL_DSIM"
 
 # check_fence_report FILE: FILE holds a fence report for unshare in
 # machine main, with a thread id and a stack in which call_unsupported is a

@@ -17,7 +17,7 @@ net_dsim_wrapper 60
 # are part of what a seed sees).
 D=$TMP/el
 mkdir -p "$D"
-cp "$PROGS/udp_election.py" "$D/"
+cp "$PROGS/udp_election.py" "$PROGS/netcheck.py" "$D/"
 PEERS=n1,n2,n3,n4,n5
 {
     printf '[simulation]\nduration = 30s\n'

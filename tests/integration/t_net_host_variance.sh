@@ -43,7 +43,7 @@ note "C cluster, seed 1: $hash under every variation"
 # CPython: the same seed from two copies of the directory.
 E=$TMP/el
 mkdir -p "$E" "$TMP/py copy"
-cp "$PROGS/udp_election.py" "$E/"
+cp "$PROGS/udp_election.py" "$PROGS/netcheck.py" "$E/"
 {
     printf '[simulation]\nduration = 30s\n[network]\nlatency = 1ms..10ms\n'
     for i in 1 2 3; do

@@ -18,7 +18,7 @@ net_dsim_wrapper 120
 # part of what a seed sees (and of its hash).
 D=$TMP/ia
 mkdir -p "$D"
-cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$D/"
+cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$PROGS/netcheck.py" "$D/"
 conf() {    # conf --buggy|--fixed
     cat <<EOF
 [simulation]

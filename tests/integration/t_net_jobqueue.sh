@@ -25,7 +25,7 @@ net_dsim_wrapper 120
 # what a seed sees.
 D=$TMP/jq
 mkdir -p "$D"
-cp "$PROGS/jobqueue.py" "$PROGS/jobqueue_check.py" "$D/"
+cp "$PROGS/jobqueue.py" "$PROGS/jobqueue_check.py" "$PROGS/netcheck.py" "$D/"
 conf() {    # conf BANK_FLAGS CHAOS_LINES
     cat <<EOF
 [simulation]

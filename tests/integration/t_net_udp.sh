@@ -19,12 +19,8 @@ U=$(build udp_counts)
 N=300
 
 # --- 1. selftest --------------------------------------------------------------
-native_net "$U" selftest >"$TMP/native.out" 2>"$TMP/native.err" ||
-    { cat "$TMP/native.out" "$TMP/native.err" >&2; fail "udp_counts selftest failed natively"; }
-h1=$(same_hash_twice 1 "$U" selftest) || exit 1
-diff "$TMP/native.out" "$TMP/a.out" >&2 || fail "selftest: seed 1: output differs from native"
-dsim_exec 2 "$U" selftest >"$TMP/s2.out" || { cat "$TMP/s2.out" "$TMP/exec.err" >&2; fail "selftest: seed 2 failed"; }
-diff "$TMP/native.out" "$TMP/s2.out" >&2 || fail "selftest: seed 2: output differs from native"
+native_net_out "$U" selftest
+h1=$(dsim_as_native --seeds 2 "$U" selftest) || exit 1
 note "selftest as natively; seed 1 hash $h1 twice"
 
 # --- 2. two machines, no faults -----------------------------------------------

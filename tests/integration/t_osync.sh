@@ -7,21 +7,7 @@
 # replays to one hash and whose trace shows the disk decision.
 . "$(dirname "$0")/lib.sh"
 prog=$(build osync_log)
-conf() {
-    write_conf "$TMP/$1.conf" <<CONF
-[simulation]
-duration = 60s
-[machine log]
-command = exec $prog --$1 /var/tmp/osync.log
-command-after-restart = exec $prog --$1 /var/tmp/osync.log
-[chaos]
-machines = log
-crash = 2s
-crash_down = 100ms..500ms
-[check]
-command = awk -f $PROGS/lost_acks.awk log.stdout
-CONF
-}
+conf() { crash_log_conf "$TMP/$1.conf" log "$prog --$1 /var/tmp/osync.log"; }
 conf none
 conf osync
 conf dsync

@@ -8,9 +8,5 @@
 prog=$(build pidfd)
 timeout 30 "$prog" >"$TMP/native.out" || { cat "$TMP/native.out"; fail "pidfd failed natively"; }
 grep -q "waitid P_PIDFD *0 code 1 status 7" "$TMP/native.out" || { cat "$TMP/native.out"; fail "the native run tests nothing"; }
-for seed in 1 2; do
-    dsim_exec $seed "$prog" >"$TMP/dsim.out" || { cat "$TMP/exec.err" "$TMP/dsim.out"; fail "seed $seed failed under dsim"; }
-    diff "$TMP/native.out" "$TMP/dsim.out" >&2 || fail "seed $seed: pidfd under dsim differs from native"
-done
-h=$(same_hash_twice 1 "$prog") || exit 1
+h=$(dsim_as_native --seeds 2 "$prog") || exit 1
 note "pidfd as natively; hash $h twice"

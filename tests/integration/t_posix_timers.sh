@@ -3,9 +3,8 @@
 # and timeout(1), which uses timer_create, kills a long sleep.
 . "$(dirname "$0")/lib.sh"
 prog=$(build posix_timers)
-want=$("$prog") || fail "native run failed"
-same_hash_twice 1 "$prog" >/dev/null || exit 1
-diff <(echo "$want") "$TMP/a.out" >&2 || fail "output differs from native"
+"$prog" >"$TMP/native.out" || fail "native run failed"
+dsim_as_native --seeds "" "$prog" >/dev/null || exit 1
 start=$(date +%s)
 timeout -k 5 60 "$DSIM" exec --duration 500s -- timeout 100 sleep 1000 2>"$TMP/t.err"
 rc=$?

@@ -5,12 +5,7 @@
 # one output and one trace hash.
 . "$(dirname "$0")/lib.sh"
 
-# Every dsim invocation goes through `timeout 60`.
-[ -x "$DSIM" ] || fail "no dsim binary at $DSIM"
-REAL_DSIM=$DSIM
-DSIM=$TMP/dsim-timeout
-printf '#!/bin/sh\nexec timeout -k 5 60 "%s" "$@"\n' "$REAL_DSIM" >"$DSIM"
-chmod +x "$DSIM"
+dsim_timeout
 
 PY=/usr/bin/python3
 prog=$PROGS/py_entropy.py

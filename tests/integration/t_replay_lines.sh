@@ -6,34 +6,7 @@
 # the line would replay the config's five faults: another hash.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
-write_conf c.conf <<'CONF'
-[simulation]
-duration = 30s
-[machine app]
-command = if [ -e /var/tmp/app-state ]; then echo "${WHAT} from before the crash"; exit 1; fi; touch /var/tmp/app-state; sync; sleep 10
-[machine other]
-command = sleep 12
-[fault noise1]
-kind = pause
-at = 1s
-machine = app
-duration = 1s
-[fault noise2]
-kind = clock_jump
-at = 2s
-machine = other
-by = 30s
-[fault the-crash]
-kind = restart
-at = ${CRASH_AT:-4s}
-machine = app
-duration = 500ms
-[fault noise3]
-kind = pause
-at = 6s
-machine = other
-duration = 2s
-CONF
+cp "$SRCDIR/tests/integration/crash_noise.conf" c.conf
 # The crash alone, as a plan (what dsim shrink makes).
 timeout -k 5 60 "$DSIM" replay c.conf 1 -D WHAT=state --plan-out full.json >/dev/null 2>&1
 python3 - <<'PY' || fail "cannot make a plan of the crash alone"

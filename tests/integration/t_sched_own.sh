@@ -10,11 +10,7 @@
 # calls are in the trace and hash); and none of it reaches the host: the
 # real tracee stays SCHED_OTHER at dsim's nice with no I/O priority.
 . "$(dirname "$0")/lib.sh"
-[ -x "$DSIM" ] || fail "no dsim binary at $DSIM"
-REAL_DSIM=$DSIM
-DSIM=$TMP/dsim-timeout
-printf '#!/bin/sh\nexec timeout -k 5 120 "%s" "$@"\n' "$REAL_DSIM" >"$DSIM"
-chmod +x "$DSIM"
+dsim_timeout 120
 P=$(build sched_own)
 
 if [ "$(id -u)" = 0 ]; then

@@ -5,39 +5,7 @@
 # plan replays the failure with one trace hash.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
-write_conf c.conf <<'CONF'
-[simulation]
-duration = 30s
-[machine app]
-command = if [ -e /var/tmp/app-state ]; then echo "found state from before the crash"; exit 1; fi; touch /var/tmp/app-state; sync; sleep 10
-[machine other]
-command = sleep 12
-[fault noise1]
-kind = pause
-at = 1s
-machine = app
-duration = 1s
-[fault noise2]
-kind = clock_jump
-at = 2s
-machine = other
-by = 30s
-[fault the-crash]
-kind = restart
-at = 4s
-machine = app
-duration = 500ms
-[fault noise3]
-kind = pause
-at = 6s
-machine = other
-duration = 2s
-[fault noise4]
-kind = clock_jump
-at = 7s
-machine = app
-by = -5s
-CONF
+cp "$SRCDIR/tests/integration/crash_noise.conf" c.conf
 timeout -k 5 60 "$DSIM" run c.conf --seeds 1 >run.out; [ $? = 1 ] || fail "the seed should fail"
 # Each fault that fired, with its time and target, in the order it fired.
 [ "$(sed -n '/^  faults that fired:$/,/^  shrink them/p' run.out | sed '1d;$d' | tr '\n' '|')" = \

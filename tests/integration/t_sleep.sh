@@ -5,11 +5,7 @@
 # the same program with status 124, just as quickly.
 . "$(dirname "$0")/lib.sh"
 
-# Every dsim invocation goes through `timeout` (60 s, or $DSIM_TIMEOUT).
-REAL_DSIM=$DSIM
-DSIM=$TMP/dsim-timeout
-printf '#!/bin/sh\nexec timeout -k 5 "${DSIM_TIMEOUT:-60}" "%s" "$@"\n' "$REAL_DSIM" >"$DSIM"
-chmod +x "$DSIM"
+dsim_timeout
 # The same, with --duration 400s after the subcommand (for same_hash_twice).
 DSIM_400=$TMP/dsim-400s
 printf '#!/bin/sh\nsub=$1; shift\nexec timeout -k 5 "${DSIM_TIMEOUT:-60}" "%s" "$sub" --duration 400s "$@"\n' \
@@ -29,7 +25,6 @@ printf 'total sleep 0.300 s\nmonotonic elapsed 0 s\nrealtime elapsed 0 s\nok\n' 
 [ $((t1 - t0)) -lt 2000 ] || fail "sleeper 0.001 took $((t1 - t0)) ms natively"
 "$prog" 2 >/dev/null 2>&1; [ $? = 2 ] || fail "sleeper 2: not a usage error"
 
-[ -x "$REAL_DSIM" ] || fail "no dsim binary at $REAL_DSIM"
 printf 'total sleep 300.000 s\nmonotonic elapsed 300 s\nrealtime elapsed 300 s\nok\n' >"$TMP/expected.out"
 
 # 300 virtual seconds in under 5 real ones, with a trace.

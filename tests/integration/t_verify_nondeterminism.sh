@@ -13,15 +13,9 @@
 # makes verify print "NOT deterministic" and exit 1.
 . "$(dirname "$0")/lib.sh"
 
-# Every dsim invocation goes through `timeout -k 5 60` (or $DSIM_TIMEOUT), so
-# a broken dsim cannot hang the suite.
-REAL_DSIM=$DSIM
-DSIM=$TMP/dsim-timeout
-printf '#!/bin/sh\nexec timeout -k 5 "${DSIM_TIMEOUT:-60}" "%s" "$@"\n' "$REAL_DSIM" >"$DSIM"
-chmod +x "$DSIM"
+dsim_timeout
 
 prog=$(build race_counter) || exit 1
-[ -x "$REAL_DSIM" ] || fail "no dsim binary at $REAL_DSIM"
 
 write_conf "$TMP/race.conf" <<CONF
 [simulation]

@@ -27,23 +27,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "selfcheck.h"
+
 #define NS 1000000000LL
 #define CAP 4
 #define PER_PRODUCER 500
 #define NPROD 2
 #define NCONS 2
-
-static int failures;
-
-#define CHECK(cond, ...)                                                      \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			failures++;                                           \
-			printf("FAIL line %d: ", __LINE__);                   \
-			printf(__VA_ARGS__);                                  \
-			putchar('\n');                                        \
-		}                                                             \
-	} while (0)
 
 static void need(int e, const char *what)
 {

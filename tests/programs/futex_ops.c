@@ -39,21 +39,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "selfcheck.h"
+
 #define NS 1000000000LL
 #define MS 1000000LL
 #define MAX_ATTEMPTS 10000   /* 1 ms apart: 10 s */
-
-static int failures;
-
-#define CHECK(cond, ...)                                                      \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			failures++;                                           \
-			printf("FAIL line %d: ", __LINE__);                   \
-			printf(__VA_ARGS__);                                  \
-			putchar('\n');                                        \
-		}                                                             \
-	} while (0)
 
 static long futex(uint32_t *uaddr, int op, uint32_t val, const void *timeout_or_val2, uint32_t *uaddr2,
 		  uint32_t val3)

@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "selfcheck.h"
+
 /* Exit 3 unless /proc/self/net/dev lists `lo` and nothing else. Fails
  * closed: an unreadable or malformed file also means exit 3. */
 static __attribute__((unused)) void require_lo_only(void)
@@ -86,18 +88,6 @@ static __attribute__((unused)) void die(const char *what)
 	fflush(stdout);
 	exit(99);
 }
-
-static int failures;
-
-#define CHECK(cond, ...)                                                      \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			failures++;                                           \
-			printf("FAIL line %d: ", __LINE__);                   \
-			printf(__VA_ARGS__);                                  \
-			putchar('\n');                                        \
-		}                                                             \
-	} while (0)
 
 static __attribute__((unused)) void sleep_ms(int ms)
 {

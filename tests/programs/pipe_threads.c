@@ -21,21 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "selfcheck.h"
+
 #define ROUNDS 1000
 #define BULK (1 << 20)
 #define CHUNK 1000
-
-static int failures;
-
-#define CHECK(cond, ...)                                                      \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			failures++;                                           \
-			printf("FAIL line %d: ", __LINE__);                   \
-			printf(__VA_ARGS__);                                  \
-			putchar('\n');                                        \
-		}                                                             \
-	} while (0)
 
 static void die(const char *what)
 {

@@ -25,20 +25,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "selfcheck.h"
+
 #define NMSG 1000
 #define BULK (1 << 20)
-
-static int failures;
-
-#define CHECK(cond, ...)                                                      \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			failures++;                                           \
-			printf("FAIL line %d: ", __LINE__);                   \
-			printf(__VA_ARGS__);                                  \
-			putchar('\n');                                        \
-		}                                                             \
-	} while (0)
 
 static void die(const char *what)
 {

@@ -18,17 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                      \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			failures++;                                           \
-			printf("FAIL line %d: ", __LINE__);                   \
-			printf(__VA_ARGS__);                                  \
-			putchar('\n');                                        \
-		}                                                             \
-	} while (0)
+#include "selfcheck.h"
 
 static void die(const char *what)
 {

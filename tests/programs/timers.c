@@ -34,20 +34,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "selfcheck.h"
+
 #define NS 1000000000LL
 #define MS 1000000LL
-
-static int failures;
-
-#define CHECK(cond, ...)                                                      \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			failures++;                                           \
-			printf("FAIL line %d: ", __LINE__);                   \
-			printf(__VA_ARGS__);                                  \
-			putchar('\n');                                        \
-		}                                                             \
-	} while (0)
 
 static void die(const char *what)
 {

@@ -35,25 +35,12 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # see netcheck.py
+from netcheck import require_lo_only  # noqa: E402
+
 HEARTBEAT = 0.1
 TIMEOUT = (0.3, 0.6)
 FINAL_EVERY = 0.2
-
-
-def require_lo_only():
-    """Exit 3 unless this network namespace has only `lo` (no real network)."""
-    try:
-        with open("/proc/self/net/dev") as f:
-            lines = f.read().splitlines()[2:]
-    except OSError as e:
-        print(f"netcheck: cannot read /proc/self/net/dev: {e}; refusing to run", file=sys.stderr)
-        sys.exit(3)
-    for line in lines:
-        name = line.split(":", 1)[0].strip()
-        if name != "lo":
-            print(f"netcheck: network interface '{name}' present: refusing to run "
-                  "(run me inside `unshare --net` or under dsim)", file=sys.stderr)
-            sys.exit(3)
 
 
 def parse_entry(entry, default_port):

@@ -11,6 +11,7 @@
 
 #include "code/elf_code.h"
 #include "code/sites.h"
+#include "tests/unit/suite.h"
 
 #define ALL (SITES_TSC | SITES_RANDOM)
 
@@ -217,17 +218,6 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("code");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, test_decode_kinds);
-	tcase_add_test(tc, test_decode_others);
-	tcase_add_test(tc, test_code_boundaries);
-	tcase_add_test(tc, test_own_binary);
-	tcase_add_test(tc, test_hostile_images);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return RUN_TESTS("code", test_decode_kinds, test_decode_others, test_code_boundaries,
+			 test_own_binary, test_hostile_images);
 }

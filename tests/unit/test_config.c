@@ -12,6 +12,7 @@
 
 #include "base/config.h"
 #include "base/netconf.h"
+#include "tests/unit/suite.h"
 
 #define S 1000000000ULL
 
@@ -1353,9 +1354,5 @@ static Suite *config_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(config_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(config_suite());
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/defines.h"
+#include "tests/unit/suite.h"
 
 static char err[512];
 
@@ -113,16 +114,5 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("defines");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, test_expand);
-	tcase_add_test(tc, test_used);
-	tcase_add_test(tc, test_add);
-	tcase_add_test(tc, test_quote);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return RUN_TESTS("defines", test_expand, test_used, test_add, test_quote);
 }

@@ -4,6 +4,7 @@
 #include <sys/sysmacros.h>
 
 #include "base/idmap.h"
+#include "tests/unit/suite.h"
 
 /* Numbers follow the order of first sight, not the host's numbers. */
 START_TEST(test_first_sight)
@@ -77,17 +78,6 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("idmap");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, test_first_sight);
-	tcase_add_test(tc, test_devices_apart);
-	tcase_add_test(tc, test_many);
-	tcase_add_test(tc, test_forget);
-	tcase_add_test(tc, test_device_overflow);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return RUN_TESTS("idmap", test_first_sight, test_devices_apart, test_many, test_forget,
+			 test_device_overflow);
 }

@@ -8,6 +8,7 @@
 
 #include "net/model/net.h"
 #include "net/model/queue.h"
+#include "tests/unit/suite.h"
 
 #define MS 1000000ULL
 #define S 1000000000ULL
@@ -895,9 +896,5 @@ static Suite *net_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(net_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(net_suite());
 }

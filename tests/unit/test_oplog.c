@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/oplog.h"
+#include "tests/unit/suite.h"
 
 static size_t durable_count(const struct oplog *l)
 {
@@ -87,23 +88,8 @@ START_TEST(test_compact_and_limit)
 }
 END_TEST
 
-static Suite *oplog_suite(void)
-{
-	Suite *s = suite_create("oplog");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, test_parent_dirs);
-	tcase_add_test(tc, test_dir_sync);
-	tcase_add_test(tc, test_closure);
-	tcase_add_test(tc, test_compact_and_limit);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(oplog_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return RUN_TESTS("oplog", test_parent_dirs, test_dir_sync, test_closure,
+			 test_compact_and_limit);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/prng.h"
+#include "tests/unit/suite.h"
 
 /* xoshiro256** itself, against the reference implementation's outputs for
  * the state {1, 2, 3, 4}. */
@@ -192,31 +193,10 @@ START_TEST(test_fill_little_endian)
 }
 END_TEST
 
-static Suite *prng_suite(void)
-{
-	Suite *s = suite_create("prng");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, test_reference_state);
-	tcase_add_test(tc, test_golden_sched);
-	tcase_add_test(tc, test_golden_entropy);
-	tcase_add_test(tc, test_golden_below_fill);
-	tcase_add_test(tc, test_same_inputs_same_stream);
-	tcase_add_test(tc, test_names_differ);
-	tcase_add_test(tc, test_seeds_differ);
-	tcase_add_test(tc, test_state_not_zero);
-	tcase_add_test(tc, test_below_range);
-	tcase_add_test(tc, test_below_uniform);
-	tcase_add_test(tc, test_fill_deterministic);
-	tcase_add_test(tc, test_fill_little_endian);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(prng_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return RUN_TESTS("prng", test_reference_state, test_golden_sched, test_golden_entropy,
+			 test_golden_below_fill, test_same_inputs_same_stream, test_names_differ,
+			 test_seeds_differ, test_state_not_zero, test_below_range,
+			 test_below_uniform, test_fill_deterministic, test_fill_little_endian);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "base/sample.h"
+#include "tests/unit/suite.h"
 
 START_TEST(test_parse)
 {
@@ -86,16 +87,5 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("sample");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, test_parse);
-	tcase_add_test(tc, test_size);
-	tcase_add_test(tc, test_choose);
-	tcase_add_test(tc, test_golden);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return RUN_TESTS("sample", test_parse, test_size, test_choose, test_golden);
 }

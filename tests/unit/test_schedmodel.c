@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include "base/schedmodel.h"
+#include "tests/unit/suite.h"
 
 static const struct sched_perm root = { .cap_sys_nice = true, .same_owner = true, .prio_owner = true, .io_owner = true };
 static const struct sched_perm user = { .same_owner = true, .prio_owner = true, .io_owner = true };
@@ -200,20 +201,6 @@ END_TEST
 
 int main(void)
 {
-	Suite *su = suite_create("schedmodel");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, test_defaults);
-	tcase_add_test(tc, test_validation);
-	tcase_add_test(tc, test_fifo_and_back);
-	tcase_add_test(tc, test_unprivileged);
-	tcase_add_test(tc, test_fork);
-	tcase_add_test(tc, test_deadline);
-	tcase_add_test(tc, test_ioprio);
-	tcase_add_test(tc, test_affinity);
-	suite_add_tcase(su, tc);
-	SRunner *r = srunner_create(su);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+	return RUN_TESTS("schedmodel", test_defaults, test_validation, test_fifo_and_back,
+			 test_unprivileged, test_fork, test_deadline, test_ioprio, test_affinity);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/shard.h"
+#include "tests/unit/suite.h"
 
 static const char *vars[16][2];
 static size_t nvars;
@@ -138,15 +139,5 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("shard");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, test_partitions);
-	tcase_add_test(tc, test_one_based);
-	tcase_add_test(tc, test_env_errors);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return RUN_TESTS("shard", test_partitions, test_one_based, test_env_errors);
 }

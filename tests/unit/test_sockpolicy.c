@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "net/model/sockpolicy.h"
+#include "tests/unit/suite.h"
 
 #ifndef AF_VSOCK
 #define AF_VSOCK 40
@@ -106,18 +107,6 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("sockpolicy");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, test_allowed);
-	tcase_add_test(tc, test_families_refused);
-	tcase_add_test(tc, test_order);
-	tcase_add_test(tc, test_inet_refused);
-	tcase_add_test(tc, test_netlink);
-	tcase_add_test(tc, test_pairs);
-	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+	return RUN_TESTS("sockpolicy", test_allowed, test_families_refused, test_order,
+			 test_inet_refused, test_netlink, test_pairs);
 }

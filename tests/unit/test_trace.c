@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include "trace/trace.h"
+#include "tests/unit/suite.h"
 
 #define LINE1 "0.000000000 db1 100 start\n"
 #define LINE2 "1.500000000 db1 101 write fd=3 len=42\n"
@@ -511,33 +512,10 @@ START_TEST(test_tap)
 }
 END_TEST
 
-static Suite *trace_suite(void)
-{
-	Suite *s = suite_create("trace");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, test_empty);
-	tcase_add_test(tc, test_golden);
-	tcase_add_test(tc, test_same_events_same_hash);
-	tcase_add_test(tc, test_one_byte_changes_hash);
-	tcase_add_test(tc, test_order_matters);
-	tcase_add_test(tc, test_hash_bytes);
-	tcase_add_test(tc, test_hex_does_not_disturb);
-	tcase_add_test(tc, test_output_text);
-	tcase_add_test(tc, test_ring);
-	tcase_add_test(tc, test_long_event);
-	tcase_add_test(tc, test_record);
-	tcase_add_test(tc, test_parse_line);
-	tcase_add_test(tc, test_line_text);
-	tcase_add_test(tc, test_tap);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(trace_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return RUN_TESTS("trace", test_empty, test_golden, test_same_events_same_hash,
+			 test_one_byte_changes_hash, test_order_matters, test_hash_bytes,
+			 test_hex_does_not_disturb, test_output_text, test_ring, test_long_event,
+			 test_record, test_parse_line, test_line_text, test_tap);
 }

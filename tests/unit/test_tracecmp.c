@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "trace/tracecmp.h"
+#include "tests/unit/suite.h"
 
 static FILE *trace_of(const char *text)
 {
@@ -151,18 +152,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("tracecmp");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, test_note_roundtrip);
-	tcase_add_test(tc, test_identical);
-	tcase_add_test(tc, test_parted_with_changed_read);
-	tcase_add_test(tc, test_one_ends_first);
-	tcase_add_test(tc, test_read_in_one_run_only);
-	tcase_add_test(tc, test_bytes);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return RUN_TESTS("tracecmp", test_note_roundtrip, test_identical,
+			 test_parted_with_changed_read, test_one_ends_first,
+			 test_read_in_one_run_only, test_bytes);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "base/unsynced.h"
+#include "tests/unit/suite.h"
 
 /* A file no one wrote has no changes; a write is one range. */
 START_TEST(test_one_write)
@@ -108,18 +109,6 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("unsynced");
-	TCase *tc = tcase_create("core");
-	tcase_add_test(tc, test_one_write);
-	tcase_add_test(tc, test_merge);
-	tcase_add_test(tc, test_whole);
-	tcase_add_test(tc, test_synced);
-	tcase_add_test(tc, test_many);
-	tcase_add_test(tc, test_overflow);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return RUN_TESTS("unsynced", test_one_write, test_merge, test_whole, test_synced, test_many,
+			 test_overflow);
 }
