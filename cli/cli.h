@@ -69,6 +69,11 @@ FILE *open_output(const char *path);
 /* dsim's exit status when a signal interrupted it. */
 int interrupted_status(void);
 
+/* The commands that run seeds (run.c). */
+int cmd_run(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
 /* The commands that read runs rather than run them (tools.c). */
 int cmd_merge(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
