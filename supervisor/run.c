@@ -370,7 +370,9 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
         idmap_free(&w->machines[i].ids);
         free(w->machines[i].mount_devs);
     }
-    for (size_t i = 0; i < w->nmachines; i++) disk_unmount(w, &w->machines[i]);
+    /* In the background, the run directory's removal detaches the disks
+     * on it (rundir.c). */
+    for (size_t i = 0; i < w->nmachines && !rundir_background(); i++) disk_unmount(w, &w->machines[i]);
     disk_layers_free(w);
     rundir_done(w->run_dir, lock);
     trace_free(w->trace);
