@@ -40,6 +40,20 @@ void run_forget_init(pid_t pid)
     for (int k = 0; k < MAX_INITS; k++) if (live_inits[k] == pid) live_inits[k] = 0;
 }
 
+/* Reaps the inits of earlier seeds: killed at their seed's end, and not
+ * waited for there (teardown). With `block`, waits until every one is
+ * gone; else takes only those already dead. */
+static void reap_earlier_inits(bool block)
+{
+    for (int k = 0; k < MAX_INITS; k++) {
+        pid_t pid = live_inits[k];
+        if (pid <= 0) continue;
+        pid_t got;
+        while ((got = waitpid(pid, NULL, __WALL | (block ? 0 : WNOHANG))) < 0 && errno == EINTR) {}
+        if (got == pid || (got < 0 && errno == ECHILD)) live_inits[k] = 0;
+    }
+}
+
 /* ---- the loop ---- */
 
 static bool machines_done(struct world *w)
@@ -135,6 +149,13 @@ static void loop(struct world *w, const struct filter_prog *fp)
 
 /* ---- set-up and teardown ---- */
 
+/* Kills every machine and waits until each of its threads is gone, but not
+ * for the machines' inits: an init's exit tears down its namespaces (the
+ * machine's mounts, IPC and network), which waits for RCU grace periods,
+ * milliseconds the next seed need not wait for. Killed, they are reaped
+ * when the next seed starts, or by a wait of its that sees them (as
+ * pids of no machine of its), and all of them before dsim exits
+ * (run_cleanup). */
 static void teardown(struct world *w)
 {
     for (size_t i = 0; i < w->nmachines; i++) machine_kill(w, &w->machines[i]);
@@ -143,8 +164,6 @@ static void teardown(struct world *w)
         bool live = false;
         for (size_t i = 0; i < w->nthreads; i++)
             if (w->threads[i]->state != TS_DEAD) live = true;
-        for (size_t i = 0; i < w->nmachines; i++)
-            if (w->machines[i].init_pid > 0 && !w->machines[i].init_reaped) live = true;
         if (!live) break;
         int status;
         pid_t pid = waitpid(-1, &status, __WALL);
@@ -164,7 +183,11 @@ static void teardown(struct world *w)
     }
 }
 
-void run_cleanup(int keep) { rundir_cleanup(keep); }
+void run_cleanup(int keep)
+{
+    if (keep == 0) reap_earlier_inits(true);
+    rundir_cleanup(keep);
+}
 
 /* The moment the run began, as file systems stamp it: a file's time at
  * or after it means a change made in the run (syscalls/stat.c). Neither
@@ -214,6 +237,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct r
 {
     static struct filter_prog fp;
     memset(r, 0, sizeof *r);
+    reap_earlier_inits(false);
     if (!fp.insns && filter_build(&fp) != 0) {
         snprintf(r->reason, sizeof r->reason, "cannot build the seccomp filter");
         r->outcome = OUT_INTERNAL;
