@@ -35,11 +35,16 @@ void disk_layers_init(struct world *w)
     cf_set_root(w->run_dir);    /* the disks below hold the machines' own names */
     w->layers = calloc(1, sizeof *w->layers);
     w->layers[w->nlayers++] = strdup("/");
+    const char *slash = strrchr(w->run_dir, '/');
+    size_t runs_len = slash ? (size_t)(slash - w->run_dir) + 1 : strlen(w->run_dir);     /* "<runs>/" */
     FILE *f = fopen("/proc/self/mounts", "re");
     while (f && fgets(line, sizeof line, f)) {
         char target[2048];
         if (sscanf(line, "%*s %2047s", target) != 1 || !strcmp(target, "/") || kernel_fs(target)) continue;
-        if (!strncmp(target, w->run_dir, strlen(w->run_dir))) continue;
+        /* Not a run directory of this process's: this run's, nor earlier
+         * ones' still mounted while they are removed (rundir.c), which
+         * made a seed's layers depend on the seeds its worker ran before. */
+        if (!strncmp(target, w->run_dir, runs_len)) continue;
         w->layers = xrealloc(w->layers, (w->nlayers + 1) * sizeof *w->layers);
         w->layers[w->nlayers++] = strdup(target);
     }

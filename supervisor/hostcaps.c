@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 #include <unistd.h>
 #include <asm/prctl.h>
 
-enum probe { P_RDTSC, P_RDTSCP, P_CPUID_FAULT, P_USERNS };
+enum probe { P_CPUID_FAULT, P_USERNS };
 
 /* Runs one probe in a child, which may die of it: its wait status. */
 static int probe_child(enum probe what)
@@ -23,16 +24,7 @@ static int probe_child(enum probe what)
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
-        unsigned lo, hi, aux;
         switch (what) {
-        case P_RDTSC:
-            prctl(PR_SET_TSC, PR_TSC_SIGSEGV);
-            __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-            break;
-        case P_RDTSCP:
-            prctl(PR_SET_TSC, PR_TSC_SIGSEGV);
-            __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-            break;
         case P_CPUID_FAULT:
             _exit(syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) == 0 ? 0 : 1);
         case P_USERNS:
@@ -45,7 +37,53 @@ static int probe_child(enum probe what)
     return status;
 }
 
-static bool killed_by(int status, int sig) { return status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == sig; }
+/* The TSC probes run in this thread, not in a child: every dsim process
+ * makes them (tsc = auto), and a fork and wait cost milliseconds on a
+ * loaded host, more than the rest of `dsim exec /bin/true`'s start. The
+ * fault's signal is caught and the armed state undone. */
+static sigjmp_buf tsc_jump;
+static volatile sig_atomic_t tsc_signal;
+
+static void tsc_caught(int sig)
+{
+    tsc_signal = sig;
+    siglongjmp(tsc_jump, 1);
+}
+
+/* The signal rdtsc (or rdtscp) raised with PR_SET_TSC's fault armed, or 0. */
+static int tsc_probe(bool rdtscp)
+{
+    struct sigaction catch = { .sa_handler = tsc_caught }, old_segv, old_ill;
+    sigemptyset(&catch.sa_mask);
+    sigaction(SIGSEGV, &catch, &old_segv);
+    sigaction(SIGILL, &catch, &old_ill);
+    tsc_signal = 0;
+    if (sigsetjmp(tsc_jump, 1) == 0) {
+        unsigned lo, hi, aux;
+        prctl(PR_SET_TSC, PR_TSC_SIGSEGV);
+        if (rdtscp) __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+        else __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    }
+    prctl(PR_SET_TSC, PR_TSC_ENABLE);
+    sigaction(SIGSEGV, &old_segv, NULL);
+    sigaction(SIGILL, &old_ill, NULL);
+    return tsc_signal;
+}
+
+/* The facts tsc_resolve needs, probed once. */
+static void tsc_facts(struct host_caps *h)
+{
+    static bool probed;
+    if (probed) return;
+    probed = true;
+    h->rdtsc_faults = tsc_probe(false) == SIGSEGV;
+    /* Hypervisors may hide rdtscp from CPUID and still run it: try it. */
+    int rdtscp = tsc_probe(true);
+    h->has_rdtscp = rdtscp != SIGILL;
+    h->rdtscp_faults = rdtscp == SIGSEGV;
+}
+
+static struct host_caps caps;
 static bool succeeded(int status) { return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 
 static bool has_pmu(void)
@@ -94,36 +132,33 @@ static void cpu_facts(struct host_caps *h)
 
 const struct host_caps *host_caps(void)
 {
-    static struct host_caps h;
     static bool probed;
-    if (probed) return &h;
+    struct host_caps *h = &caps;
+    tsc_facts(h);
+    if (probed) return h;
     probed = true;
     struct utsname u;
-    if (uname(&u) == 0) snprintf(h.kernel, sizeof h.kernel, "%s %s", u.sysname, u.release);
-    cpu_facts(&h);
-    h.rdtsc_faults = killed_by(probe_child(P_RDTSC), SIGSEGV);
-    /* Hypervisors may hide rdtscp from CPUID and still run it: try it. */
-    int rdtscp = probe_child(P_RDTSCP);
-    h.has_rdtscp = !killed_by(rdtscp, SIGILL);
-    h.rdtscp_faults = killed_by(rdtscp, SIGSEGV);
-    h.cpuid_faulting = succeeded(probe_child(P_CPUID_FAULT));
-    h.user_namespaces = succeeded(probe_child(P_USERNS));
-    h.pmu = has_pmu();
-    h.overlayfs = file_has("/proc/filesystems", "overlay");
-    h.vsyscall = file_has("/proc/self/maps", "[vsyscall]");
+    if (uname(&u) == 0) snprintf(h->kernel, sizeof h->kernel, "%s %s", u.sysname, u.release);
+    cpu_facts(h);
+    h->cpuid_faulting = succeeded(probe_child(P_CPUID_FAULT));
+    h->user_namespaces = succeeded(probe_child(P_USERNS));
+    h->pmu = has_pmu();
+    h->overlayfs = file_has("/proc/filesystems", "overlay");
+    h->vsyscall = file_has("/proc/self/maps", "[vsyscall]");
     int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
     if (pidfd >= 0) {
         int copy = (int)syscall(SYS_pidfd_getfd, pidfd, 0, 0);
-        h.pidfd_getfd = copy >= 0;
+        h->pidfd_getfd = copy >= 0;
         if (copy >= 0) close(copy);
         close(pidfd);
     }
-    return &h;
+    return h;
 }
 
 int tsc_resolve(enum tsc_mode mode, bool *rewrite, char *err, size_t errlen)
 {
-    const struct host_caps *h = host_caps();
+    const struct host_caps *h = &caps;
+    tsc_facts(&caps);       /* only these: the rest is dsim doctor's */
     /* Both instructions must fault for the fault path to cover them. */
     bool faults = h->rdtsc_faults && (h->rdtscp_faults || !h->has_rdtscp);
     switch (mode) {

@@ -1,4 +1,5 @@
-/* What this host can do, probed once per dsim process: the facts that
+/* What this host can do, probed once per dsim process (a run probes only
+ * what tsc_resolve needs, in-process): the facts that
  * decide how dsim keeps a run deterministic here (`dsim doctor`). */
 #ifndef DSIM_HOSTCAPS_H
 #define DSIM_HOSTCAPS_H

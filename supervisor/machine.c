@@ -426,6 +426,19 @@ static void seal_proc(const char *root)
     }
 }
 
+/* The fixed files whose targets lie under `under`, bound read-only: they
+ * are shared by every machine of the run. */
+static void bind_vfiles(struct world *w, const char *root, const char *under)
+{
+    char src[512], dst[1200];
+    for (size_t i = 0; i < sizeof vfiles / sizeof *vfiles; i++) {
+        if (strncmp(vfiles[i].target, under, strlen(under))) continue;
+        snprintf(src, sizeof src, "%s/vfs/%s", w->run_dir, vfiles[i].name);
+        snprintf(dst, sizeof dst, "%s%s", root, vfiles[i].target);
+        bind_fixed(w, src, dst, MS_RDONLY);
+    }
+}
+
 static bool init_setup(struct world *w, struct machine *m, int report)
 {
     sethostname(m->name, strlen(m->name));
@@ -442,19 +455,14 @@ static bool init_setup(struct world *w, struct machine *m, int report)
     stat("/", &host_root);
     char root[600], src[512], dst[1200];
     disk_setup(w, m, root, sizeof root);
+    /* Mounts are made in the order of the tree they form (each mount's
+     * own below it, before its next sibling): the command shares this
+     * namespace, whose mount table lists mounts in the order they were
+     * made, and a copy of it (which the command had) in the tree's order;
+     * /proc/self/mounts reads as it did. */
     snprintf(dst, sizeof dst, "%s/proc", root);
     mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
-    private_dev(w, root, report);
-    snprintf(dst, sizeof dst, "%s/sys", root);
-    mount("/sys", dst, NULL, MS_BIND | MS_REC, NULL);
-    make_readonly(dst);
-    bool config_mounted = mount_config_dir(w, root);
-    for (size_t i = 0; i < sizeof vfiles / sizeof *vfiles; i++) {
-        snprintf(src, sizeof src, "%s/vfs/%s", w->run_dir, vfiles[i].name);
-        snprintf(dst, sizeof dst, "%s%s", root, vfiles[i].target);
-        /* Read-only: the files are shared by every machine of the run. */
-        bind_fixed(w, src, dst, MS_RDONLY);
-    }
+    bind_vfiles(w, root, "/proc/");
     /* Uptime moves with virtual time: a file of the machine's own, which the
      * supervisor rewrites whenever the machine opens /proc/uptime. */
     snprintf(src, sizeof src, "%s/vfs/uptime.%s", w->run_dir, m->name);
@@ -475,6 +483,13 @@ static bool init_setup(struct world *w, struct machine *m, int report)
         mount("/dev/null", dst, NULL, MS_BIND, NULL);
     }
     seal_proc(root);
+    private_dev(w, root, report);
+    snprintf(dst, sizeof dst, "%s/sys", root);
+    mount("/sys", dst, NULL, MS_BIND | MS_REC, NULL);
+    make_readonly(dst);
+    bind_vfiles(w, root, "/sys/");
+    bool config_mounted = mount_config_dir(w, root);
+    bind_vfiles(w, root, "/etc/");
     char text[80];
     snprintf(text, sizeof text, "%s\n", m->name);
     bind_own_file(w, m, root, "hostname", "/etc/hostname", text);
@@ -816,9 +831,12 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         pin_limits();
         setpriority(PRIO_PROCESS, 0, 0);
         /* The command in a user namespace of its own (root there, not on
-         * the host) and a mount namespace it owns none of (every mount
-         * locked as init left it). */
-        pid_t cmd = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0);
+         * the host), in init's mount namespace, which the host's user
+         * namespace owns: the command can change none of its mounts. Not
+         * a copy of its own: copying the machine's ~80 mounts at the start
+         * and tearing them down at the exit (which the exit's notice
+         * waits for) cost more than a short seed's steps. */
+        pid_t cmd = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
         if (cmd == 0) command_exec(m, fp, config_mounted ? CONFIG_MOUNT : w->conf->dir, !w->tsc_rewrite, argv, envp);
         if (cmd < 0 || map_ids(cmd) != 0) {
             char msg[200];
@@ -910,4 +928,18 @@ void machines_kill_all_async(void)
 {
     for (int i = 0; i < MAX_INITS; i++)
         if (live_inits[i] > 0) kill(live_inits[i], SIGKILL);
+}
+
+/* Reaps the inits of earlier seeds: killed at their seed's end, and not
+ * waited for there (teardown). With `block`, waits until every one is
+ * gone; else takes only those already dead. */
+void machines_reap_earlier_inits(bool block)
+{
+    for (int k = 0; k < MAX_INITS; k++) {
+        pid_t pid = live_inits[k];
+        if (pid <= 0) continue;
+        pid_t got;
+        while ((got = waitpid(pid, NULL, __WALL | (block ? 0 : WNOHANG))) < 0 && errno == EINTR) {}
+        if (got == pid || (got < 0 && errno == ECHILD)) live_inits[k] = 0;
+    }
 }

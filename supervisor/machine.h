@@ -18,4 +18,7 @@ void machine_note_live_init(pid_t pid);
 void machine_forget_init(pid_t pid);
 /* Kills every machine of the current run; async-signal-safe. */
 void machines_kill_all_async(void);
+/* Reaps the killed inits of earlier seeds (teardown does not wait for
+ * them): with block, every one; else those already dead. */
+void machines_reap_earlier_inits(bool block);
 #endif

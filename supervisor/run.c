@@ -121,6 +121,13 @@ static void loop(struct world *w, const struct filter_prog *fp)
 
 /* ---- set-up and teardown ---- */
 
+/* Kills every machine and waits until each of its threads is gone, but not
+ * for the machines' inits: an init's exit tears down its namespaces (the
+ * machine's mounts, IPC and network), which waits for RCU grace periods,
+ * milliseconds the next seed need not wait for. Killed, they are reaped
+ * when the next seed starts, or by a wait of its that sees them (as
+ * pids of no machine of its), and all of them before dsim exits
+ * (run_cleanup). */
 static void teardown(struct world *w)
 {
     for (size_t i = 0; i < w->nmachines; i++) machine_kill(w, &w->machines[i]);
@@ -129,8 +136,6 @@ static void teardown(struct world *w)
         bool live = false;
         for (size_t i = 0; i < w->nthreads; i++)
             if (w->threads[i]->state != TS_DEAD) live = true;
-        for (size_t i = 0; i < w->nmachines; i++)
-            if (w->machines[i].init_pid > 0 && !w->machines[i].init_reaped) live = true;
         if (!live) break;
         int status;
         pid_t pid = waitpid(-1, &status, __WALL);
@@ -150,7 +155,11 @@ static void teardown(struct world *w)
     }
 }
 
-void run_cleanup(int keep) { rundir_cleanup(keep); }
+void run_cleanup(int keep)
+{
+    if (keep == 0) machines_reap_earlier_inits(true);
+    rundir_cleanup(keep);
+}
 
 /* The moment the run began, as file systems stamp it: a file's time at
  * or after it means a change made in the run (syscalls/stat.c). Neither
@@ -209,6 +218,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct s
     static struct filter_prog fp;
     result_init(r);
     r->seed = seed;
+    machines_reap_earlier_inits(false);
     if (!fp.insns && filter_build(&fp) != 0) return not_run(r, "cannot build the seccomp filter");
     bool tsc_rewrite;
     char tsc_why[1024];
@@ -358,7 +368,9 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct s
         idmap_free(&w->machines[i].ids);
         free(w->machines[i].mount_devs);
     }
-    for (size_t i = 0; i < w->nmachines; i++) disk_unmount(w, &w->machines[i]);
+    /* In the background, the run directory's removal detaches the disks
+     * on it (rundir.c). */
+    for (size_t i = 0; i < w->nmachines && !rundir_background(); i++) disk_unmount(w, &w->machines[i]);
     disk_layers_free(w);
     rundir_done(w->run_dir, lock);
     trace_free(w->trace);

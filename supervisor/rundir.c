@@ -12,6 +12,11 @@
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #define RUN_PREFIX "dsim-run."
@@ -21,27 +26,32 @@
 /* ---- removal, by fd: never through a symlink, never onto another file
  * system ---- */
 
+/* With getdents64 and a buffer on the stack, not readdir: it also runs
+ * in the background remover thread, which must take no lock (malloc's) a
+ * raw clone of the supervisor's could inherit held. */
 static void remove_inside(int dfd, dev_t dev, int depth)
 {
-    DIR *d = fdopendir(dup(dfd));
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        struct stat st;
-        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-        if (S_ISDIR(st.st_mode)) {
-            if (st.st_dev != dev || depth > 256) continue;
-            int sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (sub < 0) continue;
-            remove_inside(sub, dev, depth + 1);
-            close(sub);
-            unlinkat(dfd, e->d_name, AT_REMOVEDIR);
-        } else {
-            unlinkat(dfd, e->d_name, 0);
+    char buf[2048];
+    long n;
+    while ((n = syscall(SYS_getdents64, dfd, buf, sizeof buf)) > 0) {
+        for (long off = 0; off < n;) {
+            struct dirent64 *e = (struct dirent64 *)(void *)(buf + off);
+            off += e->d_reclen;
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            struct stat st;
+            if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+            if (S_ISDIR(st.st_mode)) {
+                if (st.st_dev != dev || depth > 256) continue;
+                int sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (sub < 0) continue;
+                remove_inside(sub, dev, depth + 1);
+                close(sub);
+                unlinkat(dfd, e->d_name, AT_REMOVEDIR);
+            } else {
+                unlinkat(dfd, e->d_name, 0);
+            }
         }
     }
-    closedir(d);
 }
 
 /* Removes the directory `name` of runsfd whose fd is dfd (and only it: if
@@ -177,37 +187,153 @@ int rundir_mount(const char *dir, unsigned long long size, char *err, size_t err
     return -1;
 }
 
-/* ---- removal of this process's own, a few runs later: right after a run
- * the machines' overlay disks are still being torn down by the kernel, and
- * removing them then costs more than the whole run of a small program ---- */
+/* ---- removal of this process's own ----
+ *
+ * In the background (the default): a thread of dsim's detaches the run
+ * directory's tmpfs (with the machines' disks on it) and removes what is
+ * left on the host (the lock), while the next seed runs. Right after a run
+ * the kernel is still tearing the machines' mounts down, and each unmount
+ * waits for an RCU grace period: in the foreground that cost more than the
+ * whole run of a small program. The thread dies with dsim; what a killed
+ * dsim leaves (only the lock, the tmpfs being in its own mount namespace)
+ * the next dsim removes (rundir_remove_stale).
+ *
+ * In the foreground (DSIM_RUNDIR_REMOVAL=foreground): a few runs later, by
+ * the thread that ran them. */
+
+/* Detaches the run directory at path and removes it (and only it: by fd,
+ * never through a symlink), then drops its lock. No allocation. */
+static void remove_run_dir(const char *path, int lock)
+{
+    char runs[512];
+    size_t len = strlen(path);
+    const char *slash = strrchr(path, '/');
+    umount2(path, MNT_DETACH);  /* its tmpfs, and the disks in it */
+    if (slash && len < sizeof runs) {
+        memcpy(runs, path, (size_t)(slash - path));
+        runs[slash - path] = 0;
+        int runsfd = open(runs[0] ? runs : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int dfd = runsfd < 0 ? -1 : openat(runsfd, slash + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd >= 0) remove_dir(runsfd, slash + 1, dfd);
+        if (dfd >= 0) close(dfd);
+        if (runsfd >= 0) close(runsfd);
+    }
+    if (lock >= 0) close(lock);
+}
+
+struct removal { char path[256]; int lock; };
 
 #define KEEP_RUN_DIRS 4
-static struct { char path[256]; int lock; } pending[KEEP_RUN_DIRS];
+static struct removal pending[KEEP_RUN_DIRS];
 static int npending;
+
+#define QUEUED_MAX 16
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t more, idle;
+    struct removal q[QUEUED_MAX];
+    int n;
+    bool busy, started;
+} bg = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, .n = 0 };
+
+static void *remover(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&bg.mu);
+    for (;;) {
+        while (bg.n == 0) pthread_cond_wait(&bg.more, &bg.mu);
+        struct removal r = bg.q[0];
+        memmove(&bg.q[0], &bg.q[1], sizeof bg.q[0] * (size_t)(--bg.n));
+        bg.busy = true;
+        pthread_mutex_unlock(&bg.mu);
+        remove_run_dir(r.path, r.lock);
+        pthread_mutex_lock(&bg.mu);
+        bg.busy = false;
+        pthread_cond_broadcast(&bg.idle);
+    }
+    return NULL;
+}
+
+/* A child forked by a process whose remover runs has no remover, and the
+ * directories queued are the parent's to remove: it forgets them. */
+static void forget_in_child(void)
+{
+    pthread_mutex_init(&bg.mu, NULL);
+    pthread_cond_init(&bg.more, NULL);
+    pthread_cond_init(&bg.idle, NULL);
+    for (int i = 0; i < bg.n; i++) close(bg.q[i].lock);
+    bg.n = 0;
+    bg.busy = bg.started = false;
+}
+
+static bool background(void)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *how = getenv("DSIM_RUNDIR_REMOVAL");
+        on = !how || strcmp(how, "foreground") != 0;
+    }
+    return on;
+}
+
+/* Starts the remover: no signal of dsim's goes to it, and it may run on
+ * any CPU (the thread that runs seeds is pinned to one). */
+static bool start_remover(void)
+{
+    static bool registered;
+    if (!registered && pthread_atfork(NULL, NULL, forget_in_child) == 0) registered = true;
+    sigset_t all, was;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &was);
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    cpu_set_t any;
+    CPU_ZERO(&any);
+    if (sched_getaffinity(getpid(), sizeof any, &any) == 0) pthread_attr_setaffinity_np(&attr, sizeof any, &any);
+    bool ok = pthread_create(&t, &attr, remover, NULL) == 0;
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
+    return ok;
+}
 
 void rundir_cleanup(int keep)
 {
     while (npending > keep) {
-        char runs[256];
-        snprintf(runs, sizeof runs, "%s", pending[0].path);
-        char *slash = strrchr(runs, '/');
-        umount2(pending[0].path, MNT_DETACH);  /* its tmpfs, and the disks in it */
-        if (slash) {
-            *slash = 0;
-            int runsfd = open(runs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            int dfd = runsfd < 0 ? -1 : openat(runsfd, slash + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (dfd >= 0) remove_dir(runsfd, slash + 1, dfd);
-            if (dfd >= 0) close(dfd);
-            if (runsfd >= 0) close(runsfd);
-        }
-        if (pending[0].lock >= 0) close(pending[0].lock);
+        remove_run_dir(pending[0].path, pending[0].lock);
         memmove(&pending[0], &pending[1], sizeof pending[0] * (size_t)(--npending));
     }
+    if (keep > 0 || !bg.started) return;
+    /* Before dsim exits: every directory handed to the remover is gone. */
+    pthread_mutex_lock(&bg.mu);
+    while (bg.n > 0 || bg.busy) pthread_cond_wait(&bg.idle, &bg.mu);
+    pthread_mutex_unlock(&bg.mu);
 }
 
 void rundir_done(const char *dir, int lock)
 {
+    bool fits = strlen(dir) < sizeof pending[0].path;
+    if (fits && background()) {
+        pthread_mutex_lock(&bg.mu);
+        if (!bg.started) bg.started = start_remover();
+        if (bg.started) {
+            while (bg.n == QUEUED_MAX) pthread_cond_wait(&bg.idle, &bg.mu);
+            snprintf(bg.q[bg.n].path, sizeof bg.q[bg.n].path, "%s", dir);
+            bg.q[bg.n++].lock = lock;
+            pthread_cond_signal(&bg.more);
+            pthread_mutex_unlock(&bg.mu);
+            return;
+        }
+        pthread_mutex_unlock(&bg.mu);
+    }
+    if (!fits) {
+        remove_run_dir(dir, lock);
+        return;
+    }
     rundir_cleanup(KEEP_RUN_DIRS - 1);
     snprintf(pending[npending].path, sizeof pending[npending].path, "%s", dir);
     pending[npending++].lock = lock;
 }
+
+bool rundir_background(void) { return background(); }

@@ -9,6 +9,7 @@
  * the host's file system beneath, where other dsims see it. */
 #ifndef DSIM_RUNDIR_H
 #define DSIM_RUNDIR_H
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Makes and locks a new run directory, its path in dir; on the process's
@@ -21,12 +22,17 @@ int rundir_make(char *dir, size_t len, char *err, size_t errlen);
  * TMPDIR, and goes with the namespace if dsim is killed. 0, or -1 with a
  * message in err. */
 int rundir_mount(const char *dir, unsigned long long size, char *err, size_t errlen);
-/* The run in dir is over: it is removed later (rundir_cleanup), and stays
- * locked until then. */
+/* The run in dir is over: it is removed, with every mount on it, by a
+ * thread in the background (or, with DSIM_RUNDIR_REMOVAL=foreground, a
+ * few runs later by rundir_cleanup), and stays locked until then. */
 void rundir_done(const char *dir, int lock);
 /* Removes the directories rundir_done was given, but the newest `keep`.
- * With 0 before exiting. */
+ * With 0 before exiting: then also waits until the background thread has
+ * removed every directory it was given. */
 void rundir_cleanup(int keep);
+/* True if run directories are removed in the background: their removal
+ * then detaches the machines' disks too. */
+bool rundir_background(void);
 /* Removes, from the directory of run directories at `runs`, each that
  * has an unlocked `lock` file and belongs to this user. How many. */
 int rundir_remove_stale(const char *runs);

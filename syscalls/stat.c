@@ -119,8 +119,8 @@ static uint64_t ns_ino(struct machine *m, uint64_t host_ino)
         for (int i = 0; i < MACHINE_NS_KINDS; i++) {
             char path[64];
             struct stat st;
-            /* The command's: it has a user and a mount namespace of its
-             * own, below init's (machine.c); the rest it shares. */
+            /* The command's: it has a user namespace of its own, below
+             * init's (machine.c); the rest it shares with init. */
             snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)(m->main ? m->main->pid : m->init_pid),
                      ns_numbers[i].kind);
             m->ns_host[i] = stat(path, &st) == 0 ? st.st_ino : 0;
