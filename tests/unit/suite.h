@@ -21,6 +21,7 @@ static inline int run_test_list(const char *name, const TTest *const *tests)
 {
 	Suite *s = suite_create(name);
 	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);	/* check's 4 s default is too short for test_idmap's many ids on a busy host */
 	for (; *tests; tests++)
 		tcase_add_test(tc, *tests);
 	suite_add_tcase(s, tc);
