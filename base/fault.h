@@ -34,7 +34,7 @@ typedef const char *fault_rule_fn(const struct fault_conf *f, unsigned set, char
  *   name       in cluster.conf, plans, traces and reports;
  *   net        the network's (hits sides or links, not one machine): it is
  *              put in the network model at the start of a run
- *              (net/sim/netsim.c add_faults) and fire only traces it;
+ *              (net/sim/netsim.c add_faults), and its fire only traces it;
  *   needs      the keys it must have, allows the keys it may have (FK_);
  *   rule       its own rule on them (fault.c), or NULL;
  *   fire       how it fires: a function of supervisor/faults.c.
