@@ -31,16 +31,6 @@ struct netconf_partition {
 
 #define SIDES_HINT "(use NAMES | NAMES, such as a b | c d)"
 
-static int err(char *msg, size_t msglen, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int err(char *msg, size_t msglen, int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, msglen, fmt, ap);
-    va_end(ap);
-    return line;
-}
-
 int parse_percent_ppm(const char *s, uint32_t *ppm)
 {
     uint64_t whole, frac = 0;
@@ -102,16 +92,16 @@ static int begin_link(struct netconf_parser *np, struct net_conf *nc, const char
     size_t n = 0;
     int r = 0;
     if (split_words(inner + 4, strlen(inner + 4), &names, &n) < 0)
-        r = err(msg, msglen, line, "out of memory");
+        r = line_error(msg, msglen, line, "out of memory");
     else if (n != 2)
-        r = err(msg, msglen, line, "link section needs two machines (use [link A B])");
+        r = line_error(msg, msglen, line, "link section needs two machines (use [link A B])");
     else if (!strcmp(names[0], names[1]))
-        r = err(msg, msglen, line, "link section needs two different machines (use [link A B])");
+        r = line_error(msg, msglen, line, "link section needs two different machines (use [link A B])");
     for (size_t i = 0; !r && i < np->nlinks; i++) {
         const struct netconf_link *l = &np->links[i];
         if ((!strcmp(l->a, names[0]) && !strcmp(l->b, names[1])) ||
             (!strcmp(l->a, names[1]) && !strcmp(l->b, names[0])))
-            r = err(msg, msglen, line, "duplicate link between \"%s\" and \"%s\"", names[0], names[1]);
+            r = line_error(msg, msglen, line, "duplicate link between \"%s\" and \"%s\"", names[0], names[1]);
     }
     struct netconf_link *ls = r ? NULL : realloc(np->links, (np->nlinks + 1) * sizeof *ls);
     struct net_link_override *os = r || !ls ? NULL : realloc(nc->links, (nc->nlinks + 1) * sizeof *os);
@@ -120,7 +110,7 @@ static int begin_link(struct netconf_parser *np, struct net_conf *nc, const char
     if (os)
         nc->links = os;
     if (!r && !os)
-        r = err(msg, msglen, line, "out of memory");
+        r = line_error(msg, msglen, line, "out of memory");
     if (r) {
         for (size_t i = 0; i < n; i++)
             free(names[i]);
@@ -138,7 +128,7 @@ int netconf_begin(struct netconf_parser *np, struct net_conf *nc, const char *in
 {
     if (!strcmp(inner, "network")) {
         if (np->network_line)
-            return err(msg, msglen, line, "duplicate section [network]");
+            return line_error(msg, msglen, line, "duplicate section [network]");
         np->network_line = line;
         np->kind = NET_NETWORK;
         return 0;
@@ -149,7 +139,7 @@ int netconf_begin(struct netconf_parser *np, struct net_conf *nc, const char *in
             np->partitions = ps;
         struct net_partition *v = ps ? realloc(nc->partitions, (nc->npartitions + 1) * sizeof *v) : NULL;
         if (!v)
-            return err(msg, msglen, line, "out of memory");
+            return line_error(msg, msglen, line, "out of memory");
         nc->partitions = v;
         ps[np->npartitions++] = (struct netconf_partition){ 0 };
         v[nc->npartitions++] = (struct net_partition){ .line = line };
@@ -167,18 +157,18 @@ int netconf_sides(const char *value, char ***names, size_t *nnames, size_t *nlef
 {
     const char *bar = strchr(value, '|');
     if (!bar || strchr(bar + 1, '|'))
-        return err(msg, msglen, line, "bad sides \"%s\" " SIDES_HINT, value);
+        return line_error(msg, msglen, line, "bad sides \"%s\" " SIDES_HINT, value);
     if (split_words(value, (size_t)(bar - value), names, nnames) < 0)
-        return err(msg, msglen, line, "out of memory");
+        return line_error(msg, msglen, line, "out of memory");
     *nleft = *nnames;
     if (split_words(bar + 1, strlen(bar + 1), names, nnames) < 0)
-        return err(msg, msglen, line, "out of memory");
+        return line_error(msg, msglen, line, "out of memory");
     if (*nleft == 0 || *nnames == *nleft)
-        return err(msg, msglen, line, "bad sides \"%s\": a side is empty " SIDES_HINT, value);
+        return line_error(msg, msglen, line, "bad sides \"%s\": a side is empty " SIDES_HINT, value);
     for (size_t i = 0; i < *nnames; i++)
         for (size_t j = 0; j < i; j++)
             if (!strcmp((*names)[i], (*names)[j]))
-                return err(msg, msglen, line, "bad sides \"%s\": machine \"%s\" is %s", value, (*names)[i],
+                return line_error(msg, msglen, line, "bad sides \"%s\": machine \"%s\" is %s", value, (*names)[i],
                            (i < *nleft) == (j < *nleft) ? "named twice" : "on both sides");
     return 0;
 }
@@ -224,7 +214,7 @@ int netconf_resolve(struct netconf_parser *np, struct net_conf *nc, char *const 
         o->a = machine_index(names, nmachines, l->a);
         o->b = machine_index(names, nmachines, l->b);
         if (o->a < 0 || o->b < 0)
-            return err(msg, msglen, o->line, "[link %s %s] names no machine of this file: \"%s\"", l->a, l->b,
+            return line_error(msg, msglen, o->line, "[link %s %s] names no machine of this file: \"%s\"", l->a, l->b,
                        o->a < 0 ? l->a : l->b);
     }
     for (size_t i = 0; i < np->npartitions; i++) {
@@ -233,16 +223,16 @@ int netconf_resolve(struct netconf_parser *np, struct net_conf *nc, char *const 
         for (size_t k = 0; k < pp->nnames; k++) {
             int m = machine_index(names, nmachines, pp->names[k]);
             if (m < 0)
-                return err(msg, msglen, pp->sides_line, "[partition] names no machine of this file: \"%s\"",
+                return line_error(msg, msglen, pp->sides_line, "[partition] names no machine of this file: \"%s\"",
                            pp->names[k]);
             if (m >= NET_MAX_MACHINES)
-                return err(msg, msglen, pp->sides_line, "[partition] can name only the first %d machines, "
+                return line_error(msg, msglen, pp->sides_line, "[partition] can name only the first %d machines, "
                            "not \"%s\"", NET_MAX_MACHINES, pp->names[k]);
             *(k < pp->nleft ? &p->side_a : &p->side_b) |= 1ULL << m;
         }
     }
     if (nc->partition_every_ns && nmachines > NET_MAX_MACHINES)
-        return err(msg, msglen, np->partition_every_line, "partition_every needs at most %d machines "
+        return line_error(msg, msglen, np->partition_every_line, "partition_every needs at most %d machines "
                    "(this file has %zu)", NET_MAX_MACHINES, nmachines);
     return 0;
 }

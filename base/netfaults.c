@@ -7,16 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int err(char *msg, size_t msglen, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int err(char *msg, size_t msglen, int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, msglen, fmt, ap);
-    va_end(ap);
-    return line;
-}
-
 int parse_percent_range(const char *s, uint32_t *lo, uint32_t *hi)
 {
     const char *dots = strstr(s, "..");
@@ -42,17 +32,17 @@ static int index_of(char *const *names, size_t n, const char *name)
 static int isolate(char *const *names, size_t n, struct fault_conf *f, char *msg, size_t msglen)
 {
     if (n < 2)
-        return err(msg, msglen, f->line, "fault \"%s\": no other machine to cut \"%s\" off from", f->name,
+        return line_error(msg, msglen, f->line, "fault \"%s\": no other machine to cut \"%s\" off from", f->name,
                    f->machine);
     f->machines = calloc(n, sizeof *f->machines);
     if (!f->machines)
-        return err(msg, msglen, f->line, "out of memory");
+        return line_error(msg, msglen, f->line, "out of memory");
     f->machines[f->nmachines++] = f->machine;
     f->nleft = 1;
     f->machine = NULL;
     for (size_t i = 0; i < n; i++)
         if (strcmp(names[i], f->machines[0]) && !(f->machines[f->nmachines++] = strdup(names[i])))
-            return err(msg, msglen, f->line, "out of memory");
+            return line_error(msg, msglen, f->line, "out of memory");
     return 0;
 }
 
@@ -64,17 +54,17 @@ int netfaults_resolve(struct fault_conf *faults, size_t nfaults, const struct ch
         if (!FAULT_IS_NET(f->kind))
             continue;
         if (f->machine && index_of(names, nnames, f->machine) < 0)
-            return err(msg, msglen, f->line, "fault \"%s\" names no machine of this file: \"%s\"", f->name,
+            return line_error(msg, msglen, f->line, "fault \"%s\" names no machine of this file: \"%s\"", f->name,
                        f->machine);
         if (f->machine && isolate(names, nnames, f, msg, msglen))
             return f->line;
         for (size_t k = 0; k < f->nmachines; k++) {
             int m = index_of(names, nnames, f->machines[k]);
             if (m < 0)
-                return err(msg, msglen, f->line, "fault \"%s\" names no machine of this file: \"%s\"", f->name,
+                return line_error(msg, msglen, f->line, "fault \"%s\" names no machine of this file: \"%s\"", f->name,
                            f->machines[k]);
             if (m >= NET_MAX_MACHINES)
-                return err(msg, msglen, f->line, "fault \"%s\" can name only the first %d machines, not \"%s\"",
+                return line_error(msg, msglen, f->line, "fault \"%s\" can name only the first %d machines, not \"%s\"",
                            f->name, NET_MAX_MACHINES, f->machines[k]);
         }
     }
@@ -82,14 +72,14 @@ int netfaults_resolve(struct fault_conf *faults, size_t nfaults, const struct ch
         return 0;
     size_t n = ch->nmachines ? ch->nmachines : nnames;
     if (ch->partition_every && n < 2)
-        return err(msg, msglen, ch->line, "[chaos] partition needs two machines or more to split");
+        return line_error(msg, msglen, ch->line, "[chaos] partition needs two machines or more to split");
     for (size_t k = 0; k < n; k++) {
         if ((ch->nmachines ? index_of(names, nnames, ch->machines[k]) : (int)k) >= NET_MAX_MACHINES)
-            return err(msg, msglen, ch->line, "[chaos] network faults can hit only the first %d machines",
+            return line_error(msg, msglen, ch->line, "[chaos] network faults can hit only the first %d machines",
                        NET_MAX_MACHINES);
         for (size_t j = 0; ch->nmachines && j < k; j++)      /* a partition's sides name each once */
             if (!strcmp(ch->machines[j], ch->machines[k]))
-                return err(msg, msglen, ch->line, "[chaos] names machine \"%s\" twice", ch->machines[k]);
+                return line_error(msg, msglen, ch->line, "[chaos] names machine \"%s\" twice", ch->machines[k]);
     }
     return 0;
 }

@@ -1,6 +1,7 @@
 /* The values of cluster.conf: durations, sizes, ranges, booleans and names.
  * Pure functions, shared by the parser and the command line. */
 #include "base/values.h"
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -214,4 +215,13 @@ int parse_epoch(const char *s, int64_t *out)
     if (d > mdays[m - 1] + (m == 2 && leap)) return -1;
     *out = days_from_civil(y, m, d) * 86400 + hh * 3600 + mm * 60 + ss;
     return 0;
+}
+
+int line_error(char *msg, size_t msglen, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, msglen, fmt, ap);
+    va_end(ap);
+    return line;
 }

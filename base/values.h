@@ -12,6 +12,9 @@
 #define MAX_MACHINE_NAME 63
 
 bool is_blank(char c);
+/* Writes a config error into msg and returns its line (the readers'
+ * "return line_error(msg, len, line, ...)"). */
+int line_error(char *msg, size_t msglen, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Decimal digits at *p into out, advancing *p: 0, or -1 on none or overflow. */
 int parse_uint(const char **p, uint64_t *out);
 /* true/false/yes/no/1/0, any case: 0, or -1. */

@@ -24,6 +24,7 @@ objs=$(cd "$BUILDDIR" && find $LAYERS -name '*.o' | sort)
 [ -n "$objs" ] || fail "no objects in $BUILDDIR: build first"
 for o in $objs; do
     n=$(basename "$o" .o)
+    [ -f "$SRCDIR/$(dirname "$o")/${n#*-}.c" ] || [ -f "$SRCDIR/$(dirname "$o")/${n#*-}.S" ] || continue   # a stale object of a moved file
     (cd "$BUILDDIR" && nm -g "$o") | awk -v s="$(dirname "$o")/${n#*-}.c" '
         NF == 3 && $2 ~ /^[TDBRC]$/ { print "D", $3, s }
         NF == 2 && $1 == "U" { print "U", $2, s }'
