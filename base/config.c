@@ -545,6 +545,10 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
                  "([simulation] duration)", c->machines[i].name);
             goto fail;
         }
+    if (c->warm_start_line && c->warm_start_ns >= c->duration_ns) {
+        parser_fail(&p, c->warm_start_line, "warm_start is at or after the end of the run ([simulation] duration)");
+        goto fail;
+    }
     for (size_t i = 0; c->chaos && i < c->chaos->nmachines; i++) {
         size_t m = 0;
         while (m < c->nmachines && strcmp(c->machines[m].name, c->chaos->machines[i])) m++;

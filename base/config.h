@@ -54,6 +54,9 @@ struct config {
     bool strict_names;      /* only a directory fsync makes a name durable (POSIX) */
     int64_t epoch_s;        /* the world's wall clock when a run begins (Unix seconds) */
     enum tsc_mode tsc;
+    uint64_t warm_start_ns; /* the run up to here is warm_seed's (0: no warm start) */
+    int warm_start_line;
+    uint64_t warm_seed;     /* the start-up's seed under a warm start (default 0) */
     unsigned cpus;          /* CPU count machines see (default 2) */
     uint64_t memory_bytes;  /* memory size machines see (default 4 GiB) */
     struct machine_conf *machines;

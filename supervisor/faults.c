@@ -173,7 +173,8 @@ static void draw_net(const struct config *c, struct prng *p, int k, struct fault
  * (mean: the interval), at machines picked uniformly. Integer arithmetic
  * only, so no host's libm can change a draw. The kinds draw in this order,
  * each only when on, so a kind added at the end moves no other's draws. */
-static void draw_chaos(const struct config *c, uint64_t seed, struct fault_conf **v, size_t *n, size_t *cap)
+static void draw_chaos(const struct config *c, uint64_t seed, uint64_t from_ns, uint64_t to_ns, int count[6],
+                       struct fault_conf **v, size_t *n, size_t *cap)
 {
     const struct chaos_conf *ch = c->chaos;
     struct prng p;
@@ -190,10 +191,10 @@ static void draw_chaos(const struct config *c, uint64_t seed, struct fault_conf 
             mean = mean * scale[prng_below(&p, 5)] / 4;
             if (!mean) mean = 1;
         }
-        int count = 0;
         for (uint64_t t = between(&p, 1, 2 * mean); t < c->duration_ns && *n < 10000; t += between(&p, 1, 2 * mean)) {
             struct fault_conf f = { .at_ns = t };
-            if (asprintf(&f.name, "chaos-%s-%d", names[k], ++count) < 0) f.name = NULL;
+            bool keep = t >= from_ns && t < to_ns;
+            if (keep && asprintf(&f.name, "chaos-%s-%d", names[k], ++count[k]) < 0) f.name = NULL;
             if (k >= 3) {
                 draw_net(c, &p, k, &f);
             } else {
@@ -212,6 +213,10 @@ static void draw_chaos(const struct config *c, uint64_t seed, struct fault_conf 
                 f.kind = FAULT_CLOCK_JUMP;
                 f.by_ns = ch->jump_lo + (int64_t)between(&p, 0, (uint64_t)(ch->jump_hi - ch->jump_lo));
             }
+            if (!keep) {
+                fault_free_fields(&f);
+                continue;
+            }
             GROW(*v, *n, *cap);
             (*v)[(*n)++] = f;
         }
@@ -220,6 +225,13 @@ static void draw_chaos(const struct config *c, uint64_t seed, struct fault_conf 
 
 struct fault_conf *faults_for_run(const struct config *c, uint64_t seed, size_t *n)
 {
+    return faults_for_warm_run(c, seed, seed, n);
+}
+
+/* [chaos] draws from the start-up seed before the warm start and from the
+ * seed at and after it, named in one count per kind. */
+struct fault_conf *faults_for_warm_run(const struct config *c, uint64_t startup_seed, uint64_t seed, size_t *n)
+{
     struct fault_conf *v = NULL;
     size_t cap = 0;
     *n = 0;
@@ -227,7 +239,10 @@ struct fault_conf *faults_for_run(const struct config *c, uint64_t seed, size_t 
         GROW(v, *n, cap);
         if (fault_copy(&v[*n], &c->faults[i]) == 0) (*n)++;
     }
-    if (c->chaos) draw_chaos(c, seed, &v, n, &cap);
+    int count[6] = { 0 };
+    uint64_t warm = c->warm_start_ns;
+    if (c->chaos && warm) draw_chaos(c, startup_seed, 0, warm, count, &v, n, &cap);
+    if (c->chaos) draw_chaos(c, seed, warm, UINT64_MAX, count, &v, n, &cap);
     if (*n) qsort(v, *n, sizeof *v, by_time);
     return v;
 }

@@ -362,6 +362,17 @@ static void print_crash_damage(FILE *f, struct world *w)
                    "too short\"): set env = PYTHONDONTWRITEBYTECODE=1 for every machine\n");
 }
 
+/* A warm start: the start-up is not this seed's own, and a failure there
+ * is every seed's. */
+static void print_warm(FILE *f, const struct world *w)
+{
+    uint64_t at = w->conf->warm_start_ns;
+    if (!at) return;
+    fprintf(f, "  warm start at %llu.%09llus: the run up to there is start-up seed %llu's, the same in every seed%s\n",
+            (unsigned long long)(at / 1000000000), (unsigned long long)(at % 1000000000),
+            (unsigned long long)w->startup_seed, w->warmed ? "" : " (this one ended before it: so will every seed)");
+}
+
 char *make_report(struct world *w, size_t recent, const char *rerun)
 {
     char *buf = NULL;
@@ -381,6 +392,7 @@ char *make_report(struct world *w, size_t recent, const char *rerun)
             snprintf(title, sizeof title, "machine %s %s", w->machines[i].name, stream);
             print_tail(f, path, title);
         }
+    print_warm(f, w);
     if (w->crash[0]) fputs(w->crash, f);
     print_crash_damage(f, w);
     if (w->nfired) print_fired(f, w, rerun);

@@ -11,6 +11,7 @@
 #include "supervisor/rundir.h"
 #include "supervisor/step.h"
 #include "world/tracer.h"
+#include "supervisor/warm.h"
 #include "supervisor/watch.h"
 #include "syscalls/sys.h"
 #include <errno.h>
@@ -71,6 +72,7 @@ static void loop(struct world *w, const struct filter_prog *fp)
     uint64_t limit = w->conf->duration_ns;
     while (w->outcome == OUT_RUNNING) {
         if (dsim_interrupted) { world_fail(w, OUT_INTERNAL, "interrupted"); return; }
+        if (warm_due(w)) warm_point(w);
         for (size_t i = 0; i < w->nmachines; i++) {
             struct machine *m = &w->machines[i];
             if (m->started || m->exited || m->start_at > w->now) continue;
@@ -228,6 +230,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct s
     w->io_epoch = 1;
     w->tsc_rewrite = tsc_rewrite;
     w->seed = seed;
+    w->startup_seed = warm_startup_seed(c, seed);
     w->exec_stdio = o->exec_stdio;
     w->trace_results = o->trace_results && o->trace_out;
     w->results_of_reads = o->results_of_reads;
@@ -238,7 +241,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct s
             w->external[w->nexternal++].ino = st.st_ino;
         }
     }
-    prng_init(&w->sched, seed, "sched");
+    prng_init(&w->sched, w->startup_seed, "sched");
     /* The report shows `recent` events after folding repeats and clock
      * reads (report.c): keep more than that. */
     w->trace = trace_new(o->trace_out, (o->recent ? o->recent : 20) * REPORT_RING_FACTOR);
@@ -279,7 +282,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct s
     for (size_t i = 0; i < c->nmachines; i++) w->machines[i].conf = &c->machines[i];
     struct fault_conf *drawn = NULL;
     size_t ndrawn = 0;
-    if (!o->use_plan) drawn = faults_for_run(c, seed, &ndrawn);
+    if (!o->use_plan) drawn = faults_for_warm_run(c, w->startup_seed, seed, &ndrawn);
     w->faults = o->use_plan ? o->plan : drawn;
     w->nfaults = o->use_plan ? o->nplan : ndrawn;
     w->fault_fired = calloc(w->nfaults + 1, sizeof *w->fault_fired);
@@ -291,9 +294,9 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct s
         m->index = (int)i;
         char name[300];
         snprintf(name, sizeof name, "entropy/%s", m->name);
-        prng_init(&m->entropy, seed, name);
+        prng_init(&m->entropy, w->startup_seed, name);
         snprintf(name, sizeof name, "disk/%s", m->name);
-        prng_init(&m->disk, seed, name);
+        prng_init(&m->disk, w->startup_seed, name);
         m->clock_offset_ns = m->conf->clock_offset_ns;
         m->start_at = m->conf->start_ns;
         m->clock_drift_ppb = m->conf->clock_drift_ppb;

@@ -269,6 +269,8 @@ struct crash_pick {
 struct world {
     struct config *conf;
     uint64_t seed;
+    uint64_t startup_seed;      /* what streams draw from until the warm start (supervisor/warm.c); else seed */
+    bool warmed;                /* the warm start point has passed */
     uint64_t now;               /* virtual ns since the run began */
     struct prng sched;
     struct trace *trace;

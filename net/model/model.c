@@ -110,8 +110,9 @@ static bool separates(const struct net_partition *p, int from, int to)
     return !p->one_way && (p->side_b & f) && (p->side_a & t);
 }
 
-/* Random partitions, back to back up to the horizon (see the top). */
-static bool draw_partitions(struct net_model *m, uint64_t seed, uint64_t horizon_ns)
+/* Random partitions, back to back up to the horizon (see the top); only
+ * those starting at or after from_ns are kept. */
+static bool draw_partitions(struct net_model *m, uint64_t seed, uint64_t from_ns, uint64_t horizon_ns)
 {
     const struct net_conf *c = &m->conf;
     size_t n = m->nmachines;
@@ -121,7 +122,7 @@ static bool draw_partitions(struct net_model *m, uint64_t seed, uint64_t horizon
     uint64_t max_gap = c->partition_every_ns > UINT64_MAX / 2 ? UINT64_MAX : 2 * c->partition_every_ns;
     struct prng q;
     prng_init(&q, seed, "net/partitions");
-    size_t cap = 0;
+    size_t cap = m->nrandom;
     for (uint64_t healed = 0; m->nrandom < MAX_RANDOM_PARTITIONS;) {
         uint64_t at = add_sat(healed, between(&q, 1, max_gap));
         if (at >= horizon_ns)
@@ -134,9 +135,11 @@ static bool draw_partitions(struct net_model *m, uint64_t seed, uint64_t horizon
             p.duration_ns = 1;
         if (c->partition_one_way)
             p.one_way = prng_below(&q, 2) == 0;
+        healed = end_of(&p);
+        if (at < from_ns)
+            continue;
         GROW(m->random, m->nrandom, cap);
         m->random[m->nrandom++] = p;
-        healed = end_of(&p);
     }
     return true;
 }
@@ -228,13 +231,25 @@ struct net_model *net_model_new(const struct net_conf *c, size_t nmachines, uint
     if (!(m->scheduled = copy_of(c->partitions, c->npartitions)))
         goto fail;
     m->nscheduled = c->npartitions;
-    if (!draw_partitions(m, seed, horizon_ns) || !merge_all(m))
+    if (!draw_partitions(m, seed, 0, horizon_ns) || !merge_all(m))
         goto fail;
     return m;
 
 fail:
     net_model_free(m);
     return NULL;
+}
+
+bool net_model_reseed(struct net_model *m, uint64_t seed, uint64_t at_ns, uint64_t horizon_ns)
+{
+    prng_init(&m->packets, seed, "net");
+    uint64_t from = at_ns;
+    size_t keep = 0;
+    for (; keep < m->nrandom && m->random[keep].at_ns < at_ns; keep++)
+        if (end_of(&m->random[keep]) > from)
+            from = end_of(&m->random[keep]);
+    m->nrandom = keep;
+    return draw_partitions(m, seed, from, horizon_ns) && merge_all(m);
 }
 
 void net_model_free(struct net_model *m)

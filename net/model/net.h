@@ -17,6 +17,10 @@ struct net_model;
  * horizon_ns, from their own stream, so that they do not depend on traffic. */
 struct net_model *net_model_new(const struct net_conf *c, size_t nmachines, uint64_t seed, uint64_t horizon_ns);
 void net_model_free(struct net_model *m);
+/* A warm start (supervisor/warm.c): from at_ns on, packets draw from seed,
+ * and so do random partitions, the first starting once the last of the
+ * earlier seed's that started before at_ns has healed. */
+bool net_model_reseed(struct net_model *m, uint64_t seed, uint64_t at_ns, uint64_t horizon_ns);
 
 /* Faults of the run's plan, added before any packet is sent. false when
  * out of memory. */

@@ -89,14 +89,25 @@ int netsim_init(struct world *w)
         n->addrs[i] = ntohl(a.s_addr);
         n->next_port[i] = EPHEMERAL_LO;
     }
-    n->model = net_model_new(&w->conf->net, w->nmachines, w->seed, w->conf->duration_ns);
+    n->model = net_model_new(&w->conf->net, w->nmachines, w->startup_seed, w->conf->duration_ns);
     n->queue = evq_new();
-    prng_init(&n->pick, w->seed, "net/pick");
+    prng_init(&n->pick, w->startup_seed, "net/pick");
     n->next_change = 0;         /* the first look traces partitions from the start */
     size_t len = strlen(w->run_dir);
     memcpy(n->dir, w->run_dir, len);
     memcpy(n->dir + len, "/net", 5);
     return n->model && n->queue && add_faults(w) ? 0 : -1;
+}
+
+int netsim_reseed(struct world *w, uint64_t seed)
+{
+    struct netsim *n = w->net;
+    if (!net_model_reseed(n->model, seed, w->now, w->conf->duration_ns)) return -1;
+    prng_init(&n->pick, seed, "net/pick");
+    /* The partitions after now are new: trace from now on (netsim_fire
+     * has not yet looked at now). */
+    n->next_change = net_next_change(n->model, w->now - 1);
+    return 0;
 }
 
 /* The kernel objects are made when the first simulated socket is. */

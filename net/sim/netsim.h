@@ -73,6 +73,8 @@ struct simsock {
 /* World setup and teardown. 0, or -1 with errno. */
 int netsim_init(struct world *w);
 void netsim_free(struct world *w);
+/* A warm start at now: the network's draws from seed on (supervisor/warm.c). */
+int netsim_reseed(struct world *w, uint64_t seed);
 
 /* After each step: read what tracees wrote into the relay, schedule it. */
 void netsim_poll(struct world *w);

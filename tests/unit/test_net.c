@@ -849,6 +849,61 @@ START_TEST(test_bursts_tcp)
 }
 END_TEST
 
+/* A warm start at 300 s: the first seed's random partitions up to then (and
+ * one active across it, kept whole), the second seed's after, never
+ * overlapping; packet draws from the second seed; scheduled ones kept. */
+START_TEST(test_reseed)
+{
+    struct net_conf c = conf_with(1 * MS, 50 * MS, 100000, 0, 0);
+    c.partition_every_ns = 10 * S;
+    add_partition(&c, 500 * S, 5 * S, 0x1, 0x2, false);
+    uint64_t at = 300 * S;
+    struct net_model *w = model(&c, 5, 77), *a = model(&c, 5, 77), *b = model(&c, 5, 78);
+    ck_assert(net_model_reseed(w, 78, at, 1000 * S));
+    uint64_t last_random_end = 0, boundary = at;
+    size_t from_a = 0, from_b = 0, scheduled = 0;
+    for (size_t i = 0; i < net_partition_count(a); i++) {
+        const struct net_partition *p = net_partition_get(a, i);
+        if (p->random && p->at_ns < at && p->at_ns + p->duration_ns > boundary) boundary = p->at_ns + p->duration_ns;
+    }
+    for (size_t i = 0; i < net_partition_count(w); i++) {
+        const struct net_partition *p = net_partition_get(w, i);
+        if (!p->random) {
+            scheduled++;
+            continue;
+        }
+        ck_assert_uint_gt(p->at_ns, last_random_end);
+        last_random_end = p->at_ns + p->duration_ns;
+        const struct net_model *src = p->at_ns < at ? a : b;
+        bool found = false;
+        for (size_t j = 0; j < net_partition_count(src) && !found; j++) {
+            const struct net_partition *q = net_partition_get(src, j);
+            found = q->at_ns == p->at_ns && q->duration_ns == p->duration_ns && q->side_a == p->side_a;
+        }
+        ck_assert_msg(found, "partition at %llu is not its seed's", (unsigned long long)p->at_ns);
+        if (p->at_ns < at) from_a++;
+        else {
+            ck_assert_uint_ge(p->at_ns, boundary);
+            from_b++;
+        }
+    }
+    ck_assert_uint_eq(scheduled, 1);
+    ck_assert_uint_gt(from_a, 10);
+    ck_assert_uint_gt(from_b, 20);
+    /* Packets: the reseeded model draws what a fresh model of seed 78 does. */
+    struct net_model *fresh = model(&c, 5, 78);
+    for (int i = 0; i < 200; i++) {
+        struct net_fate x = net_udp_fate(w, 0, 1, at), y = net_udp_fate(fresh, 0, 1, at);
+        ck_assert(x.copies == y.copies && x.delay[0] == y.delay[0] && x.delay[1] == y.delay[1]);
+    }
+    net_model_free(fresh);
+    net_model_free(w);
+    net_model_free(a);
+    net_model_free(b);
+    net_conf_free(&c);
+}
+END_TEST
+
 static Suite *net_suite(void)
 {
     Suite *s = suite_create("net");
@@ -879,6 +934,7 @@ static Suite *net_suite(void)
     tcase_add_test(tc, test_next_change);
     tcase_add_test(tc, test_random_partitions);
     tcase_add_test(tc, test_golden_partitions);
+    tcase_add_test(tc, test_reseed);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("tcp");

@@ -1,0 +1,105 @@
+#!/bin/bash
+# [simulation] warm_start: every seed's run up to the point is the start-up
+# seed's (warm_seed), and its own after it.
+#  1. warm_phases (two threads printing random bytes every 100 ms, in an
+#     order the scheduler draws): with warm_start = 1s, seeds 1-3 print the
+#     same first second and not the same second one; cold, the first second
+#     differs too; another warm_seed gives another first second.
+#  2. One seed, one hash: a seed of a sweep replays and verifies to the
+#     sweep's hash; its trace says where the warm start was.
+#  3. [chaos] faults: those before the point are the same in every seed,
+#     those after are the seed's, named without clashes (a fault plan holds
+#     the faults that fired).
+#  4. A failure before the point says that every seed fails so.
+#  5. Config errors: warm_start at or after the end, a bad warm_seed.
+. "$(dirname "$0")/lib.sh"
+dsim_timeout 120
+cd "$TMP" || exit 1
+cp "$(build warm_phases)" .
+prog=$(pwd)/warm_phases
+native=$("$prog") || fail "warm_phases failed natively"
+[ "$(tail -n 1 <<<"$native")" = ok ] && [ "$(wc -l <<<"$native")" = 41 ] || fail "warm_phases natively: $native"
+
+# --- 1. the same start-up in every seed --------------------------------------
+conf() { printf '[simulation]\nduration = 10s\n%s\n[machine m]\ncommand = exec ./warm_phases\n' "$1" >"$2"; }
+conf 'warm_start = 1s' warm.conf
+conf '' cold.conf
+conf $'warm_start = 1s\nwarm_seed = 7' seed7.conf
+for c in warm cold seed7; do
+    "$DSIM" run $c.conf --seeds 1-3 -j 2 --output "out-$c" --results "$c.jsonl" >"$c.log" 2>&1 ||
+        { cat "$c.log" >&2; fail "$c: a seed failed"; }
+    for s in 1 2 3; do
+        [ "$(tail -n 1 "out-$c/seed-$s/m.stdout")" = ok ] || fail "$c seed $s did not end in ok"
+        head -n 20 "out-$c/seed-$s/m.stdout" >"$c-$s.first"
+        sed -n 21,40p "out-$c/seed-$s/m.stdout" >"$c-$s.second"
+    done
+done
+cmp -s warm-1.first warm-2.first && cmp -s warm-1.first warm-3.first ||
+    { diff warm-1.first warm-2.first >&2; fail "warm start: seeds printed different first seconds"; }
+! { cmp -s warm-1.second warm-2.second && cmp -s warm-1.second warm-3.second; } ||
+    fail "warm start: seeds 1-3 printed the same second second"
+! { cmp -s cold-1.first cold-2.first && cmp -s cold-1.first cold-3.first; } ||
+    fail "cold: seeds 1-3 printed the same first second (the check above would prove nothing)"
+cmp -s seed7-1.first seed7-2.first || fail "warm_seed = 7: seeds printed different first seconds"
+! cmp -s seed7-1.first warm-1.first || fail "warm_seed 7 and 0 gave the same start-up"
+note "warm: one first second in seeds 1-3, $(cat warm-*.second | sort -u | wc -l) distinct lines after it"
+
+# --- 2. one seed, one hash ---------------------------------------------------
+hash_of() { python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["seed"] == int(sys.argv[2]): print(r["hash"])' "$1" "$2"; }
+swept=$(hash_of warm.jsonl 2)
+[ -n "$swept" ] || fail "no hash for seed 2 in warm.jsonl"
+"$DSIM" replay warm.conf 2 --trace t2.gz >replay.out 2>&1 || { cat replay.out >&2; fail "replay of seed 2 failed"; }
+grep -q "trace hash $swept" replay.out || { cat replay.out >&2; fail "replay of seed 2: not the sweep's hash $swept"; }
+"$DSIM" trace t2.gz | grep -q '^1\.0[0-9]* - 0 warm start: seed 2 from here (start-up seed 0)$' ||
+    fail "the trace does not show the warm start at 1 s"
+"$DSIM" verify warm.conf --seed 3 --runs 2 >verify.out 2>&1 || { cat verify.out >&2; fail "verify of seed 3 failed"; }
+[ "$(grep -c "^run [0-9]*: $(hash_of warm.jsonl 3) pass" verify.out)" = 2 ] ||
+    { cat verify.out >&2; fail "verify of seed 3: not twice the sweep's hash"; }
+
+# --- 3. [chaos] before and after the point -----------------------------------
+write_conf chaos.conf <<'CONF'
+[simulation]
+duration = 40s
+warm_start = 12s
+[machine worker]
+command = for i in $(seq 20); do sleep 1; done; echo done
+[chaos]
+machines = worker
+pause = 2s
+pause_for = 100ms..1s
+clock_jump = 3s
+clock_jump_by = -2s..2s
+CONF
+for s in 1 2 3; do fault_plan chaos.conf $s >/dev/null; done
+python3 - p1.json p2.json p3.json <<'PY' || fail "chaos under a warm start: see above"
+import json, sys
+plans = [json.load(open(p))["faults"] for p in sys.argv[1:]]
+point = 12 * 10**9
+before = [[f for f in p if f["at_ns"] < point] for p in plans]
+after = [[f for f in p if f["at_ns"] >= point] for p in plans]
+assert before[0] and before[0] == before[1] == before[2], before
+assert after[0] and not (after[0] == after[1] == after[2]), after
+for p in plans:
+    names = [f["name"] for f in p]
+    assert len(names) == len(set(names)), names
+PY
+
+# --- 4. a failure before the point -------------------------------------------
+printf '[simulation]\nwarm_start = 5s\n[machine m]\ncommand = exit 3\n' >early.conf
+"$DSIM" run early.conf --seeds 1 >early.out 2>&1; [ $? = 1 ] || { cat early.out >&2; fail "exit 3 did not fail the seed"; }
+grep -q "warm start at 5.000000000s: the run up to there is start-up seed 0's, the same in every seed (this one ended before it: so will every seed)" early.out ||
+    { cat early.out >&2; fail "the report does not say the seed ended before its warm start"; }
+
+# --- 5. config errors ----------------------------------------------------------
+printf '[simulation]\nduration = 2s\nwarm_start = 2s\n[machine m]\ncommand = true\n' >late.conf
+"$DSIM" run late.conf --seeds 1 2>err.txt; [ $? = 2 ] || fail "warm_start at the end not refused"
+grep -q 'late.conf:3: warm_start is at or after the end of the run (\[simulation\] duration)' err.txt || fail "error: $(cat err.txt)"
+printf '[simulation]\nwarm_start = 1s\nwarm_seed = -1\n[machine m]\ncommand = true\n' >badseed.conf
+"$DSIM" run badseed.conf --seeds 1 2>err.txt; [ $? = 2 ] || fail "warm_seed = -1 not refused"
+grep -q 'badseed.conf:3: bad warm_seed "-1"' err.txt || fail "error: $(cat err.txt)"
+printf '[simulation]\nwarm_start = 0\n[machine m]\ncommand = true\n' >zero.conf
+"$DSIM" run zero.conf --seeds 1 2>err.txt; [ $? = 2 ] || fail "warm_start = 0 not refused"
+grep -q 'zero.conf:2: ' err.txt || fail "error: $(cat err.txt)"
