@@ -54,7 +54,8 @@ struct config {
     bool strict_names;      /* only a directory fsync makes a name durable (POSIX) */
     int64_t epoch_s;        /* the world's wall clock when a run begins (Unix seconds) */
     enum tsc_mode tsc;
-    uint64_t warm_start_ns; /* the run up to here is warm_seed's (0: no warm start) */
+    uint64_t warm_start_ns; /* the run up to here is warm_seed's (0: none, or warm_network) */
+    bool warm_network;      /* or up to the first call that makes a simulated socket */
     int warm_start_line;
     uint64_t warm_seed;     /* the start-up's seed under a warm start (default 0) */
     unsigned cpus;          /* CPU count machines see (default 2) */
@@ -67,6 +68,9 @@ struct config {
     struct chaos_conf *chaos;   /* random faults, or NULL */
     struct net_conf net;        /* [network], [link A B], [partition] */
 };
+
+/* Whether the config asks for a warm start ([simulation] warm_start). */
+static inline bool config_warm(const struct config *c) { return c->warm_start_ns || c->warm_network; }
 
 /* Parses PATH. On error returns NULL and writes "file:line: message" to err. */
 struct config *config_load(const char *path, char *err, size_t errlen);

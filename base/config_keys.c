@@ -22,7 +22,7 @@ typedef int key_reader(struct parser *p, const struct key *k, void *obj, const c
 static key_reader read_duration, read_positive, read_signed, read_range, read_signed_range, read_positive_range,
     read_bool, read_string, read_env, read_disk, read_drift, read_address, read_cpus, read_memory, read_epoch,
     read_tsc, read_kind, read_span, read_targets, read_sides, read_links, read_percent, read_percent_range,
-    read_link_percent, read_partition_every, read_heal, read_partition_sides, read_seed;
+    read_link_percent, read_partition_every, read_heal, read_partition_sides, read_seed, read_warm;
 
 enum key_flags {
     REQUIRED = 1 << 0,      /* the section must have it */
@@ -51,7 +51,7 @@ static const struct key {
     { SEC_SIMULATION, "strict_names", read_bool, AT(struct config, strict_names) },
     { SEC_SIMULATION, "epoch", read_epoch, AT(struct config, epoch_s) },
     { SEC_SIMULATION, "tsc", read_tsc, AT(struct config, tsc) },
-    { SEC_SIMULATION, "warm_start", read_positive, AT(struct config, warm_start_ns), LINE(struct config, warm_start_line) },
+    { SEC_SIMULATION, "warm_start", read_warm, AT(struct config, warm_start_ns), LINE(struct config, warm_start_line) },
     { SEC_SIMULATION, "warm_seed", read_seed, AT(struct config, warm_seed) },
     { SEC_MACHINE, "command", read_string, AT(struct machine_conf, command), .flags = REQUIRED },
     { SEC_MACHINE, "start", read_duration, AT(struct machine_conf, start_ns), LINE(struct machine_conf, start_line) },
@@ -353,6 +353,23 @@ static int read_epoch(struct parser *p, const struct key *k, void *obj, const ch
     if (parse_epoch(value, FIELD(int64_t, k, obj)) < 0)
         return parser_fail(p, p->lineno, "bad epoch \"%s\" (use a UTC date from 1970 to 2200, YYYY-MM-DD or "
                     "YYYY-MM-DDTHH:MM:SSZ)", value);
+    return 1;
+}
+
+/* A time, or `network`: before the first call that makes a simulated socket. */
+static int read_warm(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    struct config *c = obj;
+    c->warm_network = !strcmp(value, "network");
+    if (c->warm_network) {
+        c->warm_start_ns = 0;
+        return 1;
+    }
+    uint64_t ns;
+    if (parse_duration(value, &ns) < 0 || ns == 0)
+        return parser_fail(p, p->lineno, "bad %s \"%s\" (use network, or a duration greater than 0 such as 2s)",
+                           k->name, value);
+    *FIELD(uint64_t, k, obj) = ns;
     return 1;
 }
 

@@ -78,6 +78,7 @@ struct fault_conf {
     int64_t by_ns;          /* clock_jump: how far the wall clock jumps */
     uint64_t duration_ns;   /* crash: down time before a restart; pause, network: how long */
     bool has_duration;
+    bool drawn;             /* by [chaos] for this run (not from a file or a plan) */
     int line;               /* of its section header */
     int machine_line;       /* of its `machine` key */
     /* partition: sides machines[0..nleft) | machines[nleft..nmachines);

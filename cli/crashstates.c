@@ -10,7 +10,6 @@
 #include "base/plan.h"
 #include "supervisor/run.h"
 #include "supervisor/faults.h"
-#include "supervisor/warm.h"
 #include "base/xalloc.h"
 #include <inttypes.h>
 #include <stdio.h>
@@ -113,7 +112,7 @@ int cmd_crash_states(int argc, char **argv)
             status = usage_error("no machine %s in the configuration", o.machine);
             goto out;
         }
-        injected = faults_for_warm_run(c, warm_startup_seed(c, seed), seed, &wk.nfaults);
+        injected = faults_for_run(c, seed, &wk.nfaults);
         GROW_ONE(injected, wk.nfaults);
         injected[wk.nfaults++] = (struct fault_conf){ .name = strdup("crash-states"), .kind = FAULT_CRASH,
                                                       .at_ns = at, .machine = strdup(o.machine),

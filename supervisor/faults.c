@@ -12,12 +12,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Under a warm start, [chaos] begins at the point: its faults before it
+ * are dropped there (faults_drop_before), and wait until then. */
+static bool held(const struct world *w, const struct fault_conf *f)
+{
+    return f->drawn && warm_pending(w);
+}
+
 uint64_t faults_next(struct world *w)
 {
     uint64_t next = UINT64_MAX;
     for (size_t i = 0; i < w->nfaults; i++)
-        if (!w->fault_fired[i] && w->faults[i].at_ns < next) next = w->faults[i].at_ns;
+        if (!w->fault_fired[i] && !held(w, &w->faults[i]) && w->faults[i].at_ns < next) next = w->faults[i].at_ns;
     return next;
+}
+
+void faults_drop_drawn_before(struct world *w, uint64_t t)
+{
+    for (size_t i = 0; i < w->nfaults; i++)
+        if (w->faults[i].drawn && w->faults[i].at_ns < t) w->fault_fired[i] = true;     /* not in w->fired */
 }
 
 static struct machine *machine_named(struct world *w, const char *name)
@@ -93,7 +106,7 @@ void faults_fire(struct world *w)
 {
     for (size_t i = 0; i < w->nfaults; i++) {
         const struct fault_conf *f = &w->faults[i];
-        if (w->fault_fired[i] || f->at_ns > w->now) continue;
+        if (w->fault_fired[i] || f->at_ns > w->now || held(w, f)) continue;
         w->fault_fired[i] = true;
         w->fired[w->nfired++] = i;
         w->io_epoch++;
@@ -173,8 +186,7 @@ static void draw_net(const struct config *c, struct prng *p, int k, struct fault
  * (mean: the interval), at machines picked uniformly. Integer arithmetic
  * only, so no host's libm can change a draw. The kinds draw in this order,
  * each only when on, so a kind added at the end moves no other's draws. */
-static void draw_chaos(const struct config *c, uint64_t seed, uint64_t from_ns, uint64_t to_ns, int count[6],
-                       struct fault_conf **v, size_t *n, size_t *cap)
+static void draw_chaos(const struct config *c, uint64_t seed, struct fault_conf **v, size_t *n, size_t *cap)
 {
     const struct chaos_conf *ch = c->chaos;
     struct prng p;
@@ -191,10 +203,10 @@ static void draw_chaos(const struct config *c, uint64_t seed, uint64_t from_ns, 
             mean = mean * scale[prng_below(&p, 5)] / 4;
             if (!mean) mean = 1;
         }
+        int count = 0;
         for (uint64_t t = between(&p, 1, 2 * mean); t < c->duration_ns && *n < 10000; t += between(&p, 1, 2 * mean)) {
-            struct fault_conf f = { .at_ns = t };
-            bool keep = t >= from_ns && t < to_ns;
-            if (keep && asprintf(&f.name, "chaos-%s-%d", names[k], ++count[k]) < 0) f.name = NULL;
+            struct fault_conf f = { .at_ns = t, .drawn = true };
+            if (asprintf(&f.name, "chaos-%s-%d", names[k], ++count) < 0) f.name = NULL;
             if (k >= 3) {
                 draw_net(c, &p, k, &f);
             } else {
@@ -213,10 +225,6 @@ static void draw_chaos(const struct config *c, uint64_t seed, uint64_t from_ns, 
                 f.kind = FAULT_CLOCK_JUMP;
                 f.by_ns = ch->jump_lo + (int64_t)between(&p, 0, (uint64_t)(ch->jump_hi - ch->jump_lo));
             }
-            if (!keep) {
-                fault_free_fields(&f);
-                continue;
-            }
             GROW(*v, *n, *cap);
             (*v)[(*n)++] = f;
         }
@@ -225,13 +233,6 @@ static void draw_chaos(const struct config *c, uint64_t seed, uint64_t from_ns, 
 
 struct fault_conf *faults_for_run(const struct config *c, uint64_t seed, size_t *n)
 {
-    return faults_for_warm_run(c, seed, seed, n);
-}
-
-/* [chaos] draws from the start-up seed before the warm start and from the
- * seed at and after it, named in one count per kind. */
-struct fault_conf *faults_for_warm_run(const struct config *c, uint64_t startup_seed, uint64_t seed, size_t *n)
-{
     struct fault_conf *v = NULL;
     size_t cap = 0;
     *n = 0;
@@ -239,10 +240,7 @@ struct fault_conf *faults_for_warm_run(const struct config *c, uint64_t startup_
         GROW(v, *n, cap);
         if (fault_copy(&v[*n], &c->faults[i]) == 0) (*n)++;
     }
-    int count[6] = { 0 };
-    uint64_t warm = c->warm_start_ns;
-    if (c->chaos && warm) draw_chaos(c, startup_seed, 0, warm, count, &v, n, &cap);
-    if (c->chaos) draw_chaos(c, seed, warm, UINT64_MAX, count, &v, n, &cap);
+    if (c->chaos) draw_chaos(c, seed, &v, n, &cap);
     if (*n) qsort(v, *n, sizeof *v, by_time);
     return v;
 }

@@ -282,7 +282,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct s
     for (size_t i = 0; i < c->nmachines; i++) w->machines[i].conf = &c->machines[i];
     struct fault_conf *drawn = NULL;
     size_t ndrawn = 0;
-    if (!o->use_plan) drawn = faults_for_warm_run(c, w->startup_seed, seed, &ndrawn);
+    if (!o->use_plan) drawn = faults_for_run(c, seed, &ndrawn);
     w->faults = o->use_plan ? o->plan : drawn;
     w->nfaults = o->use_plan ? o->nplan : ndrawn;
     w->fault_fired = calloc(w->nfaults + 1, sizeof *w->fault_fired);

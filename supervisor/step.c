@@ -2,6 +2,7 @@
  * the supervisor waits until it stops again and everything that resume set
  * off (deaths, first stops) has been seen. */
 #include "supervisor/step.h"
+#include "supervisor/warm.h"
 #include "supervisor/callrec.h"
 #include "supervisor/machine.h"
 #include "world/rewrite.h"
@@ -380,6 +381,7 @@ void step(struct world *w, struct thread *t)
     /* Files the machine changed in earlier steps get their times now: the
      * changes are done, and no thread of it has looked yet. */
     if (t->proc->m->ndirty) ftimes_flush(w, t->proc->m);
+    if (warm_due_at_call(w, t)) warm_point(w);
     unsigned char call[CALL_REC_MAX];
     size_t clen = call_rec_encode(t, call);
     const struct sys_entry *e = sys_lookup(SYSNR(t));

@@ -7,11 +7,14 @@
 
 /* The seed the run's streams draw from at its start. */
 uint64_t warm_startup_seed(const struct config *c, uint64_t seed);
-/* Whether the loop is at the warm start point now (and has not passed it). */
+/* A warm start at a time: whether the loop's turn is at the point now. */
 bool warm_due(const struct world *w);
+/* A warm start at the first network call: whether t's call, about to be
+ * carried out, is it (a socket of the simulated network). */
+bool warm_due_at_call(const struct world *w, const struct thread *t);
 /* At the point: every stream (scheduler, machines' entropy and disks, the
  * network's packets, picks and random partitions) draws from w->seed from
- * here on. [chaos] faults were drawn for both sides at the start
- * (faults_for_warm_run). */
+ * here on, and [chaos] begins (its faults drawn for earlier times are
+ * dropped). */
 void warm_point(struct world *w);
 #endif

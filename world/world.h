@@ -266,6 +266,9 @@ struct crash_pick {
     bool reached, duplicate;
 };
 
+struct world;
+static inline bool warm_pending(const struct world *w);
+
 struct world {
     struct config *conf;
     uint64_t seed;
@@ -417,4 +420,7 @@ void machine_file_times(const struct world *w, int dirfd, const char *path);
 void random_fill(struct world *w, struct thread *t, void *buf, size_t len);
 /* A value event, "NAME = VALUE" (rdtsc, rdrand, ...). */
 void trace_value(struct world *w, struct thread *t, const char *name, uint64_t value);
+/* A warm start's point is still ahead (supervisor/warm.c). */
+static inline bool warm_pending(const struct world *w) { return config_warm(w->conf) && !w->warmed; }
+
 #endif

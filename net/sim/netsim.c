@@ -49,11 +49,15 @@ static uint64_t mask_of(struct world *w, char *const *names, size_t lo, size_t h
 
 /* The run's network faults go into the model now, at their times, so that
  * a partition cuts from its exact start, as a [partition] does; faults.c
- * traces each when it fires. */
-static bool add_faults(struct world *w)
+ * traces each when it fires. At a warm start (warm), the [chaos] ones
+ * held until then. */
+static bool add_faults(struct world *w, bool warm)
 {
     for (size_t i = 0; i < w->nfaults; i++) {
         const struct fault_conf *f = &w->faults[i];
+        /* [chaos] begins at a warm start: its faults go in then, from then. */
+        bool skip = warm ? !f->drawn || f->at_ns < w->now : f->drawn && warm_pending(w);
+        if (skip) continue;
         uint64_t duration = f->has_duration ? f->duration_ns : 0;
         bool ok = true;
         if (f->kind == FAULT_PARTITION) {
@@ -96,13 +100,13 @@ int netsim_init(struct world *w)
     size_t len = strlen(w->run_dir);
     memcpy(n->dir, w->run_dir, len);
     memcpy(n->dir + len, "/net", 5);
-    return n->model && n->queue && add_faults(w) ? 0 : -1;
+    return n->model && n->queue && add_faults(w, false) ? 0 : -1;
 }
 
 int netsim_reseed(struct world *w, uint64_t seed)
 {
     struct netsim *n = w->net;
-    if (!net_model_reseed(n->model, seed, w->now, w->conf->duration_ns)) return -1;
+    if (!net_model_reseed(n->model, seed, w->now, w->conf->duration_ns) || !add_faults(w, true)) return -1;
     prng_init(&n->pick, seed, "net/pick");
     /* The partitions after now are new: trace from now on (netsim_fire
      * has not yet looked at now). */

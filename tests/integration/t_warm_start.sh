@@ -7,9 +7,9 @@
 #     differs too; another warm_seed gives another first second.
 #  2. One seed, one hash: a seed of a sweep replays and verifies to the
 #     sweep's hash; its trace says where the warm start was.
-#  3. [chaos] faults: those before the point are the same in every seed,
-#     those after are the seed's, named without clashes (a fault plan holds
-#     the faults that fired).
+#  3. [chaos] begins at the point: no drawn fault fires before it, the
+#     seeds' faults after it differ; a [fault] section before it fires in
+#     every seed (a fault plan holds the faults that fired).
 #  4. A failure before the point says that every seed fails so.
 #  5. Config errors: warm_start at or after the end, a bad warm_seed.
 . "$(dirname "$0")/lib.sh"
@@ -66,6 +66,11 @@ duration = 40s
 warm_start = 12s
 [machine worker]
 command = for i in $(seq 20); do sleep 1; done; echo done
+[fault early]
+kind = pause
+at = 5s
+machine = worker
+duration = 1s
 [chaos]
 machines = worker
 pause = 2s
@@ -80,11 +85,9 @@ plans = [json.load(open(p))["faults"] for p in sys.argv[1:]]
 point = 12 * 10**9
 before = [[f for f in p if f["at_ns"] < point] for p in plans]
 after = [[f for f in p if f["at_ns"] >= point] for p in plans]
-assert before[0] and before[0] == before[1] == before[2], before
-assert after[0] and not (after[0] == after[1] == after[2]), after
-for p in plans:
-    names = [f["name"] for f in p]
-    assert len(names) == len(set(names)), names
+assert all([f["name"] for f in b] == ["early"] for b in before), before
+assert all(after) and not (after[0] == after[1] == after[2]), after
+assert all(f["name"].startswith("chaos-") for a in after for f in a), after
 PY
 
 # --- 4. a failure before the point -------------------------------------------
