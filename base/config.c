@@ -88,6 +88,8 @@ void config_free(struct config *c)
     chaos_free(c->chaos);
     net_conf_free(&c->net);
     free(c->check_command);
+    free(c->warm_machine);
+    free(c->warm_text);
     free(c->path);
     free(c->dir);
     free(c);
@@ -545,9 +547,17 @@ struct config *config_load_defined(const char *path, struct defines *defines, ch
                  "([simulation] duration)", c->machines[i].name);
             goto fail;
         }
-    if (c->warm_start_line && c->warm_start_ns >= c->duration_ns) {
+    if (c->warm_start_ns && c->warm_start_ns >= c->duration_ns) {
         parser_fail(&p, c->warm_start_line, "warm_start is at or after the end of the run ([simulation] duration)");
         goto fail;
+    }
+    if (c->warm_machine) {
+        size_t m = 0;
+        while (m < c->nmachines && strcmp(c->machines[m].name, c->warm_machine)) m++;
+        if (m == c->nmachines) {
+            parser_fail(&p, c->warm_start_line, "warm_start names no machine of this file: \"%s\"", c->warm_machine);
+            goto fail;
+        }
     }
     for (size_t i = 0; c->chaos && i < c->chaos->nmachines; i++) {
         size_t m = 0;

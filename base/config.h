@@ -56,6 +56,8 @@ struct config {
     enum tsc_mode tsc;
     uint64_t warm_start_ns; /* the run up to here is warm_seed's (0: none, or warm_network) */
     bool warm_network;      /* or up to the first call that makes a simulated socket */
+    char *warm_machine;     /* or until this machine prints warm_text (stdout or stderr) */
+    char *warm_text;
     int warm_start_line;
     uint64_t warm_seed;     /* the start-up's seed under a warm start (default 0) */
     unsigned cpus;          /* CPU count machines see (default 2) */
@@ -70,7 +72,10 @@ struct config {
 };
 
 /* Whether the config asks for a warm start ([simulation] warm_start). */
-static inline bool config_warm(const struct config *c) { return c->warm_start_ns || c->warm_network; }
+static inline bool config_warm(const struct config *c)
+{
+    return c->warm_start_ns || c->warm_network || c->warm_machine;
+}
 
 /* Parses PATH. On error returns NULL and writes "file:line: message" to err. */
 struct config *config_load(const char *path, char *err, size_t errlen);

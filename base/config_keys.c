@@ -356,18 +356,36 @@ static int read_epoch(struct parser *p, const struct key *k, void *obj, const ch
     return 1;
 }
 
-/* A time, or `network`: before the first call that makes a simulated socket. */
+/* A time; `network`: before the first call that makes a simulated socket;
+ * or `output MACHINE TEXT`: once MACHINE has printed TEXT. */
 static int read_warm(struct parser *p, const struct key *k, void *obj, const char *value)
 {
     struct config *c = obj;
     c->warm_network = !strcmp(value, "network");
-    if (c->warm_network) {
-        c->warm_start_ns = 0;
+    c->warm_start_ns = 0;
+    free(c->warm_machine);
+    free(c->warm_text);
+    c->warm_machine = c->warm_text = NULL;
+    if (c->warm_network)
+        return 1;
+    if (!strncmp(value, "output", 6) && is_blank(value[6])) {
+        const char *name = value + 7;
+        while (is_blank(*name))
+            name++;
+        size_t nl = strcspn(name, " \t");
+        const char *text = name + nl;
+        while (is_blank(*text))
+            text++;
+        if (!nl || !*text)
+            return parser_fail(p, p->lineno, "bad %s \"%s\" (use output MACHINE TEXT)", k->name, value);
+        if (!(c->warm_machine = strndup(name, nl)) || !(c->warm_text = strdup(text)))
+            abort();
         return 1;
     }
     uint64_t ns;
     if (parse_duration(value, &ns) < 0 || ns == 0)
-        return parser_fail(p, p->lineno, "bad %s \"%s\" (use network, or a duration greater than 0 such as 2s)",
+        return parser_fail(p, p->lineno, "bad %s \"%s\" (use a duration greater than 0 such as 2s, network, or "
+                           "output MACHINE TEXT)",
                            k->name, value);
     *FIELD(uint64_t, k, obj) = ns;
     return 1;

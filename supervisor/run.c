@@ -115,6 +115,7 @@ static void loop(struct world *w, const struct filter_prog *fp)
         struct thread *t = runnable[prng_below(&w->sched, n)];
         step(w, t);
         netsim_poll(w);
+        warm_watch_output(w);
         if (++w->steps % 256 == 0) world_compact_threads(w);
         w->now += w->conf->quantum_ns;
     }

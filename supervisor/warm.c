@@ -8,8 +8,12 @@
 #include "supervisor/faults.h"
 #include "syscalls/sys.h"
 #include <inttypes.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sys/syscall.h>
 
 uint64_t warm_startup_seed(const struct config *c, uint64_t seed)
@@ -19,7 +23,47 @@ uint64_t warm_startup_seed(const struct config *c, uint64_t seed)
 
 bool warm_due(const struct world *w)
 {
-    return w->conf->warm_start_ns && !w->warmed && w->now >= w->conf->warm_start_ns;
+    if (w->warmed) return false;
+    return (w->conf->warm_start_ns && w->now >= w->conf->warm_start_ns) || w->warm_printed;
+}
+
+/* Whether the output file (written through fd, O_APPEND and write-only)
+ * has, from `from` on with the len - 1 bytes before, text; *from moves to
+ * its end. */
+static bool printed(const struct world *w, const struct machine *m, int fd, const char *stream, uint64_t *from)
+{
+    const char *text = w->conf->warm_text;
+    size_t len = strlen(text);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size <= *from) return false;
+    uint64_t end = (uint64_t)st.st_size, at = *from > len - 1 ? *from - (len - 1) : 0;
+    *from = end;
+    char path[sizeof w->run_dir + 300];
+    snprintf(path, sizeof path, "%s/%s.%s", w->run_dir, m->name, stream);
+    int rd = open(path, O_RDONLY | O_CLOEXEC);
+    bool found = false;
+    static char buf[65536];
+    while (rd >= 0 && at < end && !found) {
+        ssize_t n = pread(rd, buf, sizeof buf, (off_t)at);
+        if (n <= 0) break;
+        found = memmem(buf, (size_t)n, text, len) != NULL;
+        if ((size_t)n < len || at + (uint64_t)n >= end) break;
+        at += (uint64_t)n - (len - 1);
+    }
+    if (rd >= 0) close(rd);
+    return found;
+}
+
+void warm_watch_output(struct world *w)
+{
+    const char *name = w->conf->warm_machine;
+    if (!name || w->warmed || w->warm_printed) return;
+    for (size_t i = 0; i < w->nmachines; i++) {
+        struct machine *m = &w->machines[i];
+        if (strcmp(m->name, name)) continue;
+        w->warm_printed = printed(w, m, m->out_fd, "stdout", &w->warm_looked[0]) ||
+                          printed(w, m, m->err_fd, "stderr", &w->warm_looked[1]);
+    }
 }
 
 bool warm_due_at_call(const struct world *w, const struct thread *t)

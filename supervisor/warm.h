@@ -12,6 +12,9 @@ bool warm_due(const struct world *w);
 /* A warm start at the first network call: whether t's call, about to be
  * carried out, is it (a socket of the simulated network). */
 bool warm_due_at_call(const struct world *w, const struct thread *t);
+/* A warm start at a line a machine prints: after each step, whether its
+ * stdout or stderr now holds the text. */
+void warm_watch_output(struct world *w);
 /* At the point: every stream (scheduler, machines' entropy and disks, the
  * network's packets, picks and random partitions) draws from w->seed from
  * here on, and [chaos] begins (its faults drawn for earlier times are

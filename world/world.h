@@ -274,6 +274,8 @@ struct world {
     uint64_t seed;
     uint64_t startup_seed;      /* what streams draw from until the warm start (supervisor/warm.c); else seed */
     bool warmed;                /* the warm start point has passed */
+    bool warm_printed;          /* warm_start = output: the machine printed the text */
+    uint64_t warm_looked[2];    /* how much of its stdout and stderr was looked at */
     uint64_t now;               /* virtual ns since the run began */
     struct prng sched;
     struct trace *trace;

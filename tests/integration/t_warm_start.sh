@@ -5,6 +5,9 @@
 #     order the scheduler draws): with warm_start = 1s, seeds 1-3 print the
 #     same first second and not the same second one; cold, the first second
 #     differs too; another warm_seed gives another first second.
+#     With warm_start = output m round 05, the point is right after the
+#     machine printed that: seeds share rounds 00-04 and the first line of
+#     round 05.
 #  2. One seed, one hash: a seed of a sweep replays and verifies to the
 #     sweep's hash; its trace says where the warm start was.
 #  3. [chaos] begins at the point: no drawn fault fires before it, the
@@ -43,6 +46,15 @@ cmp -s warm-1.first warm-2.first && cmp -s warm-1.first warm-3.first ||
 cmp -s seed7-1.first seed7-2.first || fail "warm_seed = 7: seeds printed different first seconds"
 ! cmp -s seed7-1.first warm-1.first || fail "warm_seed 7 and 0 gave the same start-up"
 note "warm: one first second in seeds 1-3, $(cat warm-*.second | sort -u | wc -l) distinct lines after it"
+conf 'warm_start = output m round 05' printed.conf
+"$DSIM" run printed.conf --seeds 1-3 -j 2 --output out-printed >printed.log 2>&1 ||
+    { cat printed.log >&2; fail "printed: a seed failed"; }
+for s in 1 2 3; do head -n 11 "out-printed/seed-$s/m.stdout" >"printed-$s.first"; done
+cmp -s printed-1.first printed-2.first && cmp -s printed-1.first printed-3.first ||
+    fail "warm_start = output: the seeds printed different start-ups"
+[ "$(tail -n 1 printed-1.first | cut -c1-8)" = "round 05" ] || fail "printed-1.first: $(cat printed-1.first)"
+! { cmp -s out-printed/seed-1/m.stdout out-printed/seed-2/m.stdout &&
+    cmp -s out-printed/seed-1/m.stdout out-printed/seed-3/m.stdout; } || fail "warm_start = output: seeds 1-3 printed the same"
 
 # --- 2. one seed, one hash ---------------------------------------------------
 hash_of() { python3 -c 'import json,sys
@@ -103,6 +115,12 @@ grep -q 'late.conf:3: warm_start is at or after the end of the run (\[simulation
 printf '[simulation]\nwarm_start = 1s\nwarm_seed = -1\n[machine m]\ncommand = true\n' >badseed.conf
 "$DSIM" run badseed.conf --seeds 1 2>err.txt; [ $? = 2 ] || fail "warm_seed = -1 not refused"
 grep -q 'badseed.conf:3: bad warm_seed "-1"' err.txt || fail "error: $(cat err.txt)"
+printf '[simulation]\nwarm_start = output n ready\n[machine m]\ncommand = true\n' >noname.conf
+"$DSIM" run noname.conf --seeds 1 2>err.txt; [ $? = 2 ] || fail "warm_start = output of no machine not refused"
+grep -q 'noname.conf:2: warm_start names no machine of this file: "n"' err.txt || fail "error: $(cat err.txt)"
+printf '[simulation]\nwarm_start = output m\n[machine m]\ncommand = true\n' >notext.conf
+"$DSIM" run notext.conf --seeds 1 2>err.txt; [ $? = 2 ] || fail "warm_start = output without a text not refused"
+grep -q 'notext.conf:2: bad warm_start "output m" (use output MACHINE TEXT)' err.txt || fail "error: $(cat err.txt)"
 printf '[simulation]\nwarm_start = 0\n[machine m]\ncommand = true\n' >zero.conf
 "$DSIM" run zero.conf --seeds 1 2>err.txt; [ $? = 2 ] || fail "warm_start = 0 not refused"
 grep -q 'zero.conf:2: ' err.txt || fail "error: $(cat err.txt)"
