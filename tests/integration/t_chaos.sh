@@ -32,9 +32,29 @@ assert f and all(x["name"].startswith("chaos-") and x["machine"] == "worker" for
 PY
 fault_plan c.conf 2 >/dev/null
 ! cmp -s p1.json p2.json || fail "seeds 1 and 2 drew the same faults"
-# swarm: each seed draws which kinds are on.
-sed -i 's/^\[chaos\]$/[chaos]\nswarm = true/' c.conf
-kinds=$(swarm_varies c.conf) || exit 1
+# swarm: each seed draws which kinds are on. Without it every seed of a
+# 15 s run fires all three kinds (the first of each comes within twice its
+# mean, 2 s), so a varying count comes from swarm alone.
+write_conf s.conf <<'CONF'
+[simulation]
+duration = 20s
+[machine worker]
+command = sleep 15
+[chaos]
+crash = 1s
+crash_down = 10ms..20ms
+pause = 1s
+pause_for = 10ms..20ms
+clock_jump = 1s
+CONF
+for s in 1 2 3 4 5 6 7 8; do fault_plan s.conf $s >/dev/null; done
+python3 - p1.json p2.json p3.json p4.json p5.json p6.json p7.json p8.json <<'PY' || fail "without swarm, a seed did not fire every kind"
+import json, sys
+for p in sys.argv[1:]:
+    assert {x["kind"] for x in json.load(open(p))["faults"]} == {"crash", "pause", "clock_jump"}, p
+PY
+sed -i 's/^\[chaos\]$/[chaos]\nswarm = true/' s.conf
+kinds=$(swarm_varies s.conf) || exit 1
 note "fault kinds per seed under swarm:$kinds"
 # A [chaos] target that is not a machine is a config error.
 printf '[machine a]\ncommand = true\n[chaos]\nmachines = nope\ncrash = 1s\n' > bad.conf
