@@ -109,15 +109,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---------------------------------------------------------------- parser */
 
-const char *const tsc_mode_names[3] = { "auto", "trap", "rewrite" };
-
-int tsc_mode_parse(const char *s, enum tsc_mode *out)
-{
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(s, tsc_mode_names[i])) { *out = (enum tsc_mode)i; return 0; }
-    return -1;
-}
-
 /* Offset of the first byte of s[0..n) that cannot be in a text line:
  * control characters other than tab (and a CR ending the line), DEL, and
  * anything that is not well-formed UTF-8. -1 when all is well. */

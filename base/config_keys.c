@@ -400,6 +400,15 @@ static int read_seed(struct parser *p, const struct key *k, void *obj, const cha
     return 1;
 }
 
+const char *const tsc_mode_names[3] = { "auto", "trap", "rewrite" };
+
+int tsc_mode_parse(const char *s, enum tsc_mode *out)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(s, tsc_mode_names[i])) { *out = (enum tsc_mode)i; return 0; }
+    return -1;
+}
+
 static int read_tsc(struct parser *p, const struct key *k, void *obj, const char *value)
 {
     if (tsc_mode_parse(value, FIELD(enum tsc_mode, k, obj)) < 0)

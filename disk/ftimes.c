@@ -10,7 +10,7 @@
  * (stat.c), which also stamps files changed behind dsim's back (writes
  * through shared mappings) when a stat first sees them. */
 #include "disk/ftimes.h"
-#include "disk/durable.h"
+#include "disk/layout.h"
 #include "disk/confined.h"
 #include "base/xalloc.h"
 #include <stdint.h>

@@ -97,7 +97,9 @@ static void remember(struct code_sites *cs, uint64_t addr, const struct site *s)
  * read-only private mappings (the kernel copies the page, as for a
  * debugger's breakpoint) ---- */
 
-static int code_peek(pid_t tid, uint64_t addr, uint8_t *out, size_t n)
+/* n bytes at addr into buf, or (write) from buf, a word at a time, each
+ * partial word read first. */
+static int code_words(pid_t tid, uint64_t addr, uint8_t *buf, size_t n, bool write)
 {
     for (size_t done = 0; done < n;) {
         uint64_t word_at = (addr + done) & ~7ULL;
@@ -105,25 +107,25 @@ static int code_peek(pid_t tid, uint64_t addr, uint8_t *out, size_t n)
         long word = ptrace(PTRACE_PEEKDATA, tid, (void *)word_at, 0);
         if (word == -1 && errno) return -1;
         size_t skip = (size_t)(addr + done - word_at), take = 8 - skip < n - done ? 8 - skip : n - done;
-        memcpy(out + done, (uint8_t *)&word + skip, take);
+        if (!write) {
+            memcpy(buf + done, (uint8_t *)&word + skip, take);
+        } else {
+            memcpy((uint8_t *)&word + skip, buf + done, take);
+            if (ptrace(PTRACE_POKEDATA, tid, (void *)word_at, (void *)word) != 0) return -1;
+        }
         done += take;
     }
     return 0;
 }
 
+static int code_peek(pid_t tid, uint64_t addr, uint8_t *out, size_t n)
+{
+    return code_words(tid, addr, out, n, false);
+}
+
 static int code_poke(pid_t tid, uint64_t addr, const uint8_t *bytes, size_t n)
 {
-    for (size_t done = 0; done < n;) {
-        uint64_t word_at = (addr + done) & ~7ULL;
-        errno = 0;
-        long word = ptrace(PTRACE_PEEKDATA, tid, (void *)word_at, 0);
-        if (word == -1 && errno) return -1;
-        size_t skip = (size_t)(addr + done - word_at), take = 8 - skip < n - done ? 8 - skip : n - done;
-        memcpy((uint8_t *)&word + skip, bytes + done, take);
-        if (ptrace(PTRACE_POKEDATA, tid, (void *)word_at, (void *)word) != 0) return -1;
-        done += take;
-    }
-    return 0;
+    return code_words(tid, addr, (uint8_t *)bytes, n, true);
 }
 
 /* Replaces the site at addr with ud2 if the original instruction is still
