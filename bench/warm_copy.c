@@ -50,7 +50,7 @@ enum { LASTPID_FD = 5 };        /* init keeps the machine's ns_last_pid open her
 
 static const char *scratch;
 static int nseeds = 20, ncold = 10, ballast_mb;
-static bool owned = true, cursor_reset = true, unsafe_handoff, show_mountinfo;
+static bool owned = true, cursor_reset = true, unsafe_handoff, show_mountinfo, python;
 static const long TRACE_OPTS = PTRACE_O_TRACESECCOMP | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK |
                                PTRACE_O_TRACECLONE | PTRACE_O_TRACEVFORK | PTRACE_O_EXITKILL;
 
@@ -140,6 +140,29 @@ static void command_main(void)
 
 static int self_pidns;
 
+/* The same command in CPython (--python): a real interpreter's start-up
+ * is what warm start saves. */
+static const char python_command[] =
+    "import os, ctypes\n"
+    "libc = ctypes.CDLL(None)\n"
+    "libc.syscall.restype = ctypes.c_long\n"
+    "print(f'start-up: pid {os.getpid()} ppid {os.getppid()}', flush=True)\n"
+    "with open('/var/tmp/warm_state', 'w') as f: f.write('startup\\n')\n"
+    "os.chdir('/var/tmp')\n"
+    "counter = 42\n"
+    "seed = libc.syscall(ctypes.c_long(39), ctypes.c_long(0x5eed))\n"
+    "counter += 1\n"
+    "me, cwd = os.readlink('/proc/self'), os.getcwd()\n"
+    "with open('warm_state', 'a') as f: f.write(f'seed {seed}\\n')\n"
+    "state = open('warm_state').read().replace('\\n', '|')\n"
+    "lines = open('/proc/self/mountinfo').read().splitlines()\n"
+    "root = [l.split(' ', 1)[1] for l in lines if l.split()[4] == '/'][0]\n"
+    "c = os.fork()\n"
+    "if c == 0: os._exit(0)\n"
+    "os.waitpid(c, 0)\n"
+    "print(f\"seed {seed}: pid {os.getpid()} ppid {os.getppid()} /proc/self {me} cwd {cwd} counter {counter} \"\n"
+    "      f\"child {c} state '{state}' mounts {len(lines)} root: {root}\", flush=True)\n";
+
 /* ---- the machine: init and its command ---- */
 
 struct machine {
@@ -207,6 +230,12 @@ static void command_start(void)
     struct sock_filter f[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE) };
     struct sock_fprog prog = { 1, f };
     if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) _exit(10);
+    if (python) {
+        char *const argv[] = { "python3", "-c", (char *)python_command, NULL };
+        char *const envp[] = { "PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/root", NULL };
+        execve("/usr/bin/python3", argv, envp);
+        _exit(11);
+    }
     command_main();
 }
 
@@ -424,6 +453,8 @@ static void machine_kill(struct machine *m)
 }
 
 /* Runs the command on (every trapped call passed through) to P. */
+static int stops_to_mark;
+
 static void run_to_mark(pid_t cmd, struct user_regs_struct *home)
 {
     int st;
@@ -433,6 +464,7 @@ static void run_to_mark(pid_t cmd, struct user_regs_struct *home)
         if (r.orig_rax == SYS_getpid && r.rdi == MARK) { *home = r; return; }
         ptrace(PTRACE_CONT, cmd, 0, 0);
         do {
+            stops_to_mark++;
             if (wait_for(cmd, &st) != cmd || !WIFSTOPPED(st)) die("command ended before P (%#x)", st);
             if (event_of(st) != PTRACE_EVENT_SECCOMP)
                 ptrace(PTRACE_CONT, cmd, 0, event_of(st) == 0 && WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0);
@@ -639,17 +671,16 @@ static void copy_enter_disk(struct tracee *c, const char *cwd)
     unsigned long base = scratch_addr(c);
     char saved[SCRATCH_LEN];
     mem_rw(c->pid, base, saved, sizeof saved, false);
-    long r[7];
+    long r[6];
     r[0] = inject(c, SYS_close, 1, 0, 0, 0, NULL);
     r[1] = inject_path(c, SYS_openat, "/tmp/out", O_WRONLY | O_APPEND, 0, true);
     r[2] = inject(c, SYS_close, 2, 0, 0, 0, NULL);
     r[3] = inject_path(c, SYS_openat, "/tmp/err", O_WRONLY | O_APPEND, 0, true);
-    r[4] = inject_path(c, SYS_chdir, "/tmp/root", 0, 0, false);
-    r[5] = inject_path(c, SYS_chroot, ".", 0, 0, false);
-    r[6] = inject_path(c, SYS_chdir, cwd, 0, 0, false);
-    if (r[0] || r[1] != 1 || r[2] || r[3] != 2 || r[4] || r[5] || r[6])
-        die("copy's disk: close %ld open %ld close %ld open %ld chdir %ld chroot %ld chdir %ld", r[0], r[1], r[2], r[3],
-            r[4], r[5], r[6]);
+    r[4] = inject_path(c, SYS_chroot, "/tmp/root", 0, 0, false);
+    r[5] = inject_path(c, SYS_chdir, cwd, 0, 0, false);      /* from the new root */
+    if (r[0] || r[1] != 1 || r[2] || r[3] != 2 || r[4] || r[5])
+        die("copy's disk: close %ld open %ld close %ld open %ld chroot %ld chdir %ld", r[0], r[1], r[2], r[3], r[4],
+            r[5]);
     mem_rw(c->pid, base, saved, sizeof saved, true);
 }
 
@@ -668,6 +699,7 @@ static void hand_off(struct tracee *c)
 }
 
 struct seed_report {
+    double started;             /* this supervisor's first instruction */
     double ready;               /* the copy at its seccomp stop, traced here */
     int seize_status, stop_status;
     int cont_status[3];         /* what the SIGCONT that ends the group stop shows */
@@ -686,6 +718,7 @@ static void seed_supervisor(pid_t copy, const struct user_regs_struct *home, lon
 {
     struct seed_report rep;
     memset(&rep, 0, sizeof rep);
+    rep.started = now_ms();
     int st;
     if (ptrace(PTRACE_SEIZE, copy, 0, TRACE_OPTS) != 0) _exit(20);
     wait_for(copy, &rep.seize_status);
@@ -806,6 +839,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--no-cursor-reset")) cursor_reset = false;
         else if (!strcmp(argv[i], "--unsafe-handoff")) unsafe_handoff = true;
         else if (!strcmp(argv[i], "--show-mountinfo")) show_mountinfo = true;
+        else if (!strcmp(argv[i], "--python")) python = true;
         else die("unknown argument %s", argv[i]);
     }
     if (geteuid() != 0) die("run as root");
@@ -833,7 +867,9 @@ int main(int argc, char **argv)
     struct tracee t = { m.cmd, {0}, true };
     double tp = now_ms();
     run_to_mark(m.cmd, &t.home);
-    printf("P reached %.3f ms after the first stop (start-up ran under the tracer)\n", now_ms() - tp);
+    double startup_ms = now_ms() - tp;
+    printf("P reached %.3f ms after the first stop (%s's start-up, %d stops, every call passed through)\n",
+           startup_ms, python ? "CPython" : "the C command", stops_to_mark);
 
     /* Q2: the template leaves pid 2 for a high pid, init its parent. */
     struct tracee tt;
@@ -891,8 +927,8 @@ int main(int argc, char **argv)
 
     enum { CURSOR, DISK, CLONE, ENTER, HANDOFF, FORK, SEIZE, TOTAL, TEARDOWN, NPHASE };
     static const char *const phase[] = { "reset next-pid cursor", "seed disk: tmpfs+overlay+binds",
-                                         "clone3 into pid 2", "copy: 7 injected calls (fds, chroot, cwd)",
-                                         "hand off (SIGSTOP, detach)", "fork the seed's supervisor",
+                                         "clone3 into pid 2", "copy: 6 injected calls (fds, chroot, cwd)",
+                                         "hand off (SIGSTOP, detach)", "fork the seed's supervisor, until it runs",
                                          "its SEIZE to the seccomp stop", "per copy, total", "teardown (umount)" };
     double (*ph)[NPHASE] = calloc((size_t)nseeds, sizeof *ph);
     int ok = 0, eexist = 0;
@@ -937,15 +973,14 @@ int main(int argc, char **argv)
         if (pipe2(rep_pipe, O_CLOEXEC)) die("pipe: %m");
         pid_t sup = fork();
         if (sup == 0) seed_supervisor(c.pid, &tt.home, 1000 + s, rep_pipe[1]);
-        double t_forked = now_ms();
-        ph[s][FORK] = t_forked - t1;
         close(rep_pipe[1]);
         struct seed_report rep;
         ssize_t n = read(rep_pipe[0], &rep, sizeof rep);
         close(rep_pipe[0]);
         wait_for(sup, &st);
         if (n != sizeof rep) die("seed %d: its supervisor failed (%#x)", s, st);
-        ph[s][SEIZE] = rep.ready - t_forked;
+        ph[s][FORK] = rep.started - t1;         /* until the child runs */
+        ph[s][SEIZE] = rep.ready - rep.started;
         ph[s][TOTAL] = rep.ready - t0;
         if (s == 0) {
             printf("Q3: the seed's supervisor after PTRACE_SEIZE: waitpid status %#x (stopped %d, sig %d, event %d); "
@@ -1003,6 +1038,8 @@ int main(int argc, char **argv)
     double warm_ms = median(v, nseeds), warm_low = v[0];
     printf("RESULT cold %.3f ms, warm copy %.3f ms: copy/cold = %.3f (%.1fx cheaper); lowest: cold %.3f, copy %.3f\n",
            cold_ms, warm_ms, warm_ms / cold_ms, cold_ms / warm_ms, cold[0], warm_low);
+    printf("RESULT with the start-up: cold start + start-up to P %.3f ms, warm copy %.3f ms: ratio %.3f (%.1fx)\n",
+           cold_ms + startup_ms, warm_ms, warm_ms / (cold_ms + startup_ms), (cold_ms + startup_ms) / warm_ms);
     printf("template server's memory:\n");
     memory_line("server (this process)", getpid());
     memory_line("machine's init", m.init);

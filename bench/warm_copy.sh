@@ -3,7 +3,7 @@
 # builds bench/warm_copy.c and runs it, as root. Prints whether a machine
 # stopped at a point P can be copied per seed (same pids, own disk, handed
 # to a forked supervisor) and what a copy costs against a cold machine
-# start, as a ratio. Leaves nothing behind: its mounts live in a private
+# start, as a ratio, also with a CPython command's start-up. Leaves nothing behind: its mounts live in a private
 # mount namespace of the program, its processes die with it.
 #   bench/warm_copy.sh [SEEDS] [COLD]    (default 100 copies, 30 cold starts)
 NAME=warm_copy.sh
@@ -30,8 +30,18 @@ echo
 echo "== 4. forking the seed's supervisor from a bigger server (the template server's heap, MB)"
 for mb in 0 64 256; do
     printf "  %4s MB: " "$mb"
-    run --cold 1 --seeds 20 --ballast "$mb" | sed -n 's/^  fork the seed.s supervisor *//p'
+    run --cold 1 --seeds 20 --ballast "$mb" | sed -n 's/^  fork the seed.s supervisor, until it runs *//p'
 done
+echo
+echo "== 5. CPython as the command: what a copy saves (its start-up to P, every call a stop)"
+if [ -x /usr/bin/python3 ]; then
+    run --cold 10 --seeds 20 --python > "$TMP/python.txt"
+    pystatus=$?
+    grep -E '^P reached|as expected|^RESULT' "$TMP/python.txt"
+    [ "$pystatus" = 0 ] || status=$pystatus
+else
+    echo "  (no /usr/bin/python3)"
+fi
 echo
 grep '^RESULT' "$TMP/main.txt"
 exit "$status"
