@@ -3,17 +3,25 @@
  * seccomp stop) be copied once per seed, with the same pids, its own disk,
  * handed to a forked supervisor, and how much does a copy cost against a
  * cold machine start? A minimal tracer (this process, "the server"), a
- * minimal init and a minimal command (forks of this program), in dsim's
- * namespace layout. Run by warm_copy.sh, as root; see docs/design.md "Warm
- * start" for what it found.
+ * minimal init and a minimal command (forks of this program, or CPython),
+ * in dsim's namespace layout. Run by warm_copy.sh, as root; see
+ * docs/design.md "Warm start" for what it found.
  *
  *   warm_copy SCRATCH [--seeds N] [--cold N] [--layout owned|dsim]
- *             [--no-cursor-reset] [--ballast MB]
+ *             [--no-cursor-reset] [--ballast MB] [--unsafe-handoff]
+ *             [--show-mountinfo] [--python]
  *
  * --layout dsim: the machine's pid namespace is owned by the host's user
- * namespace, as in dsim today; the command's clone3 with set_tid fails.
- * --layout owned (default): the pid namespace is owned by the command's
- * user namespace, init still host root in the host's one.
+ * namespace, as in dsim today (init host root, the command in a user
+ * namespace of its own); the command's clone3 with set_tid fails, and the
+ * program stops there. --layout owned (default): the pid namespace is
+ * owned by the user namespace of init and the command; the mount, UTS, net
+ * and IPC namespaces by the host's.
+ * --no-cursor-reset: seeds do not reset the machine's next-pid cursor.
+ * --ballast MB: the server grows by MB before P (to time its fork).
+ * --unsafe-handoff: first hands one copy over without a stop.
+ * --show-mountinfo: the command prints its mountinfo at start-up and in
+ * the first seed. --python: the command is CPython (/usr/bin/python3).
  *
  * Everything runs in a private mount namespace of this process (its mounts
  * go with it) on a tmpfs over SCRATCH; every process it starts dies with it
