@@ -8,7 +8,9 @@
 #include "supervisor/faults.h"
 #include "syscalls/sys.h"
 #include <inttypes.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -73,11 +75,77 @@ bool warm_due_at_call(const struct world *w, const struct thread *t)
     return family == AF_INET || family == AF_INET6;
 }
 
+/* The first thing of a process that a fork-made copy would share with, or
+ * lose from, its template (docs/design.md "Warm start from a snapshot"):
+ * fds past stdio, writable shared or wipe-on-fork mappings, pending
+ * signals. NULL if none. */
+static const char *unforkable(pid_t pid, char *buf, size_t len)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] != '.' && atoi(e->d_name) > 2) {
+            snprintf(buf, len, "fd %s open", e->d_name);
+            closedir(d);
+            return buf;
+        }
+    if (d) closedir(d);
+    snprintf(path, sizeof path, "/proc/%d/smaps", (int)pid);
+    FILE *f = fopen(path, "re");
+    const char *why = NULL;
+    while (f && !why && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "VmFlags:", 8)) continue;
+        if (strstr(line, " sh ") && strstr(line, " mw ")) why = "a writable shared mapping";
+        else if (strstr(line, " wf ")) why = "a wipe-on-fork mapping";
+        else if (strstr(line, " dc ")) why = "a do-not-copy mapping";
+    }
+    if (f) fclose(f);
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    f = fopen(path, "re");
+    while (f && !why && fgets(line, sizeof line, f))
+        if ((!strncmp(line, "SigPnd:", 7) || !strncmp(line, "ShdPnd:", 7)) && strtoull(line + 7, NULL, 16))
+            why = "a pending signal";
+    if (f) fclose(f);
+    return why;
+}
+
+/* Whether a snapshot could copy every machine here by forking (a first
+ * slice of docs/design.md "Warm start from a snapshot": init and one
+ * single-threaded process each); why not in why. */
+static bool copyable(const struct world *w, char *why, size_t len)
+{
+    for (size_t i = 0; i < w->nmachines; i++) {
+        const struct machine *m = &w->machines[i];
+        if (!m->started) continue;      /* not yet, or no more: started afresh */
+        const struct process *only = NULL;
+        int n = 0;
+        for (size_t k = 0; k < w->nprocs; k++)
+            if (w->procs[k]->m == m && !w->procs[k]->exited) { only = w->procs[k]; n++; }
+        char buf[300];
+        const char *no = NULL;
+        if (n != 1) snprintf(buf, sizeof buf, "%d processes besides init", n), no = buf;
+        else if (only->nlive != 1) snprintf(buf, sizeof buf, "%d threads in pid %d", only->nlive, (int)only->vpid), no = buf;
+        else if (only->leader && only->leader->pending_sig) no = "a pending signal";
+        else no = unforkable(only->pid, buf, sizeof buf);
+        if (no) {
+            snprintf(why, len, "machine %s: %s", m->name, no);
+            return false;
+        }
+    }
+    return true;
+}
+
 void warm_point(struct world *w)
 {
     w->warmed = true;
     trace_event(w->trace, w->now, "-", 0, "warm start: seed %" PRIu64 " from here (start-up seed %" PRIu64 ")",
                 w->seed, w->startup_seed);
+    char why[512];
+    char note[600];
+    if (copyable(w, why, sizeof why)) snprintf(note, sizeof note, "warm start: a snapshot could copy every machine here");
+    else snprintf(note, sizeof note, "warm start: a snapshot could not copy %s", why);
+    trace_note(w->trace, note);
     prng_init(&w->sched, w->seed, "sched");
     for (size_t i = 0; i < w->nmachines; i++) {
         struct machine *m = &w->machines[i];

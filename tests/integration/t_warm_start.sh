@@ -13,6 +13,9 @@
 #  3. [chaos] begins at the point: no drawn fault fires before it, the
 #     seeds' faults after it differ; a [fault] section before it fires in
 #     every seed (a fault plan holds the faults that fired).
+#     The trace's note at the point says whether a snapshot could copy the
+#     machines there by forking: not warm_phases (three threads), nor a
+#     process with fd 3 open; a lone `sleep` yes.
 #  4. A failure before the point says that every seed fails so.
 #  5. Config errors: warm_start at or after the end, a bad warm_seed.
 . "$(dirname "$0")/lib.sh"
@@ -67,6 +70,16 @@ swept=$(hash_of warm.jsonl 2)
 grep -q "trace hash $swept" replay.out || { cat replay.out >&2; fail "replay of seed 2: not the sweep's hash $swept"; }
 "$DSIM" trace t2.gz | grep -q '^1\.0[0-9]* - 0 warm start: seed 2 from here (start-up seed 0)$' ||
     fail "the trace does not show the warm start at 1 s"
+"$DSIM" trace t2.gz | grep -q '^  | warm start: a snapshot could not copy machine m: 3 threads in pid 2$' ||
+    fail "the trace's note does not say warm_phases' three threads keep a snapshot from copying it"
+copy_note() {
+    printf '[simulation]\nwarm_start = 1s\n[machine m]\ncommand = %s\n' "$1" >note.conf
+    "$DSIM" replay note.conf 1 --trace note.gz >/dev/null 2>&1 || fail "note.conf ($1) failed"
+    "$DSIM" trace note.gz | sed -n 's/^  | warm start: a snapshot //p'
+}
+[ "$(copy_note 'exec sleep 2')" = "could copy every machine here" ] || fail "sleep: $(copy_note 'exec sleep 2')"
+[ "$(copy_note 'exec 3</dev/null; exec sleep 2')" = "could not copy machine m: fd 3 open" ] ||
+    fail "sleep with fd 3: $(copy_note 'exec 3</dev/null; exec sleep 2')"
 "$DSIM" verify warm.conf --seed 3 --runs 2 >verify.out 2>&1 || { cat verify.out >&2; fail "verify of seed 3 failed"; }
 [ "$(grep -c "^run [0-9]*: $(hash_of warm.jsonl 3) pass" verify.out)" = 2 ] ||
     { cat verify.out >&2; fail "verify of seed 3: not twice the sweep's hash"; }
