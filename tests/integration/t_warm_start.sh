@@ -122,18 +122,15 @@ grep -q "warm start at 5.000000000s: the run up to there is start-up seed 0's, t
     { cat early.out >&2; fail "the report does not say the seed ended before its warm start"; }
 
 # --- 5. config errors ----------------------------------------------------------
-printf '[simulation]\nduration = 2s\nwarm_start = 2s\n[machine m]\ncommand = true\n' >late.conf
-"$DSIM" run late.conf --seeds 1 2>err.txt; [ $? = 2 ] || fail "warm_start at the end not refused"
-grep -q 'late.conf:3: warm_start is at or after the end of the run (\[simulation\] duration)' err.txt || fail "error: $(cat err.txt)"
-printf '[simulation]\nwarm_start = 1s\nwarm_seed = -1\n[machine m]\ncommand = true\n' >badseed.conf
-"$DSIM" run badseed.conf --seeds 1 2>err.txt; [ $? = 2 ] || fail "warm_seed = -1 not refused"
-grep -q 'badseed.conf:3: bad warm_seed "-1"' err.txt || fail "error: $(cat err.txt)"
-printf '[simulation]\nwarm_start = output n ready\n[machine m]\ncommand = true\n' >noname.conf
-"$DSIM" run noname.conf --seeds 1 2>err.txt; [ $? = 2 ] || fail "warm_start = output of no machine not refused"
-grep -q 'noname.conf:2: warm_start names no machine of this file: "n"' err.txt || fail "error: $(cat err.txt)"
-printf '[simulation]\nwarm_start = output m\n[machine m]\ncommand = true\n' >notext.conf
-"$DSIM" run notext.conf --seeds 1 2>err.txt; [ $? = 2 ] || fail "warm_start = output without a text not refused"
-grep -q 'notext.conf:2: bad warm_start "output m" (use output MACHINE TEXT)' err.txt || fail "error: $(cat err.txt)"
-printf '[simulation]\nwarm_start = 0\n[machine m]\ncommand = true\n' >zero.conf
-"$DSIM" run zero.conf --seeds 1 2>err.txt; [ $? = 2 ] || fail "warm_start = 0 not refused"
-grep -q 'zero.conf:2: ' err.txt || fail "error: $(cat err.txt)"
+# refused NAME SIMULATION-LINES MESSAGE: a config with those [simulation]
+# lines is refused with status 2 and NAME.conf:MESSAGE.
+refused() {
+    printf '[simulation]\n%s\n[machine m]\ncommand = true\n' "$2" >"$1.conf"
+    "$DSIM" run "$1.conf" --seeds 1 2>err.txt; [ $? = 2 ] || fail "$1: not refused"
+    grep -qF "$1.conf:$3" err.txt || fail "$1: error: $(cat err.txt)"
+}
+refused late $'duration = 2s\nwarm_start = 2s' '3: warm_start is at or after the end of the run ([simulation] duration)'
+refused badseed $'warm_start = 1s\nwarm_seed = -1' '3: bad warm_seed "-1"'
+refused noname 'warm_start = output n ready' '2: warm_start names no machine of this file: "n"'
+refused notext 'warm_start = output m' '2: bad warm_start "output m" (use output MACHINE TEXT)'
+refused zero 'warm_start = 0' '2: bad warm_start "0" (use a duration greater than 0'
