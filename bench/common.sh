@@ -10,6 +10,11 @@ DSIM=${DSIM:-$HERE/../dsim}
 DSIM=$(cd "$(dirname "$DSIM")" && pwd -P)/$(basename "$DSIM")
 PROGS=$HERE/../tests/programs
 MPATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# dsim passes its own PATH to the [check] commands it runs on the host: the
+# same PATH as the native runs', so a check's python3 is the machines' (a
+# pyenv shim first in a user's PATH made every CPython check a bash script
+# and a few processes more, about a fifth of an id allocator seed's CPU).
+export PATH=$MPATH
 if [ "$(id -u)" = 0 ]; then UNSHARE="unshare --net"; else UNSHARE="unshare --user --map-root-user --net"; fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/dsim-bench.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT

@@ -14,7 +14,12 @@
  * table another process shares (clone with CLONE_FILES), or with a thread
  * of its own table (CLONE_THREAD without CLONE_FILES, close_range's
  * CLOSE_RANGE_UNSHARE), keeps none, ever. Only sockets are kept: their
- * stat (type, inode) never changes. */
+ * stat (type, inode) never changes.
+ *
+ * The same rules keep a second, smaller fact without any copy: which fd
+ * numbers name a plain file or directory (not one of dsim's /proc texts),
+ * whose reads the kernel makes at once. A read of one passes without a
+ * copy, a stat and a close (CPython reads each module it imports twice). */
 #include "syscalls/sys.h"
 #include <fcntl.h>
 #include <stdlib.h>
@@ -72,8 +77,28 @@ int fd_own(struct thread *t, int copy)
     return copy >= 0 && lent(t->proc, copy) ? fcntl(copy, F_DUPFD_CLOEXEC, 0) : copy;
 }
 
+#define PLAIN_MAX 64                /* plain fds one process has known */
+
+bool fd_plain(const struct process *p, int fd)
+{
+    for (int i = 0; i < p->nplain; i++)
+        if (p->plain[i] == fd) return true;
+    return false;
+}
+
+void fd_plain_note(struct process *p, int fd)
+{
+    if (p->fds_unkept || p->nplain >= PLAIN_MAX || fd_plain(p, fd)) return;
+    if (!p->plain && !(p->plain = calloc(PLAIN_MAX, sizeof *p->plain))) return;
+    p->plain[p->nplain++] = fd;
+}
+
 void fdcache_forget(struct process *p, unsigned lo, unsigned hi)
 {
+    for (int i = 0; i < p->nplain;) {
+        if ((unsigned)p->plain[i] >= lo && (unsigned)p->plain[i] <= hi) p->plain[i] = p->plain[--p->nplain];
+        else i++;
+    }
     for (int i = 0; i < p->nkept;) {
         if ((unsigned)p->kept[i].fd >= lo && (unsigned)p->kept[i].fd <= hi) {
             close(p->kept[i].copy);
@@ -90,6 +115,8 @@ void fdcache_forget_all(struct process *p)
     fdcache_forget(p, 0, ~0u);
     free(p->kept);
     p->kept = NULL;
+    free(p->plain);
+    p->plain = NULL;
 }
 
 void fdcache_stop(struct process *p)

@@ -154,6 +154,7 @@ static bool proc_read(struct world *w, struct thread *t, int copy, const struct 
 static enum sys_action read_call(struct world *w, struct thread *t, bool vec, bool positional)
 {
     int fd = (int)ARG0(t);
+    if (fd_plain(t->proc, fd)) return SYS_PASS;         /* as below, without a copy */
     struct stat st;
     int copy = fd_lend(w, t, fd, &st);
     if (copy < 0) return fd_copy_error(w, t, fd);
@@ -163,6 +164,13 @@ static enum sys_action read_call(struct world *w, struct thread *t, bool vec, bo
     if (served) {
         fd_return(t, copy);
         return a;
+    }
+    /* A plain file or directory is read at once (must_wait, fdwait.c);
+     * a /proc file may be one of dsim's texts at another position. */
+    if ((S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) && !procfs_file(t->proc->m, &st)) {
+        fd_plain_note(t->proc, fd);
+        fd_return(t, copy);
+        return SYS_PASS;
     }
     /* preadv2 at offset -1 reads at the file position, like readv. */
     if (positional && SYSNR(t) == SYS_preadv2 && (long)ARG3(t) == -1) positional = false;

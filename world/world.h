@@ -181,6 +181,8 @@ struct process {
     struct code_sites *code; /* its address space's rewritten instructions (rewrite.h) */
     struct kept_fd *kept;   /* copies of its socket fds kept between calls (syscalls/fdcache.c) */
     int nkept;
+    int *plain;             /* its fds known to name a plain file or directory (fdcache.c) */
+    int nplain;
     bool fds_unkept;        /* its fd table is not its own alone: nothing is kept */
 };
 
