@@ -630,6 +630,35 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
     _exit(127);
 }
 
+struct command_args {
+    struct machine *m;
+    const struct filter_prog *fp;
+    const char *dir;
+    bool tsc_fault;
+    char *const *argv, *const *envp;
+};
+
+static int command_main(void *arg)
+{
+    struct command_args *a = arg;
+    command_exec(a->m, a->fp, a->dir, a->tsc_fault, a->argv, a->envp);
+    return 127;
+}
+
+/* Init forks the command sharing its memory (CLONE_VM), not a copy of it:
+ * on this kind of host a copy of an address space, its copy-on-write
+ * faults and its teardown cost milliseconds, and page-table work does not
+ * scale across CPUs (docs/design.md §12). Init only execs after the clone,
+ * so nothing else runs in the memory the command uses until its own exec:
+ * its arguments, in init's frame, and its stack stay as they are. */
+static pid_t command_clone(struct command_args *a)
+{
+    enum { STACK = 256 << 10 };
+    char *stack = mmap(NULL, STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED) return -1;
+    return clone(command_main, stack + STACK, CLONE_VM | CLONE_NEWUSER | SIGCHLD, a);
+}
+
 /* The command's user namespace maps every id to itself: files keep their
  * owners (a server's check of its data directory's owner still holds, a
  * package manager still writes as root), and root there is root only
@@ -836,8 +865,8 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
          * a copy of its own: copying the machine's ~80 mounts at the start
          * and tearing them down at the exit (which the exit's notice
          * waits for) cost more than a short seed's steps. */
-        pid_t cmd = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
-        if (cmd == 0) command_exec(m, fp, config_mounted ? CONFIG_MOUNT : w->conf->dir, !w->tsc_rewrite, argv, envp);
+        struct command_args ca = { m, fp, config_mounted ? CONFIG_MOUNT : w->conf->dir, !w->tsc_rewrite, argv, envp };
+        pid_t cmd = command_clone(&ca);
         if (cmd < 0 || map_ids(cmd) != 0) {
             char msg[200];
             int n = snprintf(msg, sizeof msg, "dsim: cannot give the machine a user namespace: %s\n", strerror(errno));
