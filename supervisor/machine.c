@@ -630,6 +630,21 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
     _exit(127);
 }
 
+struct command_args {
+    struct machine *m;
+    const struct filter_prog *fp;
+    const char *dir;
+    bool tsc_fault;
+    char *const *argv, *const *envp;
+};
+
+static int command_main(void *arg)
+{
+    struct command_args *a = arg;
+    command_exec(a->m, a->fp, a->dir, a->tsc_fault, a->argv, a->envp);
+    return 127;
+}
+
 /* The command's user namespace maps every id to itself: files keep their
  * owners (a server's check of its data directory's owner still holds, a
  * package manager still writes as root), and root there is root only
@@ -787,15 +802,117 @@ static void describe_status(char *why, size_t len, const char *who, int status)
     else snprintf(why, len, "%s stopped with signal %d (event %d)", who, WSTOPSIG(status), status >> 16);
 }
 
+/* A stack for a child that runs in dsim's memory until its exec, with a
+ * guard page below it; made once and kept (unmapping is page-table work
+ * too). NULL if there is no memory. */
+enum { SPAWN_STACK = 1 << 20 };
+static char *spawn_stack(void)
+{
+    char *base = mmap(NULL, SPAWN_STACK + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+                      -1, 0);
+    if (base == MAP_FAILED) return NULL;
+    mprotect(base, 4096, PROT_NONE);
+    return base + 4096 + SPAWN_STACK;
+}
+
+/* What init and its command run with. Both run in dsim's own memory
+ * (CLONE_VM) until their execs: a copy of dsim's address space for each,
+ * its copy-on-write faults and its teardown at the exec cost milliseconds
+ * per machine on this kind of host, and page-table work does not scale
+ * over CPUs (docs/design.md §12). machine_start waits for init's exec, so
+ * init's stack serves every start; the command runs to its exec only when
+ * the run loop first steps it, so what it reads (this record, its stack,
+ * argv and envp) is kept per machine until the machine starts again. */
+struct spawn {
+    struct world *w;
+    struct machine *m;
+    pid_t dsim;
+    int sync, report;           /* init's ends of the pipes */
+    int dsim_sync, dsim_report; /* dsim's, which init closes */
+    char *cmd_stack;
+    struct command_args ca;
+    char *argv[4];
+    char **envp;
+};
+
+static int init_main(void *arg)
+{
+    struct spawn *s = arg;
+    struct world *w = s->w;
+    struct machine *m = s->m;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != 0 && kill(s->dsim, 0) != 0) _exit(1);
+    setsid();
+    close(s->dsim_sync);
+    close(s->dsim_report);
+    char c;
+    if (read(s->sync, &c, 1) != 1) init_fail(s->report, "waiting for dsim");
+    int image = init_image_fd();
+    if (image < 0) init_fail(s->report, "cannot make the machine's init");
+    bool config_mounted = init_setup(w, m, s->report);
+    if (machine_stdio(m) != 0) init_fail(s->report, "the machine's stdin, stdout and stderr");
+    /* From here on the report pipe is closed: a failure shows in the
+     * machine's stderr, and as init's exit status. */
+    if (init_fds(image) != 0) _exit(126);
+    /* The machine's limits and nice value, set while init may still
+     * raise them: its command, in a user namespace, inherits them. */
+    pin_limits();
+    setpriority(PRIO_PROCESS, 0, 0);
+    /* The command in a user namespace of its own (root there, not on
+     * the host), in init's mount namespace, which the host's user
+     * namespace owns: the command can change none of its mounts. Not
+     * a copy of its own: copying the machine's ~80 mounts at the start
+     * and tearing them down at the exit (which the exit's notice
+     * waits for) cost more than a short seed's steps. */
+    s->ca.dir = config_mounted ? CONFIG_MOUNT : w->conf->dir;
+    pid_t cmd = clone(command_main, s->cmd_stack, CLONE_VM | CLONE_NEWUSER | SIGCHLD, &s->ca);
+    if (cmd < 0 || map_ids(cmd) != 0) {
+        char msg[200];
+        int n = snprintf(msg, sizeof msg, "dsim: cannot give the machine a user namespace: %s\n", strerror(errno));
+        if (write(2, msg, (size_t)n) < 0) {}
+        if (cmd > 0) kill(cmd, SIGKILL);
+        _exit(126);
+    }
+    init_exec();
+    return 126;
+}
+
+/* The spawn record of machine index i, its command's stack made once;
+ * NULL if there is no memory. */
+static struct spawn *spawn_for(size_t i)
+{
+    static struct spawn **spawns;
+    static size_t nspawns;
+    if (i >= nspawns) {
+        struct spawn **more = realloc(spawns, (i + 1) * sizeof *more);
+        if (!more) return NULL;
+        for (size_t k = nspawns; k <= i; k++) more[k] = NULL;
+        spawns = more;
+        nspawns = i + 1;
+    }
+    if (!spawns[i]) {
+        struct spawn *s = calloc(1, sizeof *s);
+        if (!s || !(s->cmd_stack = spawn_stack())) { free(s); return NULL; }
+        spawns[i] = s;
+    }
+    return spawns[i];
+}
+
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp, char *why, size_t whylen)
 {
+    static char *init_stack;
     m->proc_dev = m->sys_dev = m->dev_dev = 0;     /* a new /proc comes with the new namespace */
     m->ns_known = m->tmp_known = m->kernel_devs_known = false;
     m->boot_ns = machine_monotonic(w, m);
     ipc_free(m);                /* and new IPC objects */
     char *command = m->incarnation > 0 && m->conf->command_after_restart ? m->conf->command_after_restart
                                                                          : m->conf->command;
-    char *argv[] = { "/bin/sh", "-c", command, NULL };
+    struct spawn *s = spawn_for((size_t)m->index);
+    if (!init_stack) init_stack = spawn_stack();
+    if (!s || !init_stack) {
+        snprintf(why, whylen, "no memory for the machine's start");
+        return -1;
+    }
     int sync[2], report[2];
     if (pipe2(sync, O_CLOEXEC) != 0) {
         snprintf(why, whylen, "pipe: %s", strerror(errno));
@@ -807,48 +924,25 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         close(sync[1]);
         return -1;
     }
-    char **envp = build_env(m);
-    pid_t self = getpid();
-    long init = syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWNET |
-                        CLONE_NEWIPC | SIGCHLD, 0, 0, 0, 0);
-    if (init == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != 0 && kill(self, 0) != 0) _exit(1);
-        setsid();
-        char c;
-        close(sync[1]);
-        close(report[0]);
-        if (read(sync[0], &c, 1) != 1) init_fail(report[1], "waiting for dsim");
-        int image = init_image_fd();
-        if (image < 0) init_fail(report[1], "cannot make the machine's init");
-        bool config_mounted = init_setup(w, m, report[1]);
-        if (machine_stdio(m) != 0) init_fail(report[1], "the machine's stdin, stdout and stderr");
-        /* From here on report[1] is closed: a failure shows in the
-         * machine's stderr, and as init's exit status. */
-        if (init_fds(image) != 0) _exit(126);
-        /* The machine's limits and nice value, set while init may still
-         * raise them: its command, in a user namespace, inherits them. */
-        pin_limits();
-        setpriority(PRIO_PROCESS, 0, 0);
-        /* The command in a user namespace of its own (root there, not on
-         * the host), in init's mount namespace, which the host's user
-         * namespace owns: the command can change none of its mounts. Not
-         * a copy of its own: copying the machine's ~80 mounts at the start
-         * and tearing them down at the exit (which the exit's notice
-         * waits for) cost more than a short seed's steps. */
-        pid_t cmd = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
-        if (cmd == 0) command_exec(m, fp, config_mounted ? CONFIG_MOUNT : w->conf->dir, !w->tsc_rewrite, argv, envp);
-        if (cmd < 0 || map_ids(cmd) != 0) {
-            char msg[200];
-            int n = snprintf(msg, sizeof msg, "dsim: cannot give the machine a user namespace: %s\n", strerror(errno));
-            if (write(2, msg, (size_t)n) < 0) {}
-            if (cmd > 0) kill(cmd, SIGKILL);
-            _exit(126);
-        }
-        init_exec();
-    }
+    /* The machine's last command is gone (this is a new seed, or its
+     * restart): its arguments can go. */
+    if (s->envp) free_env(s->envp);
+    s->w = w;
+    s->m = m;
+    s->dsim = getpid();
+    s->sync = sync[0];
+    s->report = report[1];
+    s->dsim_sync = sync[1];
+    s->dsim_report = report[0];
+    s->argv[0] = "/bin/sh";
+    s->argv[1] = "-c";
+    s->argv[2] = command;
+    s->argv[3] = NULL;
+    s->envp = build_env(m);
+    s->ca = (struct command_args){ m, fp, NULL, !w->tsc_rewrite, s->argv, s->envp };
+    pid_t init = clone(init_main, init_stack, CLONE_VM | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWNET |
+                       CLONE_NEWIPC | SIGCHLD, s);
     int clone_errno = errno;
-    free_env(envp);
     close(sync[0]);
     close(report[1]);
     if (init < 0) {
@@ -857,23 +951,25 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         close(report[0]);
         return -1;
     }
-    m->init_pid = (pid_t)init;
+    m->init_pid = init;
     m->init_reaped = false;
     int status;
     if (ptrace(PTRACE_SEIZE, init, 0, TRACE_OPTIONS) != 0 || write(sync[1], "x", 1) != 1) {
         snprintf(why, whylen, "cannot trace its init: %s", strerror(errno));
+        kill(init, SIGKILL);    /* not one more instruction in our memory */
         close(sync[1]);
         close(report[0]);
         return -1;
     }
     close(sync[1]);
     /* The watchdog's SIGALRM interrupts these waits (no SA_RESTART). */
-    pid_t got = waitpid_again((pid_t)init, &status);
+    pid_t got = waitpid_again(init, &status);
     if (got != init || status >> 8 != (SIGTRAP | (PTRACE_EVENT_FORK << 8))) {
         char said[256] = "";
         ssize_t n = read(report[0], said, sizeof said - 1);
         if (n > 0) said[n] = 0;
         if (got == init && (WIFEXITED(status) || WIFSIGNALED(status))) m->init_reaped = true;
+        else kill(init, SIGKILL);
         if (n > 0) snprintf(why, whylen, "its init failed: %s", said);
         else if (got == init) describe_status(why, whylen, "its init", status);
         else snprintf(why, whylen, "waitpid for its init: %s", strerror(errno));
@@ -881,7 +977,18 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         return -1;
     }
     close(report[0]);
-    pid_t cmd = (pid_t)tracer_eventmsg((pid_t)init);
+    pid_t cmd = (pid_t)tracer_eventmsg(init);
+    /* Init runs on in our memory until its exec: wait for that before
+     * dsim goes on (its command waits, stopped, for the run loop). */
+    ptrace(PTRACE_CONT, init, 0, 0);
+    got = waitpid_again(init, &status);
+    if (got != init || status >> 8 != (SIGTRAP | (PTRACE_EVENT_EXEC << 8))) {
+        if (got == init && (WIFEXITED(status) || WIFSIGNALED(status))) m->init_reaped = true;
+        else kill(init, SIGKILL);
+        if (got == init) describe_status(why, whylen, "its init", status);
+        else snprintf(why, whylen, "waitpid for its init: %s", strerror(errno));
+        return -1;
+    }
     ptrace(PTRACE_DETACH, init, 0, 0);
     got = waitpid_again(cmd, &status);
     if (got != cmd || !WIFSTOPPED(status)) {
