@@ -141,11 +141,12 @@ void warm_point(struct world *w)
     w->warmed = true;
     trace_event(w->trace, w->now, "-", 0, "warm start: seed %" PRIu64 " from here (start-up seed %" PRIu64 ")",
                 w->seed, w->startup_seed);
-    char why[512];
-    char note[600];
-    if (copyable(w, why, sizeof why)) snprintf(note, sizeof note, "warm start: a snapshot could copy every machine here");
-    else snprintf(note, sizeof note, "warm start: a snapshot could not copy %s", why);
-    trace_note(w->trace, note);
+    if (trace_has_notes(w->trace)) {      /* its /proc reads only for a trace file */
+        char why[512], note[600];
+        if (copyable(w, why, sizeof why)) snprintf(note, sizeof note, "warm start: a snapshot could copy every machine here");
+        else snprintf(note, sizeof note, "warm start: a snapshot could not copy %s", why);
+        trace_note(w->trace, note);
+    }
     prng_init(&w->sched, w->seed, "sched");
     for (size_t i = 0; i < w->nmachines; i++) {
         struct machine *m = &w->machines[i];

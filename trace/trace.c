@@ -341,6 +341,11 @@ int trace_parse_line(char *line, struct trace_line *out)
     return 0;
 }
 
+bool trace_has_notes(const struct trace *t)
+{
+    return t->out != NULL;
+}
+
 void trace_note(struct trace *t, const char *text)
 {
     if (t->out) fprintf(t->out, "  | %s\n", text);

@@ -32,6 +32,8 @@ void trace_record(struct trace *t, uint64_t vtime_ns, const char *machine, int t
 /* A note for the reader of the file ("  | text"), after the last event: not
  * hashed and not kept for reports, so it never changes a run's identity. */
 void trace_note(struct trace *t, const char *text);
+/* Whether notes go anywhere (a trace file): else there is no need to make them. */
+bool trace_has_notes(const struct trace *t);
 /* A tap sees every event line as it is made (without its newline), with
  * its index (0 for the run's first event): dsim verify compares a run
  * with earlier ones as it goes. fn NULL removes it. */
