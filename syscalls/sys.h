@@ -98,12 +98,13 @@ bool random_dev(const struct stat *st);
 int fd_lend(struct world *w, struct thread *t, int fd, struct stat *st);
 void fd_return(struct thread *t, int copy);
 int fd_own(struct thread *t, int copy);
-/* Drops the kept copies of fds lo..hi (before the tracee closes them), all
- * of them (exec, death), or all for good (a shared fd table). */
 /* Whether fd is known to name a plain file or directory whose reads the
  * kernel makes at once; fd_plain_note records that it does. */
 bool fd_plain(const struct process *p, int fd);
 void fd_plain_note(struct process *p, int fd);
+/* Drops the kept copies (and plain facts) of fds lo..hi (before the tracee
+ * closes them), all of them (exec, death), or all for good (a shared fd
+ * table). */
 void fdcache_forget(struct process *p, unsigned lo, unsigned hi);
 void fdcache_forget_all(struct process *p);
 void fdcache_stop(struct process *p);
