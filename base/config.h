@@ -37,6 +37,15 @@ enum tsc_mode { TSC_AUTO, TSC_TRAP, TSC_REWRITE };
 int tsc_mode_parse(const char *s, enum tsc_mode *out);
 extern const char *const tsc_mode_names[3];
 
+/* How machines' clock reads are answered ([simulation] clock_reads): each
+ * clock_gettime, gettimeofday and time a system call that stops (stop, the
+ * default), or the vDSO's answered from a clock page dsim keeps in the
+ * machine's memory, without a stop (page; world/clockpage.h). */
+enum clock_reads { CLOCK_READS_STOP, CLOCK_READS_PAGE };
+/* "stop", "page": 0, or -1 for anything else. */
+int clock_reads_parse(const char *s, enum clock_reads *out);
+extern const char *const clock_reads_names[2];
+
 /* Where every machine of a config file sees the file's directory, and
  * runs its command: the same path whatever the host's is. */
 #define CONFIG_MOUNT "/dsim/config"
@@ -54,6 +63,7 @@ struct config {
     bool strict_names;      /* only a directory fsync makes a name durable (POSIX) */
     int64_t epoch_s;        /* the world's wall clock when a run begins (Unix seconds) */
     enum tsc_mode tsc;
+    enum clock_reads clock_reads;
     uint64_t warm_start_ns; /* the run up to here is warm_seed's (0: none, or warm_network) */
     bool warm_network;      /* or up to the first call that makes a simulated socket */
     char *warm_machine;     /* or until this machine prints warm_text (stdout or stderr) */

@@ -18,6 +18,7 @@ struct opts {
     const char *crash_state;        /* replay --crash-state C:a.b.c */
     const char *at, *machine;       /* crash-states --at T --machine M */
     const char *tsc;                /* --tsc auto|trap|rewrite: overrides [simulation] tsc */
+    const char *clock_reads;        /* dsim exec --clock-reads stop|page */
     const char *verify_sample;      /* run --verify-sample 5% */
     int runs, jobs, crash, max_states;
     bool keep_going;
@@ -49,7 +50,7 @@ struct config *load(const char *path, struct defines *defines);
  * " --plan FILE --tsc MODE -D NAME=VALUE..." as given, quoted for the shell
  * (malloc'd; "" when nothing changes the run). */
 char *rerun_options(const struct opts *o);
-/* Applies --tsc to c and checks that this host can honour its tsc
+/* Applies --tsc (and --clock-reads) to c and checks that this host can honour its tsc
  * setting: 0, or 2 after saying why. */
 int apply_tsc(struct config *c, const struct opts *o);
 /* The config and the --plan that replaces its faults, if one was given

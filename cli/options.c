@@ -196,6 +196,8 @@ int apply_tsc(struct config *c, const struct opts *o)
     char err[512];
     bool rewrite;
     if (o->tsc && tsc_mode_parse(o->tsc, &c->tsc) < 0) return usage_error("bad --tsc %s (use auto, trap or rewrite)", o->tsc);
+    if (o->clock_reads && clock_reads_parse(o->clock_reads, &c->clock_reads) < 0)
+        return usage_error("bad --clock-reads %s (use stop or page)", o->clock_reads);
     if (tsc_resolve(c->tsc, &rewrite, err, sizeof err) < 0) {
         fprintf(stderr, "dsim: %s: %s\n", c->path ? c->path : "exec", err);
         return EXIT_USAGE;
@@ -217,7 +219,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         { "plan-out", required_argument, 0, 'O' }, { "crash", required_argument, 0, 'c' },
         { "max", required_argument, 0, 'm' }, { "crash-state", required_argument, 0, 'X' },
         { "at", required_argument, 0, 'a' }, { "machine", required_argument, 0, 'M' },
-        { "tsc", required_argument, 0, 'T' },
+        { "tsc", required_argument, 0, 'T' }, { "clock-reads", required_argument, 0, 'L' },
         { "verify-sample", required_argument, 0, 'V' },
         { "set", required_argument, 0, 'D' },
         { 0, 0, 0, 0 },
@@ -245,6 +247,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         case 'a': o->at = optarg; break;
         case 'M': o->machine = optarg; break;
         case 'T': o->tsc = optarg; break;
+        case 'L': o->clock_reads = optarg; break;
         case 'V': o->verify_sample = optarg; break;
         case 'c':
         case 'm': {

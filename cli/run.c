@@ -233,7 +233,7 @@ int cmd_replay(int argc, char **argv)
 int cmd_exec(int argc, char **argv)
 {
     struct opts o = { 0 };
-    if (parse_opts(argc, argv, &o, "ntdeT")) return EXIT_USAGE;
+    if (parse_opts(argc, argv, &o, "ntdeTL")) return EXIT_USAGE;
     if (optind >= argc) return usage_error("%s: missing PROGRAM", "exec");
     uint64_t seed = 1;
     if (o.seed && parse_seed_arg(o.seed, &seed)) return usage_error("bad --seed %s", o.seed);

@@ -247,7 +247,7 @@ void elf_code_free(struct elf_code *c)
     memset(c, 0, sizeof *c);
 }
 
-int64_t elf_symbol_offset(const uint8_t *p, size_t len, const char *name)
+int elf_each_function(const uint8_t *p, size_t len, elf_function_fn *fn, void *arg)
 {
     struct img im = { p, len };
     const Elf64_Ehdr *e = ehdr_of(&im);
@@ -263,10 +263,36 @@ int64_t elf_symbol_offset(const uint8_t *p, size_t len, const char *name)
         const Elf64_Sym *sym = (const Elf64_Sym *)(p + sh[i].sh_offset);
         for (size_t j = 0; j < sh[i].sh_size / sizeof *sym; j++) {
             unsigned type = ELF64_ST_TYPE(sym[j].st_info);
-            if ((type == STT_FUNC || type == STT_GNU_IFUNC) && sym[j].st_value &&
-                !strcmp(section_name(&im, str, sym[j].st_name), name))
-                return off_of(&l, sym[j].st_value);
+            if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sym[j].st_value) continue;
+            const char *name = section_name(&im, str, sym[j].st_name);
+            int64_t off = off_of(&l, sym[j].st_value);
+            if (off >= 0 && fn(arg, name, *name ? (size_t)(name - (const char *)p) : 0, off, sym[j].st_size))
+                return 1;
         }
     }
-    return -1;
+    return 0;
+}
+
+struct find { const char *name; int64_t off; uint64_t size; };
+
+static int found(void *arg, const char *name, size_t name_off, int64_t off, uint64_t size)
+{
+    (void)name_off;
+    struct find *f = arg;
+    if (strcmp(name, f->name)) return 0;
+    f->off = off, f->size = size;
+    return 1;
+}
+
+int64_t elf_symbol_find(const uint8_t *p, size_t len, const char *name, uint64_t *size)
+{
+    struct find f = { name, -1, 0 };
+    elf_each_function(p, len, found, &f);
+    if (size) *size = f.size;
+    return f.off;
+}
+
+int64_t elf_symbol_offset(const uint8_t *p, size_t len, const char *name)
+{
+    return elf_symbol_find(p, len, name, NULL);
 }

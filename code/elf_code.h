@@ -31,4 +31,12 @@ void elf_code_free(struct elf_code *c);
 /* The file offset of the function symbol `name` in .dynsym or .symtab,
  * or -1. */
 int64_t elf_symbol_offset(const uint8_t *img, size_t len, const char *name);
+/* The same, and its size (st_size) in *size. */
+int64_t elf_symbol_find(const uint8_t *img, size_t len, const char *name, uint64_t *size);
+/* Calls fn for each function symbol of .dynsym and .symtab that has an
+ * address in the file: its name, where the name's bytes are in img (0 for
+ * no name), its code's file offset and size, until fn returns nonzero.
+ * 1 if fn stopped it, 0, or -1 if img has no section table. */
+typedef int elf_function_fn(void *arg, const char *name, size_t name_off, int64_t off, uint64_t size);
+int elf_each_function(const uint8_t *img, size_t len, elf_function_fn *fn, void *arg);
 #endif

@@ -8,6 +8,7 @@
 #include "supervisor/machine.h"
 #include "supervisor/report.h"
 #include "world/rewrite.h"
+#include "world/clockpage.h"
 #include "supervisor/rundir.h"
 #include "supervisor/step.h"
 #include "world/tracer.h"
@@ -385,6 +386,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct s
     for (size_t i = 0; i < w->ndeadprocs; i++) {
         if (w->deadprocs[i]->sh) sighand_put(w->deadprocs[i]->sh);
         code_sites_put(w->deadprocs[i]->code);
+        clock_map_put(w->deadprocs[i]->clock);
         free(w->deadprocs[i]->pf_text);
         free(w->deadprocs[i]);
     }
@@ -392,6 +394,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct s
     for (size_t i = 0; i < w->nprocs; i++) {
         if (w->procs[i]->sh) sighand_put(w->procs[i]->sh);
         code_sites_put(w->procs[i]->code);
+        clock_map_put(w->procs[i]->clock);
         free(w->procs[i]->pf_text);
         free(w->procs[i]);
     }

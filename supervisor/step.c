@@ -6,6 +6,7 @@
 #include "supervisor/callrec.h"
 #include "supervisor/machine.h"
 #include "world/rewrite.h"
+#include "world/clockpage.h"
 #include "supervisor/stack.h"
 #include "world/tracer.h"
 #include "syscalls/sys.h"
@@ -169,6 +170,13 @@ static bool fatal_by_default(int sig)
            sig == SIGSYS || sig == SIGTRAP;
 }
 
+/* A thread at a syscall's exit stop goes on; after an exec, by mapping
+ * its clock page first (world/clockpage.h). */
+static void go_on(struct world *w, struct thread *t)
+{
+    if (!clockpage_exec_begin(w, t)) tracer_cont(t->tid, 0);
+}
+
 static void handle_stop(struct world *w, struct thread *t, int status)
 {
     int sig = WSTOPSIG(status), ev = status >> 16;
@@ -180,6 +188,7 @@ static void handle_stop(struct world *w, struct thread *t, int status)
         return;
     }
     if (sig == (SIGTRAP | 0x80)) {
+        if (clockpage_exec_stop(w, t)) return;
         if (rewrite_map_exit(w, t)) return;
         struct user_regs_struct regs;
         tracer_getregs(t->tid, &regs);
@@ -204,7 +213,7 @@ static void handle_stop(struct world *w, struct thread *t, int status)
         /* kill(SIGKILL) and the like: the caller must not return to user
          * mode before the deaths (and the SIGCHLDs they send) are in. */
         if (t->state == TS_RUNNING && pending_events(w)) w->held_at_exit = t;
-        else if (t->state == TS_RUNNING) tracer_cont(t->tid, 0);
+        else if (t->state == TS_RUNNING) go_on(w, t);
         return;
     }
     if (sig == SIGTRAP && (ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK)) {
@@ -291,7 +300,10 @@ void handle_status(struct world *w, pid_t pid, int status)
         }
     }
     if (WIFEXITED(status) || WIFSIGNALED(status)) thread_died(w, t, status);
-    else if (WIFSTOPPED(status)) handle_stop(w, t, status);
+    else if (WIFSTOPPED(status)) {
+        if (t == w->running) clockpage_fold(w, t);     /* its clock page's reads are time */
+        handle_stop(w, t, status);
+    }
 }
 
 /* Waits until the running thread has stopped or died and every death or
@@ -306,7 +318,7 @@ static void settle(struct world *w, struct thread *t)
         if (w->held_at_exit && !pending_events(w)) {
             struct thread *h = w->held_at_exit;
             w->held_at_exit = NULL;
-            if (h->state == TS_RUNNING) tracer_cont(h->tid, 0);
+            if (h->state == TS_RUNNING) go_on(w, h);
             continue;
         }
         int status;
@@ -380,6 +392,7 @@ void step(struct world *w, struct thread *t)
     /* Another was picked while the last one could have gone on. */
     if (w->running && w->running != t && w->running->state == TS_READY) w->running->nivcsw++;
     w->running = t;
+    clockpage_refresh(w, t);
     if (t->state == TS_NEW || t->state == TS_HELD || !calm(SYSNR(t)) || t->proc->m->ndirty) w->io_epoch++;
     if (t->state == TS_NEW || t->state == TS_HELD) {
         resume(t, 0);

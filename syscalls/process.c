@@ -3,6 +3,7 @@
  * when a wait can return, and never lets one sleep in the kernel. */
 #include "syscalls/sys.h"
 #include "world/rewrite.h"
+#include "world/clockpage.h"
 #include "world/tracer.h"
 #include <elf.h>
 #include <sys/ptrace.h>
@@ -133,6 +134,10 @@ void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid
         if (flags & CLONE_SIGHAND) { cp->sh = pp->sh; pp->sh->refs++; }
         else cp->sh = sighand_copy(w, pp->sh);
         cp->code = flags & CLONE_VM ? code_sites_get(pp->code) : code_sites_copy(pp->code);
+        /* The page is shared memory: a fork's copy of the address space
+         * maps the same page, as CLONE_VM shares it. */
+        cp->clock = clock_map_get(pp->clock);
+        cp->clock_stub = pp->clock_stub;
         if (!(flags & CLONE_VM)) ipc_fork(w, pp, cp);
         /* One fd table for two processes: neither keeps copies (fdcache.c). */
         if (flags & CLONE_FILES) fdcache_stop(pp), fdcache_stop(cp);
@@ -165,8 +170,9 @@ static void release_vfork_parent(struct process *p)
     p->vfork_parent = NULL;
 }
 
-/* Reseeds AT_RANDOM and hides the vDSO (so clocks become syscalls). */
-static void patch_auxv(struct world *w, struct thread *t)
+/* Reseeds AT_RANDOM and hides the vDSO (so clocks become syscalls), unless
+ * its clock functions read the clock page (world/clockpage.h). */
+static void patch_auxv(struct world *w, struct thread *t, bool hide_vdso)
 {
     struct user_regs_struct r;
     if (tracer_getregs(t->tid, &r)) return;
@@ -185,7 +191,7 @@ static void patch_auxv(struct world *w, struct thread *t)
             unsigned char bytes[16];
             random_fill(w, t, bytes, sizeof bytes);
             mem_write(t->tid, pair[1], bytes, sizeof bytes);
-        } else if (pair[0] == AT_SYSINFO_EHDR) {
+        } else if (pair[0] == AT_SYSINFO_EHDR && hide_vdso) {
             uint64_t zero = 0;
             mem_write(t->tid, p + 8, &zero, 8);
         }
@@ -210,8 +216,16 @@ void proc_on_exec(struct world *w, struct thread *t)
     }
     sighand_exec_reset(p->sh);
     ptimers_exec(w, p);
-    patch_auxv(w, t);
-    rewrite_exec(w, t);
+    clock_map_put(p->clock);
+    p->clock = NULL;
+    p->clock_stub = 0;
+    if (w->conf->clock_reads == CLOCK_READS_PAGE) {
+        rewrite_exec(w, t);
+        patch_auxv(w, t, !p->clock_stub);
+    } else {
+        patch_auxv(w, t, true);
+        rewrite_exec(w, t);
+    }
     release_vfork_parent(p);
 }
 

@@ -3,6 +3,7 @@
 #include "code/elf_code.h"
 #include "code/sites.h"
 #include "world/tracer.h"
+#include "world/clockpage.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -91,41 +92,6 @@ static void remember(struct code_sites *cs, uint64_t addr, const struct site *s)
     memmove(cs->v + i + 1, cs->v + i, (cs->n - i) * sizeof *cs->v);
     cs->v[i] = (struct live_site){ addr, *s };
     cs->n++;
-}
-
-/* ---- tracee code: read and written through ptrace, which may write
- * read-only private mappings (the kernel copies the page, as for a
- * debugger's breakpoint) ---- */
-
-/* n bytes at addr into buf, or (write) from buf, a word at a time, each
- * partial word read first. */
-static int code_words(pid_t tid, uint64_t addr, uint8_t *buf, size_t n, bool write)
-{
-    for (size_t done = 0; done < n;) {
-        uint64_t word_at = (addr + done) & ~7ULL;
-        errno = 0;
-        long word = ptrace(PTRACE_PEEKDATA, tid, (void *)word_at, 0);
-        if (word == -1 && errno) return -1;
-        size_t skip = (size_t)(addr + done - word_at), take = 8 - skip < n - done ? 8 - skip : n - done;
-        if (!write) {
-            memcpy(buf + done, (uint8_t *)&word + skip, take);
-        } else {
-            memcpy((uint8_t *)&word + skip, buf + done, take);
-            if (ptrace(PTRACE_POKEDATA, tid, (void *)word_at, (void *)word) != 0) return -1;
-        }
-        done += take;
-    }
-    return 0;
-}
-
-static int code_peek(pid_t tid, uint64_t addr, uint8_t *out, size_t n)
-{
-    return code_words(tid, addr, out, n, false);
-}
-
-static int code_poke(pid_t tid, uint64_t addr, const uint8_t *bytes, size_t n)
-{
-    return code_words(tid, addr, (uint8_t *)bytes, n, true);
 }
 
 /* Replaces the site at addr with ud2 if the original instruction is still
@@ -243,6 +209,68 @@ static void vdso_stub(uint8_t out[8], int nr)
     memcpy(out, stub, 8);
 }
 
+/* jmp rel32 from `at` to `to`. */
+static void vdso_jump(uint8_t out[5], uint64_t at, uint64_t to)
+{
+    int32_t rel = (int32_t)(to - (at + 5));
+    out[0] = 0xe9;
+    memcpy(out + 1, &rel, 4);
+}
+
+/* clock_reads = page: the vDSO's clock_gettime becomes the clock stub
+ * (clockstub.S), its gettimeofday and time jumps into it, the other entry
+ * points the system calls; a function dsim does not know (getrandom,
+ * which would give the host's entropy) is also hidden from lookups, its
+ * name made one no program asks for. */
+struct vdso_fn { const char *name; int nr; uint64_t to; };
+static const struct vdso_fn vdso_page_fns[] = {
+    { "__vdso_clock_gettime", 0, 0 }, { "clock_gettime", 0, 0 },
+    { "__vdso_gettimeofday", 0, 1 }, { "gettimeofday", 0, 1 },
+    { "__vdso_time", 0, 2 }, { "time", 0, 2 },
+    { "__vdso_getcpu", SYS_getcpu, 0 }, { "getcpu", SYS_getcpu, 0 },
+    { "__vdso_clock_getres", SYS_clock_getres, 0 }, { "clock_getres", SYS_clock_getres, 0 },
+};
+
+struct vdso_scan { pid_t tid; uint64_t start; unsigned hidden; int64_t stub_off; uint64_t stub_len; };
+
+static int vdso_other(void *arg, const char *name, size_t name_off, int64_t off, uint64_t size)
+{
+    (void)size;
+    struct vdso_scan *v = arg;
+    for (size_t i = 0; i < sizeof vdso_page_fns / sizeof *vdso_page_fns; i++)
+        if (!strcmp(name, vdso_page_fns[i].name)) return 0;
+    if (off >= v->stub_off && (uint64_t)(off - v->stub_off) < v->stub_len) return 0;
+    uint8_t stub[8], dot = '.';
+    vdso_stub(stub, !strcmp(name, "getrandom") || !strcmp(name, "__vdso_getrandom") ? SYS_getrandom : SYS_getpid);
+    if (strcmp(name, "getrandom") && strcmp(name, "__vdso_getrandom")) stub[0] = 0x0f, stub[1] = 0x0b;  /* ud2 */
+    code_poke(v->tid, v->start + (uint64_t)off, stub, 8);
+    if (name_off && code_poke(v->tid, v->start + name_off, &dot, 1) == 0) v->hidden++;
+    return 0;
+}
+
+/* The stub in the vDSO image at start: its offset, or -1 (clock reads stop). */
+static int64_t patch_vdso_page(struct thread *t, uint64_t start, const uint8_t *img, size_t len, unsigned *fns)
+{
+    uint64_t size = 0, stub_len = (uint64_t)(dsim_clock_stub_end - dsim_clock_stub);
+    int64_t at = elf_symbol_find(img, len, "__vdso_clock_gettime", &size);
+    if (at < 0 || size < stub_len || (uint64_t)at + stub_len > len) return -1;
+    if (code_poke(t->tid, start + (uint64_t)at, dsim_clock_stub, stub_len)) return -1;
+    const uint64_t to[3] = { 0, (uint64_t)(dsim_clock_stub_gettimeofday - dsim_clock_stub),
+                             (uint64_t)(dsim_clock_stub_time - dsim_clock_stub) };
+    for (size_t i = 0; i < sizeof vdso_page_fns / sizeof *vdso_page_fns; i++) {
+        const struct vdso_fn *f = &vdso_page_fns[i];
+        int64_t off = elf_symbol_offset(img, len, f->name);
+        if (off < 0 || (off >= at && (uint64_t)(off - at) < stub_len)) continue;   /* the stub itself */
+        uint8_t code[8];
+        if (f->nr) vdso_stub(code, f->nr);
+        else vdso_jump(code, start + (uint64_t)off, start + (uint64_t)at + to[f->to]);
+        if ((uint64_t)off + 8 <= len && code_poke(t->tid, start + (uint64_t)off, code, f->nr ? 8 : 5) == 0) (*fns)++;
+    }
+    struct vdso_scan v = { t->tid, start, 0, at, stub_len };
+    elf_each_function(img, len, vdso_other, &v);
+    return at;
+}
+
 static void patch_vdso(struct world *w, struct thread *t, uint64_t start, uint64_t end)
 {
     static const struct { const char *name; int nr; } entries[] = {
@@ -256,26 +284,38 @@ static void patch_vdso(struct world *w, struct thread *t, uint64_t start, uint64
     uint8_t *img = len <= (1 << 20) ? malloc(len) : NULL;
     if (!img || mem_read(t->tid, start, img, len)) { free(img); return; }
     unsigned stubs = 0;
-    for (size_t i = 0; i < sizeof entries / sizeof *entries; i++) {
-        int64_t off = elf_symbol_offset(img, len, entries[i].name);
-        uint8_t stub[8];
-        vdso_stub(stub, entries[i].nr);
-        if (off >= 0 && (uint64_t)off + 8 <= len && code_poke(t->tid, start + (uint64_t)off, stub, 8) == 0) stubs++;
+    int64_t stub_at = -1;
+    uint64_t stub_len = (uint64_t)(dsim_clock_stub_end - dsim_clock_stub);
+    if (w->conf->clock_reads == CLOCK_READS_PAGE) stub_at = patch_vdso_page(t, start, img, len, &stubs);
+    if (stub_at >= 0) {
+        t->proc->clock_stub = start + (uint64_t)stub_at;
+    } else {
+        for (size_t i = 0; i < sizeof entries / sizeof *entries; i++) {
+            int64_t off = elf_symbol_offset(img, len, entries[i].name);
+            uint8_t stub[8];
+            vdso_stub(stub, entries[i].nr);
+            if (off >= 0 && (uint64_t)off + 8 <= len && code_poke(t->tid, start + (uint64_t)off, stub, 8) == 0) stubs++;
+        }
     }
-    /* Its own rdtsc reads, should a program jump past the entry points. */
+    /* Its own rdtsc reads, should a program jump past the entry points
+     * (none within the clock stub, which has replaced them). */
     struct elf_code c;
     struct site_list l = { 0 };
     unsigned done = 0, seen = 0, kinds = rewrite_kinds(w);
     if (elf_code_read(img, len, &c) == 0) {
         if (sites_in_elf(img, len, &c, kinds, &l) == 0)
-            for (size_t i = 0; i < l.n; i++)
+            for (size_t i = 0; i < l.n; i++) {
+                if (stub_at >= 0 && l.v[i].off + 16 > (uint64_t)stub_at && l.v[i].off < (uint64_t)stub_at + stub_len)
+                    continue;
                 if (patch_site(t->tid, t->proc->code, start + l.v[i].off, &l.v[i])) done++, seen |= SITE_BIT(l.v[i].kind);
+            }
         site_list_free(&l);
         elf_code_free(&c);
     }
     free(img);
-    char what[64];
-    snprintf(what, sizeof what, "[vdso] (%u entry points made system calls)", stubs);
+    char what[80];
+    if (stub_at >= 0) snprintf(what, sizeof what, "[vdso] (clock page stub, %u entry points)", stubs);
+    else snprintf(what, sizeof what, "[vdso] (%u entry points made system calls)", stubs);
     note_rewrite(w, what, done ? done : stubs, seen);
 }
 
@@ -415,6 +455,7 @@ static void answer(struct world *w, struct thread *t, struct user_regs_struct *r
     const char *name = site_kind_name(s->kind);
     if (s->kind == SITE_RDTSC || s->kind == SITE_RDTSCP) {
         w->now += w->conf->quantum_ns;
+        clockpage_refresh(w, t);
         uint64_t tsc = machine_monotonic(w, t->proc->m);
         r->rax = tsc & 0xffffffffu;
         r->rdx = tsc >> 32;

@@ -94,3 +94,38 @@ int fd_copy(struct world *w, struct thread *t, int fd)
     if (p->pidfd < 0 && (p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0)) < 0) return -1;
     return (int)syscall(SYS_pidfd_getfd, p->pidfd, fd, 0);
 }
+
+/* ---- tracee code: read and written through ptrace, which may write
+ * read-only private mappings (the kernel copies the page, as for a
+ * debugger's breakpoint) ---- */
+
+/* n bytes at addr into buf, or (write) from buf, a word at a time, each
+ * partial word read first. */
+static int code_words(pid_t tid, uint64_t addr, uint8_t *buf, size_t n, bool write)
+{
+    for (size_t done = 0; done < n;) {
+        uint64_t word_at = (addr + done) & ~7ULL;
+        errno = 0;
+        long word = ptrace(PTRACE_PEEKDATA, tid, (void *)word_at, 0);
+        if (word == -1 && errno) return -1;
+        size_t skip = (size_t)(addr + done - word_at), take = 8 - skip < n - done ? 8 - skip : n - done;
+        if (!write) {
+            memcpy(buf + done, (uint8_t *)&word + skip, take);
+        } else {
+            memcpy((uint8_t *)&word + skip, buf + done, take);
+            if (ptrace(PTRACE_POKEDATA, tid, (void *)word_at, (void *)word) != 0) return -1;
+        }
+        done += take;
+    }
+    return 0;
+}
+
+int code_peek(pid_t tid, uint64_t addr, uint8_t *out, size_t n)
+{
+    return code_words(tid, addr, out, n, false);
+}
+
+int code_poke(pid_t tid, uint64_t addr, const uint8_t *bytes, size_t n)
+{
+    return code_words(tid, addr, (uint8_t *)bytes, n, true);
+}

@@ -19,6 +19,11 @@ unsigned long tracer_eventmsg(pid_t tid);
 /* Whole-or-nothing copies; return 0 or -1 (errno set, EFAULT for bad addresses). */
 int mem_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 int mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len);
+/* Tracee code, read and written a word at a time through ptrace, which
+ * may write read-only private mappings (the kernel copies the page, as for
+ * a debugger's breakpoint). 0 or -1. */
+int code_peek(pid_t tid, uint64_t addr, uint8_t *out, size_t n);
+int code_poke(pid_t tid, uint64_t addr, const uint8_t *bytes, size_t n);
 /* Reads a NUL-terminated string of at most max-1 bytes; returns its length or -1. */
 ssize_t mem_read_str(pid_t pid, uint64_t addr, char *buf, size_t max);
 

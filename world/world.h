@@ -130,6 +130,11 @@ struct thread {
      * arguments at this address, 0 for none). */
     bool restore_clone_flags;
     uint64_t clone_flags, clone3_args;
+    /* Its clock page being mapped after an exec (world/clockpage.c): 0, or
+     * the stop awaited, with its registers and signal mask to put back. */
+    int clock_mapping;
+    struct user_regs_struct clock_saved;
+    uint64_t clock_saved_mask;
 };
 
 struct sigaction_lite { uint64_t handler; uint64_t flags; };
@@ -179,6 +184,8 @@ struct process {
     ino_t pf_ino;
     uint64_t children_steps; /* steps of the children it waited for, and of theirs */
     struct code_sites *code; /* its address space's rewritten instructions (rewrite.h) */
+    struct clock_map *clock; /* its address space's clock page, or NULL (world/clockpage.h) */
+    uint64_t clock_stub;    /* where the clock stub is in its vDSO (0: not written) */
     struct kept_fd *kept;   /* copies of its socket fds kept between calls (syscalls/fdcache.c) */
     int nkept;
     int *plain;             /* its fds known to name a plain file or directory (fdcache.c) */

@@ -332,6 +332,13 @@ START_TEST(test_defaults)
     ck_assert_ptr_null(c->check_command);
     ck_assert(!c->strict_names);
     ck_assert_int_eq(c->tsc, TSC_AUTO);
+    ck_assert_int_eq(c->clock_reads, CLOCK_READS_STOP);
+    config_free(c);
+    c = LOAD_OK("[simulation]\nclock_reads = page\n[machine a]\ncommand = ./a\n");
+    ck_assert_int_eq(c->clock_reads, CLOCK_READS_PAGE);
+    config_free(c);
+    c = LOAD_OK("[simulation]\nclock_reads = stop\n[machine a]\ncommand = ./a\n");
+    ck_assert_int_eq(c->clock_reads, CLOCK_READS_STOP);
     config_free(c);
 
     c = LOAD_OK("[machine a]\ncommand = ./a\ndisk = 64M\n[machine b]\ncommand = ./b\n");
@@ -613,6 +620,8 @@ START_TEST(test_err_bad_values)
                "3: bad disk size \"2T\" (use 16M to 1T: bytes, or a number with K, M, G or T)");
     EXPECT_ERR("[simulation]\ntsc = sometimes\n",
                "2: bad tsc \"sometimes\" (use auto, trap or rewrite)");
+    EXPECT_ERR("[simulation]\nclock_reads = vdso\n",
+               "2: bad clock_reads \"vdso\" (use stop or page)");
     static const char *const bad_epochs[] = { "2030-13-01", "2030-02-29", "1969-12-31", "2201-01-01",
                                               "2030-06-01T24:00:00Z", "2030-06-01T10:00:00", "tomorrow",
                                               "2030-6-1", "2030-06-01 10:00:00Z" };
