@@ -33,7 +33,7 @@ grep -q "DSIM_PROC_MOUNT=bogus: pidns or helper expected" "$TMP/bogus.err" || { 
 probe='echo "pid $$ ppid $PPID"; sleep 0 & echo "child $!"; wait
 echo "fds $(ls /proc/self/fd | tr "\n" " ")"
 echo "init fds $(ls /proc/1/fd | tr "\n" " ")"
-grep -E "^(Uid|Gid|NSpid):" /proc/self/status; ls /proc | grep -c "^[0-9]"'
+grep -E "^(Uid|Gid|NSpid):" /proc/self/status; echo procs /proc/[0-9]*'
 hashes=""
 for way in $ways; do
     export DSIM_PROC_MOUNT=$way
@@ -44,6 +44,8 @@ for way in $ways; do
     # ls's own fd 3 (its directory), nothing of dsim's.
     grep -qx "fds 0 1 2 3 " "$TMP/$way.out" || { cat "$TMP/$way.out" >&2; fail "$way: an fd of dsim's reached the machine"; }
     grep -qx "init fds " "$TMP/$way.out" || { cat "$TMP/$way.out" >&2; fail "$way: init holds an fd"; }
+    # Only the machine's processes (no helper left in its pid namespace).
+    grep -qx "procs /proc/1 /proc/2" "$TMP/$way.out" || { cat "$TMP/$way.out" >&2; fail "$way: /proc shows more than init and the command"; }
     hashes="$hashes $h"
     # The mount table without the host's mount ids and device numbers.
     dsim_exec 1 /bin/sh -c 'cat /proc/self/mountinfo' | awk '{ $1 = $2 = $3 = ""; print }' >"$TMP/$way.mountinfo"
