@@ -10,6 +10,11 @@ int machine_write_vfs(struct world *w);
 /* Starts m; its command's first thread is added to w in TS_NEW. 0, or -1
  * with why it could not in why. */
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp, char *why, size_t whylen);
+/* Sets the next-pid cursor of m's pid namespace (its ns_last_pid) to
+ * last_pid: the next process made there gets the first free pid after it.
+ * Written by a process of that namespace (the cursor is its writer's
+ * namespace's), forked for it and gone on return. 0, or -1 and errno. */
+int machine_reset_pid_cursor(struct machine *m, pid_t last_pid);
 /* Kills every process of m (SIGKILL to its init); marks its threads dying. */
 void machine_kill(struct world *w, struct machine *m);
 /* The inits of the machines running now, for a signal handler to kill:

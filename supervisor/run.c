@@ -294,6 +294,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct s
         m->conf = &c->machines[i];
         m->name = m->conf->name;
         m->index = (int)i;
+        m->pid_cursor_fd = -1;
         char name[300];
         snprintf(name, sizeof name, "entropy/%s", m->name);
         prng_init(&m->entropy, w->startup_seed, name);
