@@ -19,6 +19,7 @@ struct opts {
     const char *at, *machine;       /* crash-states --at T --machine M */
     const char *tsc;                /* --tsc auto|trap|rewrite: overrides [simulation] tsc */
     const char *verify_sample;      /* run --verify-sample 5% */
+    const char *warm;               /* run --warm snapshot|cold */
     int runs, jobs, crash, max_states;
     bool keep_going;
     char **env;

@@ -219,6 +219,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         { "at", required_argument, 0, 'a' }, { "machine", required_argument, 0, 'M' },
         { "tsc", required_argument, 0, 'T' },
         { "verify-sample", required_argument, 0, 'V' },
+        { "warm", required_argument, 0, 'W' },
         { "set", required_argument, 0, 'D' },
         { 0, 0, 0, 0 },
     };
@@ -246,6 +247,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         case 'M': o->machine = optarg; break;
         case 'T': o->tsc = optarg; break;
         case 'V': o->verify_sample = optarg; break;
+        case 'W': o->warm = optarg; break;
         case 'c':
         case 'm': {
             char *end;

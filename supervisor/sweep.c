@@ -7,6 +7,7 @@
 #include "supervisor/explain.h"
 #include "base/results.h"
 #include "supervisor/run.h"
+#include "supervisor/snapshot.h"
 #include <errno.h>
 #include <jansson.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -125,9 +127,33 @@ static int verify_job(const struct sweep *s, const struct job *j, int out)
     return status;
 }
 
+/* Whether a worker said how this sweep's warm start goes (shared by the
+ * workers, so that it is said once). */
+static volatile int *warm_said;
+
+/* A warm start's start-up, run by a worker before its first seed: for a
+ * snapshot, which its seeds would start from, or else (it says why) the
+ * start-up goes on as the worker's first seed, which is the same run. */
+static struct startup *warm_begin(const struct sweep *s, const struct run_opts *ro)
+{
+    char why[1024];
+    struct startup *su = NULL;
+    if (!snapshot_config_fence(s->conf, ro, why, sizeof why) && (su = run_to_point(s->conf, ro, why, sizeof why)) &&
+        snapshot_templates(su, why, sizeof why) != 0 && startup_world(su)->outcome != OUT_RUNNING) {
+        startup_end(su);
+        su = NULL;
+    }
+    if (warm_said && __sync_bool_compare_and_swap(warm_said, 0, 1)) {
+        fprintf(stderr, "dsim: warm start: seeds run cold, not from a snapshot: %s\n", why);
+        fflush(stderr);
+    }
+    return su;
+}
+
 /* Runs seeds as the parent asks, one at a time, on its own CPU. */
 static void worker_main(const struct sweep *s, int cpu, int in, int out)
 {
+    bool warm_tried = s->warm_cold || !config_warm(s->conf);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     cpu_set_t one;
     CPU_ZERO(&one);
@@ -151,7 +177,13 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
         }
         struct seed_result r;
         uint64_t start = now_ms();
-        run_seed(s->conf, s->seeds[index], &ro, &r);
+        struct startup *su = NULL;
+        if (!warm_tried) {
+            warm_tried = true;
+            su = warm_begin(s, &ro);
+        }
+        if (su) run_from_point(su, s->seeds[index], &ro, &r);
+        else run_seed(s->conf, s->seeds[index], &ro, &r);
         r.index = (long)index;
         r.wall_ms = now_ms() - start;
         free(r.plan);               /* the sweep has no use for it */
@@ -463,6 +495,11 @@ int sweep_run(const struct sweep *s)
     if (s->output) mkdir(s->output, 0755);
     fflush(NULL);
     uint64_t started = now_ms();
+    if (!warm_said && config_warm(s->conf) && !s->warm_cold) {
+        void *shared = mmap(NULL, sizeof *warm_said, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (shared != MAP_FAILED) warm_said = shared;
+    }
+    if (warm_said) *warm_said = 0;
     if (todo && start_workers(s, w, n) != 0) { perror("dsim: cannot start workers"); return 2; }
     if (!todo) n = 0;
 

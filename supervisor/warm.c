@@ -113,7 +113,7 @@ static const char *unforkable(pid_t pid, char *buf, size_t len)
 /* Whether a snapshot could copy every machine here by forking (a first
  * slice of docs/design.md "Warm start from a snapshot": init and one
  * single-threaded process each); why not in why. */
-static bool copyable(const struct world *w, char *why, size_t len)
+bool warm_copyable(const struct world *w, char *why, size_t len)
 {
     for (size_t i = 0; i < w->nmachines; i++) {
         const struct machine *m = &w->machines[i];
@@ -143,7 +143,7 @@ void warm_point(struct world *w)
                 w->seed, w->startup_seed);
     if (trace_has_notes(w->trace)) {      /* its /proc reads only for a trace file */
         char why[512], note[600];
-        if (copyable(w, why, sizeof why)) snprintf(note, sizeof note, "warm start: a snapshot could copy every machine here");
+        if (warm_copyable(w, why, sizeof why)) snprintf(note, sizeof note, "warm start: a snapshot could copy every machine here");
         else snprintf(note, sizeof note, "warm start: a snapshot could not copy %s", why);
         trace_note(w->trace, note);
     }

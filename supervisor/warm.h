@@ -20,4 +20,9 @@ void warm_watch_output(struct world *w);
  * here on, and [chaos] begins (its faults drawn for earlier times are
  * dropped). */
 void warm_point(struct world *w);
+/* Whether a snapshot could copy every machine here by forking: init and
+ * one single-threaded process each, no fd past 2, no writable shared or
+ * wipe-on-fork mapping, no pending signal; else false and why ("machine
+ * NAME: ..."). Reads /proc. */
+bool warm_copyable(const struct world *w, char *why, size_t len);
 #endif

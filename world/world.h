@@ -277,6 +277,12 @@ struct world {
     uint64_t startup_seed;      /* what streams draw from until the warm start (supervisor/warm.c); else seed */
     bool warmed;                /* the warm start point has passed */
     bool warm_printed;          /* warm_start = output: the machine printed the text */
+    /* A sweep's start-up for a snapshot (supervisor/snapshot.c): the loop
+     * stops at the point instead of passing it (at_point), and with
+     * warm_network the thread whose call is the point (point_thread),
+     * stopped in its step before the call is carried out. */
+    bool warm_stop, at_point;
+    struct thread *point_thread;
     uint64_t warm_looked[2];    /* how much of its stdout and stderr was looked at */
     uint64_t now;               /* virtual ns since the run began */
     struct prng sched;
