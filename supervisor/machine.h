@@ -10,6 +10,9 @@ int machine_write_vfs(struct world *w);
 /* Starts m; its command's first thread is added to w in TS_NEW. 0, or -1
  * with why it could not in why. */
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp, char *why, size_t whylen);
+/* The devices of m's mounts as process pid sees them, in its mountinfo's
+ * order (m->mount_devs, for machine_dev_key). */
+void machine_note_mounts(struct machine *m, pid_t pid);
 /* Kills every process of m (SIGKILL to its init); marks its threads dying. */
 void machine_kill(struct world *w, struct machine *m);
 /* The inits of the machines running now, for a signal handler to kill:

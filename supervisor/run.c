@@ -231,6 +231,8 @@ struct run {
     struct world *w;
     int lock;                   /* the run directory's */
     bool discard;               /* a snapshot's start-up: no result, no report */
+    bool forked;                /* a seed of a snapshot: its run directory and disks are its worker's */
+    pid_t *last_vtid;           /* forked: each machine's highest pid or tid of the run, kept at its end */
     struct fault_conf *drawn;   /* the faults drawn for it ([chaos]) */
     size_t ndrawn;
 };
@@ -351,7 +353,7 @@ static int run_begin(struct config *c, uint64_t seed, const struct run_opts *o, 
     CPU_ZERO(&one);
     CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
     sched_setaffinity(0, sizeof one, &one);
-    *run = (struct run){ w, lock, false, drawn, ndrawn };
+    *run = (struct run){ w, lock, false, false, NULL, drawn, ndrawn };
     return 0;
 }
 
@@ -359,6 +361,13 @@ static int run_begin(struct config *c, uint64_t seed, const struct run_opts *o, 
 static void run_end(struct config *c, const struct run_opts *o, struct seed_result *r, struct run *run)
 {
     struct world *w = run->w;
+    if (run->forked && (run->last_vtid = calloc(w->nmachines + 1, sizeof *run->last_vtid))) {
+        for (size_t i = 0; i < w->nthreads + w->ndead; i++) {
+            const struct thread *t = i < w->nthreads ? w->threads[i] : w->dead[i - w->nthreads];
+            pid_t *last = &run->last_vtid[t->proc->m->index];
+            if (t->vtid > *last) *last = t->vtid;
+        }
+    }
     note_run_dir_full(w, run_dir_bytes(c));
     if (w->outcome == OUT_RUNNING || w->outcome == OUT_PASS) judge(w);
     enum outcome before_teardown = w->outcome;
@@ -401,9 +410,9 @@ static void run_end(struct config *c, const struct run_opts *o, struct seed_resu
     }
     /* In the background, the run directory's removal detaches the disks
      * on it (rundir.c). */
-    for (size_t i = 0; i < w->nmachines && !rundir_background(); i++) disk_unmount(w, &w->machines[i]);
+    for (size_t i = 0; i < w->nmachines && !rundir_background() && !run->forked; i++) disk_unmount(w, &w->machines[i]);
     disk_layers_free(w);
-    rundir_done(w->run_dir, run->lock);
+    if (!run->forked) rundir_done(w->run_dir, run->lock);
     trace_free(w->trace);
     if (o->watch) o->watch->w = NULL;
     for (size_t i = 0; i < w->nthreads; i++) free(w->threads[i]);
@@ -482,6 +491,8 @@ struct startup *run_to_point(struct config *c, const struct run_opts *o, char *w
 
 struct world *startup_world(struct startup *s) { return s->run.w; }
 
+void startup_forked(struct startup *s) { s->run.forked = true; }
+
 void run_from_point(struct startup *s, uint64_t seed, const struct run_opts *o, struct seed_result *r)
 {
     struct world *w = s->run.w;
@@ -501,7 +512,12 @@ void run_from_point(struct startup *s, uint64_t seed, const struct run_opts *o, 
     loop(w, &fp);
     watchdog_arm(false);
     run_end(s->c, o, r, &s->run);
-    free(s);
+    if (!s->run.forked) free(s);
+}
+
+pid_t startup_last_vtid(const struct startup *s, int machine)
+{
+    return s->run.last_vtid ? s->run.last_vtid[machine] : 0;
 }
 
 void startup_end(struct startup *s)

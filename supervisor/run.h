@@ -38,6 +38,13 @@ struct world *startup_world(struct startup *s);
 /* In a fork of the process that ran the start-up (its world the state at
  * the point): seed `seed` from the point on, as its cold run has it. */
 void run_from_point(struct startup *s, uint64_t seed, const struct run_opts *o, struct seed_result *r);
+/* This process is a fork of the one that ran the start-up, its seed's
+ * run started from a snapshot: the run directory and disks stay its
+ * parent's when the run ends, and run_from_point keeps s. */
+void startup_forked(struct startup *s);
+/* After run_from_point in a forked process: the highest pid or tid machine
+ * `machine` (its index) handed out in the run. */
+pid_t startup_last_vtid(const struct startup *s, int machine);
 /* Ends the start-up's run: its machines killed, its run directory gone. */
 void startup_end(struct startup *s);
 /* Removes the run directories still kept, but the newest `keep`. Call with

@@ -12,11 +12,20 @@
  * a snapshot (before anything runs): NULL if nothing, else why in buf. */
 const char *snapshot_config_fence(const struct config *c, const struct run_opts *o, char *buf, size_t len);
 
-/* At the point of the start-up s (run_to_point): whether each machine can
- * be copied by forking (warm_copyable, and each one's thread at a system
- * call stop), and whether the kernel lets its process be copied at a chosen
- * pid (an injected clone3 with set_tid). 0 if so; else -1 with why, the
- * start-up left exactly as it was at the point (it can go on as a seed:
- * run_from_point). */
-int snapshot_templates(struct startup *s, char *why, size_t len);
+/* A snapshot of a warm start's start-up at its point: a template of each
+ * machine's process (a copy of it at pid 32000, stopped), each machine's
+ * disk frozen there. NULL, with why, if the start-up or the host cannot
+ * give one; then the start-up is as it was at the point (it can go on as
+ * a seed, run_from_point), unless its world failed (outcome set). */
+struct snapshot;
+struct snapshot *snapshot_make(struct startup *su, char *why, size_t len);
+/* Seed `seed` from the snapshot: per machine a copy of the template at
+ * pid 2 with a disk of its own, handed to a forked supervisor that runs
+ * the seed from the point on. 0 with r filled; 1 with r filled, but the
+ * snapshot cannot serve another seed (why); -1 if the seed did not run
+ * (why): later seeds run cold. */
+int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, struct seed_result *r, char *why,
+                  size_t len);
+/* Ends the snapshot and its start-up. */
+void snapshot_free(struct snapshot *s);
 #endif

@@ -191,6 +191,10 @@ struct machine {
     const char *name;
     int index;
     pid_t init_pid;         /* host pid of dsim's untraced init (pid 1) */
+    /* A process whose root is the machine's (/proc/PID/root resolves its
+     * paths): its init, or in a seed started from a snapshot a helper in
+     * the seed's root (supervisor/snapshot.c), the copy's chroot. */
+    pid_t root_pid;
     bool init_reaped;
     bool started;           /* an incarnation of it is running */
     bool exited;            /* its command exited: final */
