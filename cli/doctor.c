@@ -33,6 +33,9 @@ int cmd_doctor(int argc, char **argv)
         { "overlayfs", h->overlayfs, "each machine's disk is an overlay of the host's files",
           "machines would write the host's files: dsim cannot run here", true },
         { "unprivileged user namespaces", h->user_namespaces, "available", "not available", false },
+        { "proc of a given pid namespace", h->proc_pidns,
+          "each machine's /proc is made by dsim with fsconfig \"pidns\"",
+          "each machine's /proc is mounted by a helper forked into its pid namespace (Linux before 6.17)", false },
         { "legacy vsyscall page", h->vsyscall,
           "mapped: its time calls are emulated by the kernel as system calls, which dsim traps",
           "not mapped", false },
@@ -48,6 +51,13 @@ int cmd_doctor(int argc, char **argv)
     char err[256];
     tsc_resolve(TSC_AUTO, &rewrite, err, sizeof err);
     printf("tsc = auto here means: %s\n", rewrite ? "rewrite" : "trap");
+    bool pidns;
+    if (proc_mount_resolve(&pidns, err, sizeof err) != 0) {
+        printf("machines' /proc: %s\n", err);
+        ok = false;
+    } else {
+        printf("machines' /proc here: %s\n", pidns ? "pidns (fsconfig)" : "helper (mounted in the pid namespace)");
+    }
     printf("%s\n", ok ? "dsim can run here; a seed gives the same trace hash as on any other host with the same files"
                       : "dsim cannot run deterministically here");
     return ok ? 0 : 1;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -83,6 +84,45 @@ static void tsc_facts(struct host_caps *h)
     h->rdtscp_faults = rdtscp == SIGSEGV;
 }
 
+/* Whether proc takes a pid namespace by fd (fsconfig "pidns", Linux
+ * 6.17): tried on this process's own, without mounting anything. Probed
+ * once; false without the right to make a file system context (root). */
+static bool proc_pidns_probe(void)
+{
+    static int known = -1;
+    if (known >= 0) return known;
+    int fs = fsopen("proc", FSOPEN_CLOEXEC), ns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+    known = fs >= 0 && ns >= 0 && fsconfig(fs, FSCONFIG_SET_FD, "pidns", NULL, ns) == 0;
+    if (fs >= 0) close(fs);
+    if (ns >= 0) close(ns);
+    return known;
+}
+
+int proc_mount_resolve(bool *pidns, char *err, size_t errlen)
+{
+    const char *how = getenv("DSIM_PROC_MOUNT");
+    bool works = proc_pidns_probe();
+    if (!how || !*how) {
+        *pidns = works;
+        return 0;
+    }
+    if (!strcmp(how, "helper")) {
+        *pidns = false;
+        return 0;
+    }
+    if (strcmp(how, "pidns")) {
+        snprintf(err, errlen, "DSIM_PROC_MOUNT=%s: pidns or helper expected", how);
+        return -1;
+    }
+    if (!works) {
+        snprintf(err, errlen, "DSIM_PROC_MOUNT=pidns, but this kernel's proc takes no pid namespace "
+                 "(fsconfig \"pidns\", Linux 6.17; see dsim doctor): unset it or use helper");
+        return -1;
+    }
+    *pidns = true;
+    return 0;
+}
+
 static struct host_caps caps;
 static bool succeeded(int status) { return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 
@@ -145,6 +185,7 @@ const struct host_caps *host_caps(void)
     h->pmu = has_pmu();
     h->overlayfs = file_has("/proc/filesystems", "overlay");
     h->vsyscall = file_has("/proc/self/maps", "[vsyscall]");
+    h->proc_pidns = proc_pidns_probe();
     int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
     if (pidfd >= 0) {
         int copy = (int)syscall(SYS_pidfd_getfd, pidfd, 0, 0);

@@ -17,6 +17,7 @@ struct host_caps {
     bool overlayfs;
     bool pidfd_getfd;
     bool vsyscall;          /* the legacy vsyscall page is mapped */
+    bool proc_pidns;        /* fsconfig(FSCONFIG_SET_FD, "pidns") (Linux 6.17) */
     char kernel[160];
     char cpu[128];
 };
@@ -27,4 +28,12 @@ const struct host_caps *host_caps(void);
  * true = rewritten, false = the host's fault. -1 (and why, in err) if the
  * setting cannot be honoured on this host. */
 int tsc_resolve(enum tsc_mode mode, bool *rewrite, char *err, size_t errlen);
+
+/* How a machine's /proc (of its pid namespace, which its init's user
+ * namespace owns) is made here: true = by dsim with fsconfig "pidns",
+ * false = mounted by a helper forked into the pid namespace (older
+ * kernels). The environment's DSIM_PROC_MOUNT=pidns|helper forces one.
+ * Probed once. -1 (and why, in err) if that setting is unknown or cannot
+ * be honoured on this host. */
+int proc_mount_resolve(bool *pidns, char *err, size_t errlen);
 #endif

@@ -47,9 +47,9 @@ start:
 	lea name(%rip), %rsi
 	syscall
 	mov $SYS_prctl, %eax            /* prctl(PR_SET_DUMPABLE, 0): the machine's */
-	mov $PR_SET_DUMPABLE, %edi      /* processes, root only in their own user */
-	xor %esi, %esi                  /* namespace, cannot ptrace it, nor read or */
-	syscall                         /* write its memory through /proc/1 */
+	mov $PR_SET_DUMPABLE, %edi      /* processes that are not root cannot ptrace */
+	xor %esi, %esi                  /* it, nor read or write its memory through */
+	syscall                         /* /proc/1 (its root, like a machine's, can) */
 	mov $SYS_close, %eax            /* close(3): the command may go on */
 	mov $3, %edi
 	syscall

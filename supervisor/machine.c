@@ -1,5 +1,6 @@
 #include "supervisor/machine.h"
 #include "supervisor/step.h"
+#include "supervisor/hostcaps.h"
 #include "disk/durable.h"
 #include "world/tracer.h"
 #include "syscalls/sys.h"
@@ -341,8 +342,8 @@ static bool mount_config_dir(struct world *w, const char *root)
     return mount(src, dst, NULL, MS_BIND | MS_REC, NULL) == 0;
 }
 
-/* Init could not make the machine: it tells dsim why (over `report`) and
- * dies, and the run fails with that reason. */
+/* The machine's helper or its init could not make the machine: it tells
+ * dsim why (over `report`) and dies, and the run fails with that reason. */
 static void init_fail(int report, const char *what)
 {
     char msg[256];
@@ -351,8 +352,6 @@ static void init_fail(int report, const char *what)
     _exit(1);
 }
 
-/* Runs in the new namespaces as pid 1, before the command exists. True if
- * the config's directory is at CONFIG_MOUNT. */
 /* A mount and everything under it made read-only (and nosuid, nodev,
  * noexec), in one call: machines cannot undo it (their mounts are locked,
  * their user namespace owns none of them). */
@@ -439,29 +438,34 @@ static void bind_vfiles(struct world *w, const char *root, const char *under)
     }
 }
 
-static bool init_setup(struct world *w, struct machine *m, int report)
+/* The first of the machine's set-up, by its helper (host root) in the new
+ * mount, UTS, net and IPC namespaces, before its pid namespace exists:
+ * its names, its disk at root. host_root: the host's / (its times). */
+static void machine_base(struct world *w, struct machine *m, char *root, size_t rootlen, struct stat *host_root)
 {
     sethostname(m->name, strlen(m->name));
     setdomainname("(none)", 6);
     /* Simulated UDP sockets are AF_UNIX datagram sockets: their kernel
-     * queue must not be the limit (the simulation keeps UDP's byte limit). */
+     * queue must not be the limit (the simulation keeps UDP's byte limit).
+     * The machine's net namespace's, not the host's. */
     int q = open("/proc/sys/net/unix/max_dgram_qlen", O_WRONLY | O_CLOEXEC);
     if (q >= 0) {
         if (write(q, "65536", 5) != 5) {}
         close(q);
     }
     mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
-    struct stat host_root;
-    stat("/", &host_root);
-    char root[600], src[512], dst[1200];
-    disk_setup(w, m, root, sizeof root);
-    /* Mounts are made in the order of the tree they form (each mount's
-     * own below it, before its next sibling): the command shares this
-     * namespace, whose mount table lists mounts in the order they were
-     * made, and a copy of it (which the command had) in the tree's order;
-     * /proc/self/mounts reads as it did. */
-    snprintf(dst, sizeof dst, "%s/proc", root);
-    mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+    stat("/", host_root);
+    disk_setup(w, m, root, rootlen);
+}
+
+/* The rest, once its /proc is at root/proc: the files over the host's in
+ * /proc, /dev, /sys and /etc, the config's directory, then pivot_root
+ * into the disk and lo up. True if the config's directory is at
+ * CONFIG_MOUNT. */
+static bool machine_rest(struct world *w, struct machine *m, const char *root, const struct stat *host_root,
+                         int report)
+{
+    char src[512], dst[1200];
     bind_vfiles(w, root, "/proc/");
     /* Uptime moves with virtual time: a file of the machine's own, which the
      * supervisor rewrites whenever the machine opens /proc/uptime. */
@@ -514,7 +518,7 @@ static bool init_setup(struct world *w, struct machine *m, int report)
     umount2("/.dsim-old-root", MNT_DETACH);
     rmdir("/.dsim-old-root");
     /* Its making left the root directory with the host's time of now. */
-    struct timespec root_times[2] = { host_root.st_mtim, host_root.st_mtim };
+    struct timespec root_times[2] = { host_root->st_mtim, host_root->st_mtim };
     utimensat(AT_FDCWD, "/", root_times, 0);
     if (chdir("/") != 0) init_fail(report, "chdir /");
     /* Bring up lo so localhost works; the namespace has no other interface. */
@@ -556,7 +560,7 @@ static void exec_in_path(char *const argv[], char *const envp[])
  * the stack limit shapes the memory layout, programs read and raise the
  * fd limit, and a shell's ulimit prints them all. -1 if a limit that must
  * hold cannot be set (the host's hard limit is lower). */
-static int pin_limits(void)
+static int pin_limits(pid_t pid)
 {
     static const struct { int res; struct rlimit lim; bool strict; } limits[] = {
         { RLIMIT_STACK, { 8 << 20, RLIM_INFINITY }, true }, { RLIMIT_NOFILE, { 1024, 4096 }, true },
@@ -573,13 +577,13 @@ static int pin_limits(void)
     };
     int r = 0;
     for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
-        if (setrlimit(limits[i].res, &limits[i].lim) == 0) continue;
+        if (prlimit(pid, limits[i].res, &limits[i].lim, NULL) == 0) continue;
         if (limits[i].strict) r = -1;   /* never the host's */
         /* The others: as close as the host's hard limit allows. */
         struct rlimit cur;
-        if (getrlimit(limits[i].res, &cur) == 0) {
+        if (prlimit(pid, limits[i].res, NULL, &cur) == 0) {
             cur.rlim_cur = cur.rlim_max;
-            setrlimit(limits[i].res, &cur);
+            prlimit(pid, limits[i].res, &cur, NULL);
         }
     }
     return r;
@@ -612,7 +616,7 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
     default_signals();
     umask(022);
     if (chdir(dir) != 0) _exit(126);
-    if (pin_limits() != 0) {
+    if (pin_limits(0) != 0) {
         static const char msg[] = "dsim: cannot pin the machine's resource limits (the host's hard limit is lower)\n";
         if (write(2, msg, sizeof msg - 1) < 0) {}
         _exit(126);
@@ -645,13 +649,15 @@ static int command_main(void *arg)
     return 127;
 }
 
-/* The command's user namespace maps every id to itself: files keep their
- * owners (a server's check of its data directory's owner still holds, a
- * package manager still writes as root), and root there is root only
- * over what the namespace owns, which is nothing of the host's: no
- * capability over the host's mounts, devices, kernel or pid 1. /proc/sys,
- * /sys and the masked /proc files (sysctls check only the uid) are
- * read-only mounts it cannot undo. 0, or -1 and errno. */
+/* The machine's user namespace (its init's and command's) maps every id
+ * to itself: files keep their owners (a server's check of its data
+ * directory's owner still holds, a package manager still writes as root),
+ * and root there is root only over what the namespace owns: the machine's
+ * pid namespace, nothing of the host's: no capability over the host's
+ * mounts, devices, kernel or processes, nor over the machine's mounts,
+ * hostname or network (the host's user namespace owns those namespaces).
+ * /proc/sys, /sys and the masked /proc files (sysctls check only the uid)
+ * are read-only mounts it cannot undo. 0, or -1 and errno. */
 static int map_ids(pid_t pid)
 {
     static const char *const maps[] = { "uid_map", "gid_map" };
@@ -731,7 +737,7 @@ static void init_exec(void)
 {
     personality(ADDR_NO_RANDOMIZE);     /* its maps and /proc/1/stat's addresses */
     default_signals();
-    pin_limits();
+    pin_limits(0);
     setpriority(PRIO_PROCESS, 0, 0);
     umask(022);
     close(INIT_WAIT_FD);
@@ -815,64 +821,245 @@ static char *spawn_stack(void)
     return base + 4096 + SPAWN_STACK;
 }
 
-/* What init and its command run with. Both run in dsim's own memory
- * (CLONE_VM) until their execs: a copy of dsim's address space for each,
- * its copy-on-write faults and its teardown at the exec cost milliseconds
- * per machine on this kind of host, and page-table work does not scale
- * over CPUs (docs/design.md §12). machine_start waits for init's exec, so
- * init's stack serves every start; the command runs to its exec only when
- * the run loop first steps it, so what it reads (this record, its stack,
- * argv and envp) is kept per machine until the machine starts again. */
+/* What the machine's helper, init and command run with. All three run in
+ * dsim's own memory (CLONE_VM) until they exit or exec: a copy of dsim's
+ * address space for each, its copy-on-write faults and its teardown at
+ * the exec cost milliseconds per machine on this kind of host, and
+ * page-table work does not scale over CPUs (docs/design.md §12).
+ * machine_start waits for the helper's exit and init's exec, so their
+ * stacks serve every start; the command runs to its exec only when the
+ * run loop first steps it, so what it reads (this record, its stack, argv
+ * and envp) is kept per machine until the machine starts again. */
 struct spawn {
     struct world *w;
     struct machine *m;
     pid_t dsim;
-    int sync, report;           /* init's ends of the pipes */
+    int sync, report;           /* init's ends of the pipes (the helper reports too) */
     int dsim_sync, dsim_report; /* dsim's, which init closes */
-    char *cmd_stack;
+    bool proc_pidns;            /* /proc by fsconfig "pidns", else by a process in the pid namespace */
+    uint64_t cap_bset;          /* dsim's capability bounding set */
+    char *init_stack, *cmd_stack;
+    /* What the helper leaves: init's host pid (0: none), the machine's
+     * ns_last_pid (-1: none), in dsim's fd table, which it shares. */
+    pid_t init;
+    int pid_cursor_fd;
     struct command_args ca;
     char *argv[4];
     char **envp;
 };
 
-static int init_main(void *arg)
+/* Runs fn(arg) as a process of the pid namespace pidns: a child of the
+ * caller in its memory, fd table shared (CLONE_VFORK: the caller waits
+ * for its exit), made after the caller entered pidns for its children
+ * (setns pid_for_children; host root has CAP_SYS_ADMIN over the
+ * namespace's owner). The caller's own pid namespace for its children is
+ * put back. fn's exit status, or -1 and errno. */
+static int in_pidns(int pidns, int (*fn)(void *), void *arg)
+{
+    static char *stack;
+    if (!stack && !(stack = spawn_stack())) return -1;
+    int self = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+    if (self < 0) return -1;
+    if (setns(pidns, CLONE_NEWPID) != 0) {
+        int e = errno;
+        close(self);
+        errno = e;
+        return -1;
+    }
+    pid_t child = clone(fn, stack, CLONE_VM | CLONE_FILES | CLONE_VFORK | SIGCHLD, arg);
+    int e = errno, status = 0;
+    if (child > 0 && waitpid_again(child, &status) != child) e = errno, child = -1;
+    if (setns(self, CLONE_NEWPID) != 0) {}      /* its active one: always allowed */
+    close(self);
+    if (child < 0) { errno = e; return -1; }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* A process of the machine's pid namespace writes its next-pid cursor. */
+struct cursor_write { int fd; pid_t last; int err; };
+
+static int cursor_main(void *arg)
+{
+    struct cursor_write *c = arg;
+    char text[16];
+    int n = snprintf(text, sizeof text, "%d", (int)c->last);
+    if (pwrite(c->fd, text, (size_t)n, 0) == n) return 0;
+    c->err = errno;
+    return 1;
+}
+
+int machine_reset_pid_cursor(struct machine *m, pid_t last_pid)
+{
+    if (m->pid_cursor_fd < 0 || m->init_pid <= 0 || m->init_reaped) {
+        errno = ESRCH;
+        return -1;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)m->init_pid);
+    int ns = open(path, O_RDONLY | O_CLOEXEC);
+    if (ns < 0) return -1;
+    struct cursor_write c = { m->pid_cursor_fd, last_pid, EIO };
+    int r = in_pidns(ns, cursor_main, &c);
+    int e = r < 0 ? errno : c.err;
+    close(ns);
+    if (r == 0) return 0;
+    errno = e;
+    return -1;
+}
+
+/* The older kernels' way to the machine's /proc: mounted by a process of
+ * its pid namespace (host root, so over the host's mount namespace too),
+ * which takes pid 2 there; it opens ns_last_pid and sets the cursor back
+ * to 1, so that the command, forked once it is gone, is pid 2 still. */
+struct proc_mount { const char *dst; int cursor_fd; const char *what; int err; };
+
+static int proc_mount_main(void *arg)
+{
+    struct proc_mount *p = arg;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    char path[1300];
+    p->what = "mount the machine's /proc";
+    if (mount("proc", p->dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) goto fail;
+    p->what = "open the machine's ns_last_pid";
+    snprintf(path, sizeof path, "%s/sys/kernel/ns_last_pid", p->dst);
+    if ((p->cursor_fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) goto fail;
+    p->what = "set the machine's pid cursor back";
+    if (pwrite(p->cursor_fd, "1", 1, 0) != 1) goto fail;
+    return 0;
+fail:
+    p->err = errno;
+    return 1;
+}
+
+/* The machine's /proc at dst: proc of its pid namespace (pidns, an fd),
+ * made where today's tree wants it (mounts are listed in the order they
+ * were made), and its ns_last_pid kept open in s->pid_cursor_fd (before
+ * /proc/sys is sealed: an open fd outlives the read-only bind). init,
+ * root only in the pid namespace's user namespace, could not mount it:
+ * the mount namespace is the host's user namespace's. */
+static void machine_proc(struct spawn *s, const char *dst, int pidns)
+{
+    char path[1300];
+    if (s->proc_pidns) {
+        int fs = fsopen("proc", FSOPEN_CLOEXEC);
+        /* The source mount(2) names ("proc" in /proc/self/mounts). */
+        if (fs < 0 || fsconfig(fs, FSCONFIG_SET_STRING, "source", "proc", 0) != 0 ||
+            fsconfig(fs, FSCONFIG_SET_FD, "pidns", NULL, pidns) != 0 ||
+            fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0)
+            init_fail(s->report, "make the machine's /proc (fsconfig pidns; DSIM_PROC_MOUNT=helper avoids it)");
+        int mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+        if (mnt < 0 || move_mount(mnt, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH) != 0)
+            init_fail(s->report, "mount the machine's /proc (fsmount, move_mount)");
+        close(mnt);
+        close(fs);
+        snprintf(path, sizeof path, "%s/sys/kernel/ns_last_pid", dst);
+        if ((s->pid_cursor_fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+            init_fail(s->report, "open the machine's ns_last_pid");
+        return;
+    }
+    struct proc_mount p = { dst, -1, "enter the machine's pid namespace", 0 };
+    int r = in_pidns(pidns, proc_mount_main, &p);
+    s->pid_cursor_fd = p.cursor_fd;
+    if (r > 0) errno = p.err;
+    if (r != 0) init_fail(s->report, p.what);
+}
+
+static int init_main(void *arg);
+
+/* The machine's helper, a child of dsim's and host root, in the machine's
+ * new mount, UTS, net and IPC namespaces (the host's user namespace owns
+ * them: nothing in the machine can change its mounts, hostname or
+ * network): makes the machine's disk, then its init, which is dsim's
+ * child (CLONE_PARENT, so dsim traces and reaps it) and pid 1 of a new pid
+ * namespace owned by a new user namespace, the machine's (root there, not
+ * on the host), then the machine's /proc of that pid namespace and every
+ * other mount, in the order of the tree they form, and pivot_roots into
+ * the disk (which moves init's root with its own). Exits 0 when the
+ * machine is ready for init to fork the command. */
+static int helper_main(void *arg)
 {
     struct spawn *s = arg;
     struct world *w = s->w;
     struct machine *m = s->m;
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != 0 && kill(s->dsim, 0) != 0) _exit(1);
+    if (getppid() != s->dsim) _exit(1);
+    char root[600], dst[1200];
+    struct stat host_root;
+    machine_base(w, m, root, sizeof root, &host_root);
+    if (chdir("/") != 0) {}     /* init's cwd: the root pivot_root moves */
+    /* The machine's user namespace first, so that it owns the pid
+     * namespace made in the same call (clone(2)); its ids are mapped
+     * before init goes on. The exit signal is dsim's child's: the
+     * helper's (CLONE_PARENT takes it from the caller). */
+    pid_t init = clone(init_main, s->init_stack, CLONE_VM | CLONE_PARENT | CLONE_NEWUSER | CLONE_NEWPID, s);
+    if (init < 0) init_fail(s->report, "make the machine's user and pid namespaces");
+    s->init = init;
+    if (map_ids(init) != 0) init_fail(s->report, "map the machine's user ids");
+    /* The machine's limits and nice value, set here where they may still
+     * be raised (init, root only in its user namespace, could not): its
+     * command inherits them. */
+    pin_limits(init);
+    setpriority(PRIO_PROCESS, (id_t)init, 0);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)init);
+    int pidns = open(path, O_RDONLY | O_CLOEXEC);
+    if (pidns < 0) init_fail(s->report, "open the machine's pid namespace");
+    /* Mounts are made in the order of the tree they form (each mount's
+     * own below it, before its next sibling): the command shares this
+     * namespace, whose mount table lists mounts in the order they were
+     * made, and a copy of it (which the command had) in the tree's order;
+     * /proc/self/mounts reads as it did. */
+    snprintf(dst, sizeof dst, "%s/proc", root);
+    machine_proc(s, dst, pidns);
+    close(pidns);
+    bool config_mounted = machine_rest(w, m, root, &host_root, s->report);
+    s->ca.dir = config_mounted ? CONFIG_MOUNT : w->conf->dir;
+    _exit(0);
+}
+
+/* pid 1, root in the machine's user namespace: waits for dsim (which
+ * traces it), forks the command, and execs the image. */
+static int init_main(void *arg)
+{
+    struct spawn *s = arg;
+    struct machine *m = s->m;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);     /* dsim's child (CLONE_PARENT) */
     setsid();
     close(s->dsim_sync);
     close(s->dsim_report);
     char c;
     if (read(s->sync, &c, 1) != 1) init_fail(s->report, "waiting for dsim");
+    /* The helper's pivot_root moved init's root (and its cwd, the old
+     * root) into the machine's disk. */
+    if (chdir("/") != 0) init_fail(s->report, "chdir /");
     int image = init_image_fd();
     if (image < 0) init_fail(s->report, "cannot make the machine's init");
-    bool config_mounted = init_setup(w, m, s->report);
     if (machine_stdio(m) != 0) init_fail(s->report, "the machine's stdin, stdout and stderr");
     /* From here on the report pipe is closed: a failure shows in the
      * machine's stderr, and as init's exit status. */
     if (init_fds(image) != 0) _exit(126);
-    /* The machine's limits and nice value, set while init may still
-     * raise them: its command, in a user namespace, inherits them. */
-    pin_limits();
-    setpriority(PRIO_PROCESS, 0, 0);
-    /* The command in a user namespace of its own (root there, not on
-     * the host), in init's mount namespace, which the host's user
-     * namespace owns: the command can change none of its mounts. Not
-     * a copy of its own: copying the machine's ~80 mounts at the start
-     * and tearing them down at the exit (which the exit's notice
-     * waits for) cost more than a short seed's steps. */
-    s->ca.dir = config_mounted ? CONFIG_MOUNT : w->conf->dir;
-    pid_t cmd = clone(command_main, s->cmd_stack, CLONE_VM | CLONE_NEWUSER | SIGCHLD, &s->ca);
-    if (cmd < 0 || map_ids(cmd) != 0) {
+    /* The command, in init's namespaces: root in the machine's user
+     * namespace, in a mount namespace the host's user namespace owns, so
+     * it can change none of its mounts. Not a copy of its own: copying
+     * the machine's ~80 mounts at the start and tearing them down at the
+     * exit (which the exit's notice waits for) cost more than a short
+     * seed's steps. */
+    pid_t cmd = clone(command_main, s->cmd_stack, CLONE_VM | SIGCHLD, &s->ca);
+    if (cmd < 0) {
         char msg[200];
-        int n = snprintf(msg, sizeof msg, "dsim: cannot give the machine a user namespace: %s\n", strerror(errno));
+        int n = snprintf(msg, sizeof msg, "dsim: cannot fork the machine's command: %s\n", strerror(errno));
         if (write(2, msg, (size_t)n) < 0) {}
-        if (cmd > 0) kill(cmd, SIGKILL);
         _exit(126);
     }
+    /* What /proc/1/status and stat show of init, as when it was host
+     * root: its capabilities are dsim's bounding set (root in a new user
+     * namespace has every one: the command keeps them, as root of its
+     * own namespace had them), and it has used a privilege (stat's flags,
+     * PF_SUPERPRIV: a no-op setuid, raw, not glibc's, which would signal
+     * dsim's threads). */
+    for (int cap = 0; cap < 64; cap++)
+        if (!(s->cap_bset & (1ULL << cap))) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+    syscall(SYS_setuid, 0);
     init_exec();
     return 126;
 }
@@ -900,16 +1087,21 @@ static struct spawn *spawn_for(size_t i)
 
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp, char *why, size_t whylen)
 {
-    static char *init_stack;
+    static char *init_stack, *helper_stack;
     m->proc_dev = m->sys_dev = m->dev_dev = 0;     /* a new /proc comes with the new namespace */
     m->ns_known = m->tmp_known = m->kernel_devs_known = false;
     m->boot_ns = machine_monotonic(w, m);
     ipc_free(m);                /* and new IPC objects */
+    if (m->pid_cursor_fd >= 0) close(m->pid_cursor_fd);     /* the last incarnation's */
+    m->pid_cursor_fd = -1;
     char *command = m->incarnation > 0 && m->conf->command_after_restart ? m->conf->command_after_restart
                                                                          : m->conf->command;
+    bool proc_pidns;
+    if (proc_mount_resolve(&proc_pidns, why, whylen) != 0) return -1;
     struct spawn *s = spawn_for((size_t)m->index);
     if (!init_stack) init_stack = spawn_stack();
-    if (!s || !init_stack) {
+    if (!helper_stack) helper_stack = spawn_stack();
+    if (!s || !init_stack || !helper_stack) {
         snprintf(why, whylen, "no memory for the machine's start");
         return -1;
     }
@@ -934,26 +1126,55 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
     s->report = report[1];
     s->dsim_sync = sync[1];
     s->dsim_report = report[0];
+    s->proc_pidns = proc_pidns;
+    s->cap_bset = 0;
+    for (int cap = 0; cap < 64; cap++)
+        if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1) s->cap_bset |= 1ULL << cap;
+    s->init_stack = init_stack;
+    s->init = 0;
+    s->pid_cursor_fd = -1;
     s->argv[0] = "/bin/sh";
     s->argv[1] = "-c";
     s->argv[2] = command;
     s->argv[3] = NULL;
     s->envp = build_env(m);
     s->ca = (struct command_args){ m, fp, NULL, !w->tsc_rewrite, s->argv, s->envp };
-    pid_t init = clone(init_main, init_stack, CLONE_VM | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWNET |
-                       CLONE_NEWIPC | SIGCHLD, s);
-    int clone_errno = errno;
+    /* The helper shares dsim's fd table (CLONE_FILES): the machine's
+     * ns_last_pid it opens is dsim's. */
+    pid_t helper = clone(helper_main, helper_stack, CLONE_VM | CLONE_FILES | CLONE_NEWNS | CLONE_NEWUTS |
+                         CLONE_NEWNET | CLONE_NEWIPC | SIGCHLD, s);
+    int clone_errno = errno, status;
+    /* The watchdog's SIGALRM interrupts these waits (no SA_RESTART). */
+    pid_t got = helper < 0 ? -1 : waitpid_again(helper, &status);
+    if (got < 0) clone_errno = errno;
+    if (helper > 0 && got != helper) {
+        kill(helper, SIGKILL);  /* not one more instruction in our memory */
+        waitpid_again(helper, NULL);
+    }
     close(sync[0]);
     close(report[1]);
-    if (init < 0) {
-        snprintf(why, whylen, "clone: %s", strerror(clone_errno));
+    pid_t init = s->init;
+    m->pid_cursor_fd = s->pid_cursor_fd;
+    if (got != helper || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char said[256] = "";
+        ssize_t n = helper > 0 ? read(report[0], said, sizeof said - 1) : -1;
+        if (n > 0) said[n] = 0;
+        if (helper < 0) snprintf(why, whylen, "clone: %s", strerror(clone_errno));
+        else if (n > 0) snprintf(why, whylen, "its set-up failed: %s", said);
+        else if (got == helper) describe_status(why, whylen, "its set-up", status);
+        else snprintf(why, whylen, "waitpid for its set-up: %s", strerror(clone_errno));
+        if (init > 0) {         /* waiting for dsim, in our memory */
+            kill(init, SIGKILL);
+            waitpid_again(init, NULL);
+        }
+        if (m->pid_cursor_fd >= 0) close(m->pid_cursor_fd);
+        m->pid_cursor_fd = -1;
         close(sync[1]);
         close(report[0]);
         return -1;
     }
     m->init_pid = m->root_pid = init;
     m->init_reaped = false;
-    int status;
     if (ptrace(PTRACE_SEIZE, init, 0, TRACE_OPTIONS) != 0 || write(sync[1], "x", 1) != 1) {
         snprintf(why, whylen, "cannot trace its init: %s", strerror(errno));
         kill(init, SIGKILL);    /* not one more instruction in our memory */
@@ -962,8 +1183,7 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         return -1;
     }
     close(sync[1]);
-    /* The watchdog's SIGALRM interrupts these waits (no SA_RESTART). */
-    pid_t got = waitpid_again(init, &status);
+    got = waitpid_again(init, &status);
     if (got != init || status >> 8 != (SIGTRAP | (PTRACE_EVENT_FORK << 8))) {
         char said[256] = "";
         ssize_t n = read(report[0], said, sizeof said - 1);
@@ -996,6 +1216,14 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         else snprintf(why, whylen, "waitpid for its command: %s", strerror(errno));
         return -1;
     }
+    /* A test's hook (t_owned_layout.sh), until warm start uses it: the
+     * machine's next-pid cursor set before its command runs. */
+    const char *cursor = getenv("DSIM_TEST_PID_CURSOR");
+    if (cursor && machine_reset_pid_cursor(m, (pid_t)atoi(cursor)) != 0) {
+        snprintf(why, whylen, "cannot set its pid cursor: %s", strerror(errno));
+        kill(init, SIGKILL);
+        return -1;
+    }
     machine_note_mounts(m, cmd);
     struct process *p = world_add_process(w, m, cmd, 2);
     p->sh = sighand_new(w);
@@ -1008,6 +1236,8 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
 
 void machine_kill(struct world *w, struct machine *m)
 {
+    if (m->pid_cursor_fd >= 0) close(m->pid_cursor_fd);
+    m->pid_cursor_fd = -1;
     if (m->init_pid > 0 && !m->init_reaped) kill(m->init_pid, SIGKILL);
     for (size_t i = 0; i < w->nthreads; i++) {
         struct thread *t = w->threads[i];

@@ -13,6 +13,11 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
 /* The devices of m's mounts as process pid sees them, in its mountinfo's
  * order (m->mount_devs, for machine_dev_key). */
 void machine_note_mounts(struct machine *m, pid_t pid);
+/* Sets the next-pid cursor of m's pid namespace (its ns_last_pid) to
+ * last_pid: the next process made there gets the first free pid after it.
+ * Written by a process of that namespace (the cursor is its writer's
+ * namespace's), forked for it and gone on return. 0, or -1 and errno. */
+int machine_reset_pid_cursor(struct machine *m, pid_t last_pid);
 /* Kills every process of m (SIGKILL to its init); marks its threads dying. */
 void machine_kill(struct world *w, struct machine *m);
 /* The inits of the machines running now, for a signal handler to kill:

@@ -318,6 +318,7 @@ static int run_begin(struct config *c, uint64_t seed, const struct run_opts *o, 
         m->conf = &c->machines[i];
         m->name = m->conf->name;
         m->index = (int)i;
+        m->pid_cursor_fd = -1;
         char name[300];
         snprintf(name, sizeof name, "entropy/%s", m->name);
         prng_init(&m->entropy, w->startup_seed, name);

@@ -750,16 +750,6 @@ static char pids_moved(const struct snapshot *s)
     return 0;
 }
 
-/* The machine's next pid back to the point's: the owned machine layout
- * (branch `owned`) writes its pid namespace's ns_last_pid. Until it is
- * here, a seed that makes a process is the snapshot's last. */
-__attribute__((weak)) int machine_reset_pid_cursor(struct machine *m, pid_t last_pid)
-{
-    (void)m, (void)last_pid;
-    errno = ENOSYS;
-    return -1;
-}
-
 int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, struct seed_result *r, char *why,
                   size_t len)
 {

@@ -196,6 +196,9 @@ struct machine {
      * the seed's root (supervisor/snapshot.c), the copy's chroot. */
     pid_t root_pid;
     bool init_reaped;
+    /* Its /proc/sys/kernel/ns_last_pid, opened for writing before its
+     * /proc/sys was sealed (machine_reset_pid_cursor); -1 if none. */
+    int pid_cursor_fd;
     bool started;           /* an incarnation of it is running */
     bool exited;            /* its command exited: final */
     int wstatus;            /* of its command */

@@ -1,9 +1,12 @@
 #!/bin/bash
 # A machine is sealed by the kernel, not only by dsim's handlers: its
-# command runs as root in a user namespace of its own (every id mapped to
-# itself), with a private /dev (a small tmpfs of harmless devices), /sys
-# and /proc/sys read-only, the host's kernel files in /proc masked, and
-# pid 1 out of reach. sealed_probe tries what would reach the host; every
+# command runs as root in the machine's user namespace (every id mapped to
+# itself; pid 1 is root there too, not on the host), with a private /dev (a
+# small tmpfs of harmless devices), /sys and /proc/sys read-only, the
+# host's kernel files in /proc masked, and nothing of the host reachable
+# through pid 1 (its namespaces and root are the command's, it has no fd,
+# signals it does not handle are not delivered). sealed_probe tries what would
+# reach the host; every
 # attempt is harmless to the host even if it worked (a sysctl written with
 # its own value, sysrq-trigger only opened, names the test removes), and
 # the test checks the host as well: no file in /dev, no cgroup, no line in
@@ -28,11 +31,20 @@ expect "cgroup mkdir" "(EROFS|EACCES|EPERM)"
 expect "mknod block device" "EPERM"
 expect "open /dev/loop0" "ENOENT"
 expect "open /dev/vda" "ENOENT"
-expect "open /proc/1/mem" "EACCES"
-expect "open /proc/1/root" "EACCES"
 expect "uid" "0"
 grep -Eq '^uid_map +0 +0 +4294967295$' "$TMP/probe.out" || fail "ids are not mapped to themselves"
 expect "sethostname" "EPERM"        # not root over anything the host's user namespace owns
+# pid 1 is root in the machine's user namespace (the command's), not on the
+# host: what the command reaches through it is its own.
+expect "pid 1 user namespace" "ok"
+expect "pid 1 mount namespace" "ok"
+expect "pid 1 pid namespace" "ok"
+expect "pid 1 root" "ok"
+expect "pid 1 fds" "0"
+expect "pidfd_getfd pid 1 fd 0" "EBADF"
+expect "kill -STOP 1" "ok"          # sent, and not delivered: init handles neither
+expect "kill -KILL 1" "ok"
+expect "ns_last_pid write" "(EROFS|EACCES|EPERM)"
 # The host, seen from outside.
 [ ! -e "/dev/$tag" ] || fail "a file the machine made in /dev is on the host"
 [ ! -e "/sys/fs/cgroup/$tag" ] || fail "the machine made a host cgroup"

@@ -5,17 +5,29 @@
  * and kernel-log line carry a name the test removes or looks for.
  * Usage: sealed_probe TAG (names the files and the log line). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 static void show(const char *what, int r)
 {
     printf("%-28s %s\n", what, r < 0 ? strerrorname_np(errno) : "ok");
+}
+
+/* 0 if the two namespace links name the same namespace. */
+static int same_link(const char *a, const char *b)
+{
+    char la[128] = "", lb[128] = "";
+    if (readlink(a, la, sizeof la - 1) < 0 || readlink(b, lb, sizeof lb - 1) < 0) return -1;
+    if (strcmp(la, lb)) { errno = EXDEV; return -1; }
+    return 0;
 }
 
 static int write_file(const char *path, const char *text)
@@ -29,17 +41,27 @@ static int write_file(const char *path, const char *text)
     return r;
 }
 
+/* Writes a file's own text back into it. */
+static int write_same(const char *path)
+{
+    char text[256];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+    if (fd >= 0) close(fd);
+    if (n <= 0) return -1;
+    text[n] = 0;
+    return write_file(path, text);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) return 2;
     const char *tag = argv[1];
     char path[256], text[256];
+    int fd;
+    ssize_t n;
     /* A sysctl, written with its own value. */
-    int fd = open("/proc/sys/fs/lease-break-time", O_RDONLY);
-    ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
-    if (fd >= 0) close(fd);
-    text[n > 0 ? n : 0] = 0;
-    show("sysctl write", n > 0 ? write_file("/proc/sys/fs/lease-break-time", text) : -1);
+    show("sysctl write", write_same("/proc/sys/fs/lease-break-time"));
     fd = open("/proc/sysrq-trigger", O_WRONLY);
     show("sysrq-trigger open", fd);
     if (fd >= 0) close(fd);
@@ -55,16 +77,38 @@ int main(int argc, char **argv)
     show("mknod block device", mknod(path, S_IFBLK | 0600, makedev(7, 0)));
     show("open /dev/loop0", open("/dev/loop0", O_RDWR));
     show("open /dev/vda", open("/dev/vda", O_RDONLY));
-    show("open /proc/1/mem", open("/proc/1/mem", O_RDWR));
-    show("open /proc/1/root", open("/proc/1/root/", O_RDONLY | O_DIRECTORY));
+    /* pid 1 is root in the machine's user namespace, as the command is:
+     * the command reaches it (its /proc files, a pidfd), and finds there
+     * nothing it has not got: its own namespaces and root, and no fd (init
+     * closes even 0-2 at its exec). */
+    show("pid 1 user namespace", same_link("/proc/1/ns/user", "/proc/self/ns/user"));
+    show("pid 1 mount namespace", same_link("/proc/1/ns/mnt", "/proc/self/ns/mnt"));
+    show("pid 1 pid namespace", same_link("/proc/1/ns/pid", "/proc/self/ns/pid"));
+    struct stat root, init_root;
+    show("pid 1 root", stat("/", &root) != 0 || stat("/proc/1/root/", &init_root) != 0 ? -1
+                       : root.st_dev == init_root.st_dev && root.st_ino == init_root.st_ino ? 0 : (errno = EXDEV, -1));
+    int nfds = 0;
+    DIR *d = opendir("/proc/1/fd");
+    for (struct dirent *e; d && (e = readdir(d));) nfds += e->d_name[0] != '.';
+    printf("%-28s %d\n", "pid 1 fds", d ? nfds : -1);
+    if (d) closedir(d);
+    int pidfd = (int)syscall(SYS_pidfd_open, 1, 0);
+    show("pidfd_getfd pid 1 fd 0", pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, 0, 0));
+    /* Signals from its own namespace that init does not handle are not
+     * delivered (a delivered SIGKILL would end the machine, and this
+     * probe with it). */
+    show("kill -STOP 1", kill(1, SIGSTOP));
+    show("kill -KILL 1", kill(1, SIGKILL));
+    /* The machine's next-pid cursor (its pid namespace's): dsim's alone. */
+    show("ns_last_pid write", write_same("/proc/sys/kernel/ns_last_pid"));
     show("open /proc/kcore", open("/proc/kcore", O_RDONLY) >= 0 ? (int)read(open("/proc/kcore", O_RDONLY), text, 1) : -1);
     fd = open("/proc/self/uid_map", O_RDONLY);
     n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
     text[n > 0 ? n : 0] = 0;
     printf("%-28s %s", "uid_map", text);
     printf("%-28s %d\n", "uid", (int)getuid());
-    /* Root of its own user namespace only: no capability over what the
-     * host's owns, such as its UTS namespace (made by pid 1). */
+    /* Root of the machine's user namespace only: no capability over what
+     * the host's owns, such as its UTS namespace (made by dsim). */
     show("sethostname", sethostname("sealed", 6));
     return 0;
 }
