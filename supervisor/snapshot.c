@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/mount.h>
+#include <linux/openat2.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
@@ -181,9 +182,16 @@ struct snap_machine {
     char cwd[4096];                 /* its working directory at the point */
     off_t out_size, err_size;       /* the machine's output at the point */
     int mntns;                      /* its mount namespace */
+    int troot;                      /* the template's root at the point (O_PATH) */
     pid_t last_pid;                 /* the last pid handed out before the point */
     int overlay[MAX_LAYERS];        /* the seed's overlays, made and not yet attached */
     pid_t copy, helper;             /* the seed's copy, and its root's holder */
+    /* The crash model's files at the point (durable.h: disk/NAME/grave and
+     * content/NAME), "\0"-separated: what a seed adds goes after it. What
+     * it changes or removes there matters only at a crash, a fault a
+     * snapshot's seeds never have. */
+    char *kept[2];
+    size_t nkept[2];
 };
 
 struct snapshot {
@@ -214,26 +222,10 @@ static bool at_call_stops(const struct world *w, char *why, size_t len)
     return true;
 }
 
-static bool dir_empty(const char *path)
-{
-    DIR *d = opendir(path);
-    if (!d) return errno == ENOENT;
-    struct dirent *e;
-    bool empty = true;
-    while (empty && (e = readdir(d))) empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
-    closedir(d);
-    return empty;
-}
-
-/* What the run's directory and the machine's disk hold beside its upper
- * layers, which a seed would change for the next: none at the point. */
+/* Whether the machine's disk is one a seed can have a copy of: each layer
+ * an overlay. */
 static const char *disk_fence(struct world *w, struct machine *m, char *buf, size_t len)
 {
-    char path[4096];
-    disk_dir(w, m, "grave", path, sizeof path);
-    if (!dir_empty(path)) return "a name operation not yet durable at the point";
-    disk_content_dir(w, m, path, sizeof path);
-    if (!dir_empty(path)) return "a synced file at the point";
     char mi[64], line[4096];
     snprintf(mi, sizeof mi, "/proc/%d/mountinfo", (int)m->main->pid);
     FILE *f = fopen(mi, "re");
@@ -260,6 +252,47 @@ static int run_cp(const char *from, const char *to)
     if (pid < 0) return -1;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* The names in dir, "\0"-separated (malloc'd; *len bytes). */
+static char *names_in(const char *dir, size_t *len)
+{
+    char *out = NULL;
+    *len = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t n = strlen(e->d_name) + 1;
+        if (!(out = realloc(out, *len + n))) abort();
+        memcpy(out + *len, e->d_name, n);
+        *len += n;
+    }
+    if (d) closedir(d);
+    return out;
+}
+
+/* Removes what dir holds beyond the names kept. */
+static void remove_added(const char *dir, const char *kept, size_t len)
+{
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        bool was = false;
+        for (size_t at = 0; at < len && !was; at += strlen(kept + at) + 1) was = !strcmp(kept + at, e->d_name);
+        if (!was) {
+            char path[8700];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            disk_remove_tree(path);
+        }
+    }
+    if (d) closedir(d);
+}
+
+/* The crash model's directories of sm's machine: [0] its graveyard, [1]
+ * its durable contents. */
+static void crash_dirs(struct world *w, struct snap_machine *sm, char dirs[2][4200])
+{
+    disk_dir(w, sm->m, "grave", dirs[0], sizeof dirs[0]);
+    disk_content_dir(w, sm->m, dirs[1], sizeof dirs[1]);
 }
 
 /* Freezes machine m's upper layers at the point: the template's go aside
@@ -293,6 +326,9 @@ static void snap_free(struct snapshot *s)
             wait_tracee(s->sm[i].tpl.pid, &status);
         }
         if (s->sm[i].mntns >= 0) close(s->sm[i].mntns);
+        if (s->sm[i].troot >= 0) close(s->sm[i].troot);
+        free(s->sm[i].kept[0]);
+        free(s->sm[i].kept[1]);
     }
     free(s->sm);
     free(s);
@@ -317,7 +353,7 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
     for (size_t i = 0; i < w->nmachines; i++) {
         struct machine *m = &w->machines[i];
         struct snap_machine *sm = &s->sm[s->n];
-        sm->mntns = -1;
+        sm->mntns = sm->troot = -1;
         if (!m->started) continue;
         s->n++;
         sm->m = m;
@@ -361,8 +397,10 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
         ssize_t k = readlink(path, sm->cwd, sizeof sm->cwd - 1);
         snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)t->tid);
         sm->mntns = open(path, O_RDONLY | O_CLOEXEC);
+        snprintf(path, sizeof path, "/proc/%d/root", (int)t->tid);
+        sm->troot = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         struct stat so, se;
-        if (k <= 0 || sm->cwd[0] != '/' || sm->mntns < 0 || fstat(m->out_fd, &so) != 0 || fstat(m->err_fd, &se) != 0) {
+        if (k <= 0 || sm->cwd[0] != '/' || sm->mntns < 0 || sm->troot < 0 || fstat(m->out_fd, &so) != 0 || fstat(m->err_fd, &se) != 0) {
             snprintf(why, len, "machine %s: cannot read its process's state at the point", m->name);
             snap_free(s);
             return NULL;
@@ -379,6 +417,11 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
     }
     /* Every template made: the machines' disks are frozen, and the
      * processes the templates were made from go (init reaps them). */
+    for (size_t i = 0; i < s->n; i++) {
+        char dirs[2][4200];
+        crash_dirs(w, &s->sm[i], dirs);
+        for (int k = 0; k < 2; k++) s->sm[i].kept[k] = names_in(dirs[k], &s->sm[i].nkept[k]);
+    }
     for (size_t i = 0; i < s->n; i++)
         if (freeze(w, s->sm[i].m) != 0) {
             snprintf(why, len, "machine %s: cannot freeze its disk at the point", s->sm[i].m->name);
@@ -412,9 +455,8 @@ static void remove_entry(const char *dir, const char *name)
 }
 
 /* The seed's overlays of sm's machine, made detached in dsim's mount
- * namespace, as its init makes them (machine.c overlay()), but for the
- * lower layers: the frozen upper layer at the point, then the host's. Its
- * fresh upper layers are at the cold run's paths (disk_upper). */
+ * namespace as its init makes them (machine.c overlay()), each upper layer
+ * a copy of the frozen one, at the cold run's paths (disk_upper). */
 static int seed_overlays(struct world *w, struct snap_machine *sm)
 {
     char dir[4200];
@@ -422,20 +464,15 @@ static int seed_overlays(struct world *w, struct snap_machine *sm)
     int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC), rc = cwd >= 0 && chdir(dir) == 0 ? 0 : -1;
     for (size_t n = 0; n < w->nlayers; n++) sm->overlay[n] = -1;
     for (size_t n = 0; n < w->nlayers && rc == 0; n++) {
-        char upper[64], work[64], frozen[64], lower[4200];
+        char upper[64], work[64], frozen[64];
         snprintf(upper, sizeof upper, "upper%zu", n);
         snprintf(work, sizeof work, "work%zu", n);
         snprintf(frozen, sizeof frozen, "frozen%zu", n);
-        snprintf(lower, sizeof lower, "%s:%s", frozen, w->layers[n]);
-        /* The merged root shows its upper directory's mode, owner and times. */
-        struct stat st;
-        if (mkdir(upper, 0755) != 0 || mkdir(work, 0755) != 0 || stat(frozen, &st) != 0 ||
-            chown(upper, st.st_uid, st.st_gid) != 0 || chmod(upper, st.st_mode & 07777) != 0) {
+        const char *lower = w->layers[n];
+        if (run_cp(frozen, upper) != 0 || mkdir(work, 0755) != 0) {
             rc = -1;
             break;
         }
-        struct timespec times[2] = { st.st_atim, st.st_mtim };
-        utimensat(AT_FDCWD, upper, times, 0);
         int fs = (int)syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
         const char *kv[][2] = { { "source", "overlay" }, { "lowerdir", lower }, { "upperdir", upper },
                                 { "workdir", work }, { "xino", "on" } };
@@ -495,7 +532,7 @@ static void helper_main(struct world *w, struct snap_machine *sm, int report, in
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     char path[64], line[4096];
-    snprintf(path, sizeof path, "/proc/%d/mountinfo", (int)sm->tpl.pid);
+    snprintf(path, sizeof path, "/proc/%d/mountinfo", (int)sm->m->init_pid);
     FILE *f = fopen(path, "re");
     static struct mnt mnts[512];
     int n = 0;
@@ -562,7 +599,12 @@ static void helper_main(struct world *w, struct snap_machine *sm, int report, in
         snprintf(target, sizeof target, SEED_ROOT "%s", mnts[i].point);
         if (from < 0 || syscall(SYS_move_mount, from, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) != 0) _exit(4);
     }
-    if (chroot(SEED_ROOT) != 0 || chdir("/") != 0) _exit(5);
+    /* The seed's root becomes the namespace's (what /proc shows of paths
+     * is then the machine's): init and the template, whose root was the
+     * last one, move into it; the last one goes. */
+    if (chdir(SEED_ROOT) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 || umount2(".", MNT_DETACH) != 0 ||
+        chdir("/") != 0)
+        _exit(5);
     static char before[65536], after[65536];
     shared_state(before, sizeof before);
     char c = 'r';
@@ -570,7 +612,7 @@ static void helper_main(struct world *w, struct snap_machine *sm, int report, in
     while (read(done, &c, 1) < 0 && errno == EINTR) {}
     shared_state(after, sizeof after);
     c = strcmp(before, after) ? 'x' : 's';
-    umount2("/", MNT_DETACH);
+    if (c == 'x' && getenv("DSIM_SNAP_DEBUG")) fprintf(stderr, "BEFORE\n%s\nAFTER\n%s\n", before, after);
     if (write(report, &c, 1) != 1) _exit(7);
     _exit(0);
 }
@@ -629,7 +671,7 @@ static int make_copy(struct snap_machine *sm, char *why, size_t len)
         return -1;
     }
     struct tracee copy = { .pid = (pid_t)c, .home = sm->tpl.home, .at_seccomp = false };
-    long r1 = inject_path(&copy, SYS_chroot, SEED_ROOT), r2 = r1 ? r1 : inject_path(&copy, SYS_chdir, sm->cwd);
+    long r1 = 0, r2 = inject_path(&copy, SYS_chdir, sm->cwd);
     struct user_regs_struct r = sm->tpl.home;
     r.rip -= 2, r.rax = sm->tpl.home.orig_rax, r.orig_rax = (unsigned long long)-1;
     if (r1 || r2 || tracer_setregs(copy.pid, &r) != 0 || hand_off(copy.pid) != 0) {
@@ -666,7 +708,7 @@ static int take_copy(struct snap_machine *sm)
 /* What the machine's stat results key by host inode, moved from the
  * template's files to the seed's: every entry of the frozen layers, seen
  * in the template's tree and in the seed's. */
-struct rekey { struct machine *m; const uint64_t *devs; size_t ndevs; pid_t tpl, seed; };
+struct rekey { struct machine *m; const uint64_t *devs; size_t ndevs; int troot; pid_t seed; };
 
 static uint64_t key_in(const uint64_t *devs, size_t n, uint64_t dev)
 {
@@ -680,7 +722,9 @@ static void rekey_entry(const char *upath, const char *mpath, const struct stat 
     (void)upath, (void)st;
     struct rekey *k = arg;
     struct stat a, b;
-    int fa = machine_path_open(k->tpl, mpath, true, O_PATH), fb = machine_path_open(k->seed, mpath, true, O_PATH);
+    struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+    int fa = (int)syscall(SYS_openat2, k->troot, mpath, &how, sizeof how);
+    int fb = machine_path_open(k->seed, mpath, true, O_PATH);
     if (fa >= 0 && fb >= 0 && fstat(fa, &a) == 0 && fstat(fb, &b) == 0) {
         uint64_t ka = key_in(k->devs, k->ndevs, a.st_dev), kb = machine_dev_key(k->m, b.st_dev);
         if (ka == kb) idmap_rekey(&k->m->ids, ka, a.st_ino, b.st_ino);
@@ -701,21 +745,15 @@ static int remap(struct world *w, struct snap_machine *sm)
     p->pidfd = -1;
     fdcache_forget_all(p);
     m->init_reaped = true;          /* the worker's: never killed here */
-    m->root_pid = sm->helper;
     m->tmp_known = false;
     uint64_t *old = m->mount_devs;
     size_t nold = m->nmount_devs;
     m->mount_devs = NULL;
     machine_note_mounts(m, sm->copy);
     bool same = m->nmount_devs == nold;
-    if (getenv("DSIM_SNAP_DEBUG")) {
-        for (size_t i = 0; i < nold; i++) fprintf(stderr, "old %zu %lx\n", i, (unsigned long)old[i]);
-        for (size_t i = 0; i < m->nmount_devs; i++) fprintf(stderr, "new %zu %lx\n", i, (unsigned long)m->mount_devs[i]);
-        char cmd[100]; snprintf(cmd, sizeof cmd, "cat /proc/%d/mountinfo >&2; cat /proc/%d/mountinfo >&2", sm->tpl.pid, sm->copy); if (system(cmd)) {}
-    }
     for (size_t i = 0; same && i < nold; i++) same = old[i] == m->mount_devs[i] || i < w->nlayers;
     if (same) {
-        struct rekey k = { m, old, nold, sm->tpl.pid, sm->helper };
+        struct rekey k = { m, old, nold, sm->troot, sm->copy };
         for (size_t n = 0; n < w->nlayers; n++) {
             char name[64], frozen[4200];
             snprintf(name, sizeof name, "frozen%zu", n);
@@ -773,6 +811,7 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
     }
     int pipefd[2] = { -1, -1 };
     pid_t child = -1;
+    fflush(NULL);
     if (rc == 0 && pipe2(pipefd, O_CLOEXEC) == 0 && (child = fork()) == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         close(pipefd[0]);
@@ -794,6 +833,7 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
         /* No bytes: the copies were not taken, the seed did not run. */
         if (write(pipefd[1], &blen, sizeof blen) != sizeof blen || write(pipefd[1], bytes, blen) != (ssize_t)blen ||
             write(pipefd[1], &moved, 1) != 1) {}
+        fflush(NULL);
         _exit(0);
     }
     if (pipefd[1] >= 0) close(pipefd[1]);
@@ -844,17 +884,23 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
     for (size_t i = 0; i < s->n; i++) {
         struct snap_machine *sm = &s->sm[i];
         if (sm->helper > 0) while (waitpid(sm->helper, NULL, 0) < 0 && errno == EINTR) {}
-        char dir[4200], name[64];
+        /* The seed's root stays the machine's until the next seed's
+         * replaces it: its layers go aside now, and the last seed's,
+         * whose root went at this seed's start, go. */
+        char dir[4200], name[64], spent[80];
         disk_dir(w, sm->m, "", dir, sizeof dir);
-        for (size_t n = 0; n < w->nlayers; n++) {
-            snprintf(name, sizeof name, "upper%zu", n);
-            remove_entry(dir, name);
-            snprintf(name, sizeof name, "work%zu", n);
-            remove_entry(dir, name);
-        }
-        remove_entry(dir, "grave");
-        disk_content_dir(w, sm->m, dir, sizeof dir);
-        disk_remove_tree(dir);
+        int at = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        for (size_t n = 0; n < w->nlayers; n++)
+            for (int k = 0; k < 2; k++) {
+                snprintf(name, sizeof name, "%s%zu", k ? "work" : "upper", n);
+                snprintf(spent, sizeof spent, "spent-%s", name);
+                remove_entry(dir, spent);
+                if (renameat(at, name, at, spent) != 0) rc = rc ? rc : 1;
+            }
+        if (at >= 0) close(at);
+        char dirs[2][4200];
+        crash_dirs(w, sm, dirs);
+        for (int k = 0; k < 2; k++) remove_added(dirs[k], sm->kept[k], sm->nkept[k]);
         if (ftruncate(sm->m->out_fd, sm->out_size) != 0 || ftruncate(sm->m->err_fd, sm->err_size) != 0) rc = rc ? rc : 1;
     }
     remove_entry(w->run_dir, "net");
