@@ -619,7 +619,7 @@ static void helper_main(struct world *w, struct snap_machine *sm, int report, in
 
 /* Starts the helper of sm's seed; 0, or -1. report and done are dsim's
  * ends of its pipes. */
-static int helper_start(struct world *w, struct snap_machine *sm, int *report, int *done)
+static int helper_start(struct world *w, struct snap_machine *sm, int *report, int *done, int nearlier)
 {
     int r[2], d[2];
     if (pipe2(r, O_CLOEXEC) != 0) return -1;
@@ -628,6 +628,8 @@ static int helper_start(struct world *w, struct snap_machine *sm, int *report, i
     if (pid == 0) {
         close(r[0]);
         close(d[1]);
+        /* The earlier helpers' ends: each must see its own `done` close. */
+        for (int i = 0; i < nearlier; i++) close(report[i - nearlier]), close(done[i - nearlier]);
         helper_main(w, sm, r[1], d[0]);
     }
     close(r[1]);
@@ -799,7 +801,7 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
         if (seed_overlays(w, sm) != 0) {
             snprintf(why, len, "machine %s: cannot make the seed's disk: %s", sm->m->name, strerror(errno));
             rc = -1;
-        } else if (helper_start(w, sm, &report[nh], &done[nh]) != 0) {
+        } else if (helper_start(w, sm, &report[nh], &done[nh], nh) != 0) {
             snprintf(why, len, "machine %s: cannot mount the seed's disk", sm->m->name);
             rc = -1;
         } else {
