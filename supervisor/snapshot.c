@@ -612,7 +612,6 @@ static void helper_main(struct world *w, struct snap_machine *sm, int report, in
     while (read(done, &c, 1) < 0 && errno == EINTR) {}
     shared_state(after, sizeof after);
     c = strcmp(before, after) ? 'x' : 's';
-    if (c == 'x' && getenv("DSIM_SNAP_DEBUG")) fprintf(stderr, "BEFORE\n%s\nAFTER\n%s\n", before, after);
     if (write(report, &c, 1) != 1) _exit(7);
     _exit(0);
 }
@@ -698,7 +697,6 @@ static int take_copy(struct snap_machine *sm)
     for (int i = 0; i < 8; i++) {
         if (tracer_cont(sm->copy, 0) != 0 || wait_tracee(sm->copy, &status) != sm->copy || !WIFSTOPPED(status))
             return -1;
-        if (getenv("DSIM_SNAP_DEBUG")) fprintf(stderr, "status %#x\n", status);
         if (event_of(status) == PTRACE_EVENT_SECCOMP) {
             struct user_regs_struct r;
             return tracer_getregs(sm->copy, &r) == 0 && !memcmp(&r, &sm->tpl.home, sizeof r) ? 0 : -1;
@@ -820,9 +818,7 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
         struct seed_result mine;
         bool ok = true;
         for (size_t i = 0; i < s->n && ok; i++) {
-            int a = take_copy(&s->sm[i]), b = a == 0 ? remap(w, &s->sm[i]) : -9;
-            if (getenv("DSIM_SNAP_DEBUG")) fprintf(stderr, "take %d remap %d\n", a, b);
-            ok = a == 0 && b == 0;
+            ok = take_copy(&s->sm[i]) == 0 && remap(w, &s->sm[i]) == 0;
         }
         size_t blen = 0;
         char *bytes = NULL, moved = 0;
@@ -866,9 +862,7 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
                 }
         }
         free(bytes);
-        int cst = 0;
-        while (waitpid(child, &cst, 0) < 0 && errno == EINTR) {}
-        if (getenv("DSIM_SNAP_DEBUG")) fprintf(stderr, "child status %#x blen %zu\n", cst, blen);
+        while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {}
     }
     if (pipefd[0] >= 0) close(pipefd[0]);
     /* The seed is over: its copies are gone, or go now. */
