@@ -76,11 +76,11 @@ static int event_of(int status) { return WIFSTOPPED(status) ? status >> 16 : -1;
 /* The tracee makes call nr; its result (-errno on failure), or -ENOTRECOVERABLE
  * if it left the stops expected. A child it makes (clone) is *child. It
  * ends at the call's exit stop. */
-static long inject(struct tracee *t, long nr, uint64_t a0, uint64_t a1, pid_t *child)
+static long inject(struct tracee *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, pid_t *child)
 {
     struct user_regs_struct r = t->home;
     int status;
-    r.rdi = a0, r.rsi = a1, r.rdx = r.r10 = r.r8 = r.r9 = 0;
+    r.rdi = a0, r.rsi = a1, r.rdx = a2, r.r10 = r.r8 = r.r9 = 0;
     if (t->at_seccomp) {
         /* At the seccomp stop: the pending call becomes nr (the kernel
          * checks it against the filter again; a second trace means allow). */
@@ -138,7 +138,7 @@ static long copy_of(struct tracee *t, pid_t set_tid)
     pid_t child = 0;
     long r = -EFAULT;
     if (mem_write(t->pid, base + 96, &set_tid, sizeof set_tid) == 0 && mem_write(t->pid, base, &ca, sizeof ca) == 0)
-        r = inject(t, SYS_clone3, base, sizeof ca, &child);
+        r = inject(t, SYS_clone3, base, sizeof ca, 0, &child);
     if (mem_write(t->pid, base, saved, sizeof saved) != 0 && r >= 0) r = -EFAULT;
     if (r < 0) {
         if (child > 0) kill(child, SIGKILL);
@@ -160,9 +160,31 @@ static long inject_path(struct tracee *t, long nr, const char *path)
     char saved[SCRATCH_LEN];
     size_t len = strlen(path) + 1;
     if (len > SCRATCH_LEN || mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
-    long r = mem_write(t->pid, base, path, len) == 0 ? inject(t, nr, base, 0, NULL) : -EFAULT;
+    long r = mem_write(t->pid, base, path, len) == 0 ? inject(t, nr, base, 0, 0, NULL) : -EFAULT;
     if (mem_write(t->pid, base, saved, sizeof saved) != 0 && r >= 0) r = -EFAULT;
     return r;
+}
+
+/* t opens path (its own open file description) as fd, with the flags and
+ * at the offset it had at the point; 0 or -errno. */
+static long reopen(struct tracee *t, int fd, const char *path, int flags, long long pos)
+{
+    uint64_t base = scratch_addr(t);
+    char saved[SCRATCH_LEN];
+    size_t len = strlen(path) + 1;
+    if (len > SCRATCH_LEN || mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
+    long r = mem_write(t->pid, base, path, len) == 0
+                 ? inject(t, SYS_openat, (uint64_t)AT_FDCWD, base, (uint64_t)(flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC)), NULL)
+                 : -EFAULT;
+    if (mem_write(t->pid, base, saved, sizeof saved) != 0 && r >= 0) r = -EFAULT;
+    if (r < 0) return r;
+    long tmp = r;
+    r = inject(t, SYS_dup3, (uint64_t)tmp, (uint64_t)fd, (uint64_t)(flags & O_CLOEXEC), NULL);
+    long c = inject(t, SYS_close, (uint64_t)tmp, 0, 0, NULL);
+    if (r != fd) return r < 0 ? r : -EBADF;
+    if (c != 0) return c;
+    r = inject(t, SYS_lseek, (uint64_t)fd, (uint64_t)pos, SEEK_SET, NULL);
+    return r == pos ? 0 : r < 0 ? r : -ESPIPE;
 }
 
 /* ---- templates ---- */
@@ -186,6 +208,10 @@ struct snap_machine {
     pid_t last_pid;                 /* the last pid handed out before the point */
     int overlay[MAX_LAYERS];        /* the seed's overlays, made and not yet attached */
     pid_t copy, helper;             /* the seed's copy, and its root's holder */
+    /* The read-only files it had open past fd 2, which each copy opens
+     * again for itself (its own offset). */
+    struct reopened { int fd, flags; long long pos; char path[4096]; } *files;
+    int nfiles;
     /* The crash model's files at the point (durable.h: disk/NAME/grave and
      * content/NAME), "\0"-separated: what a seed adds goes after it. What
      * it changes or removes there matters only at a crash, a fault a
@@ -327,6 +353,7 @@ static void snap_free(struct snapshot *s)
         }
         if (s->sm[i].mntns >= 0) close(s->sm[i].mntns);
         if (s->sm[i].troot >= 0) close(s->sm[i].troot);
+        free(s->sm[i].files);
         free(s->sm[i].kept[0]);
         free(s->sm[i].kept[1]);
     }
@@ -406,6 +433,23 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
             return NULL;
         }
         sm->cwd[k] = 0;
+        snprintf(path, sizeof path, "/proc/%d/fd", (int)t->tid);
+        DIR *d = opendir(path);
+        bool files_ok = d != NULL;
+        for (struct dirent *e; files_ok && (e = readdir(d));) {
+            int fd = atoi(e->d_name);
+            if (e->d_name[0] == '.' || fd <= 2) continue;
+            if (!(sm->files = realloc(sm->files, (size_t)(sm->nfiles + 1) * sizeof *sm->files))) abort();
+            struct reopened *f = &sm->files[sm->nfiles++];
+            f->fd = fd;
+            files_ok = warm_reopenable(t->tid, fd, f->path, sizeof f->path, &f->flags, &f->pos);
+        }
+        if (d) closedir(d);
+        if (!files_ok) {
+            snprintf(why, len, "machine %s: an fd past 2 changed at the point", m->name);
+            snap_free(s);
+            return NULL;
+        }
         sm->out_size = so.st_size;
         sm->err_size = se.st_size;
         for (size_t p = 0; p < w->nprocs + w->ndeadprocs; p++) {
@@ -673,11 +717,13 @@ static int make_copy(struct snap_machine *sm, char *why, size_t len)
     }
     struct tracee copy = { .pid = (pid_t)c, .home = sm->tpl.home, .at_seccomp = false };
     long r1 = 0, r2 = inject_path(&copy, SYS_chdir, sm->cwd);
+    for (int i = 0; i < sm->nfiles && !r1 && !r2; i++)
+        r1 = reopen(&copy, sm->files[i].fd, sm->files[i].path, sm->files[i].flags, sm->files[i].pos);
     struct user_regs_struct r = sm->tpl.home;
     r.rip -= 2, r.rax = sm->tpl.home.orig_rax, r.orig_rax = (unsigned long long)-1;
     if (r1 || r2 || tracer_setregs(copy.pid, &r) != 0 || hand_off(copy.pid) != 0) {
         kill(copy.pid, SIGKILL);
-        snprintf(why, len, "machine %s: its copy could not enter the seed's disk (chroot %ld, chdir %ld)",
+        snprintf(why, len, "machine %s: its copy could not enter the seed's disk (open %ld, chdir %ld)",
                  sm->m->name, r1, r2);
         return -1;
     }

@@ -77,15 +77,42 @@ bool warm_due_at_call(const struct world *w, const struct thread *t)
 
 /* The first thing of a process that a fork-made copy would share with, or
  * lose from, its template (docs/design.md "Warm start from a snapshot"):
- * fds past stdio, writable shared or wipe-on-fork mappings, pending
- * signals. NULL if none. */
+ * fds past stdio (but files a copy opens again for itself), writable
+ * shared or wipe-on-fork mappings, pending signals. NULL if none. */
+bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long long *pos)
+{
+    char name[64], line[256];
+    struct stat st;
+    snprintf(name, sizeof name, "/proc/%d/fd/%d", (int)pid, fd);
+    ssize_t n = readlink(name, path, len - 1);
+    if (n <= 0 || path[0] != '/' || stat(name, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    path[n] = 0;
+    static const char *const kernel[] = { "/proc/", "/sys/", "/dev/" };
+    for (int i = 0; i < 3; i++)
+        if (!strncmp(path, kernel[i], strlen(kernel[i]))) return false;
+    if (strstr(path, " (deleted)")) return false;
+    snprintf(name, sizeof name, "/proc/%d/fdinfo/%d", (int)pid, fd);
+    FILE *f = fopen(name, "re");
+    bool got_pos = false, got_flags = false, locked = false;
+    while (f && fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "pos:", 4)) got_pos = sscanf(line + 4, "%lld", pos) == 1;
+        else if (!strncmp(line, "flags:", 6)) got_flags = sscanf(line + 6, "%o", (unsigned *)flags) == 1;
+        else if (!strncmp(line, "lock:", 5)) locked = true;
+    }
+    if (f) fclose(f);
+    return got_pos && got_flags && !locked && (*flags & O_ACCMODE) == O_RDONLY && !(*flags & (O_PATH | O_APPEND));
+}
+
 static const char *unforkable(pid_t pid, char *buf, size_t len)
 {
-    char path[64], line[512];
+    char path[64], line[512], file[4096];
+    int flags;
+    long long pos;
     snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
     DIR *d = opendir(path);
     for (struct dirent *e; d && (e = readdir(d));)
-        if (e->d_name[0] != '.' && atoi(e->d_name) > 2) {
+        if (e->d_name[0] != '.' && atoi(e->d_name) > 2 &&
+            !warm_reopenable(pid, atoi(e->d_name), file, sizeof file, &flags, &pos)) {
             snprintf(buf, len, "fd %s open", e->d_name);
             closedir(d);
             return buf;

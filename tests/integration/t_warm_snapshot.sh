@@ -4,7 +4,7 @@
 # The bar: every seed's trace hash and outputs are its cold run's.
 #  1. One CPython machine (warm_probe.py: a file written before the point,
 #     ids, a random draw, a file each seed writes, inode numbers, a fork
-#     after the point), seeds 1-5: from the snapshot, forced cold
+#     after the point, a file open across it), seeds 1-5: from the snapshot, forced cold
 #     (--warm cold) and `dsim replay` give the same hashes and outputs; the
 #     sweep says it started its seeds from a snapshot; each seed is pid 2,
 #     finds no earlier seed's file, and its child is pid 3.
@@ -67,6 +67,7 @@ for s in 1 2 3 4 5; do
     out=out-one/seed-$s/m.stdout
     grep -q '^seed [0-9a-f]* 2 1$' "$out" || fail "seed $s is not pid 2, child of 1: $(cat "$out")"
     grep -qx 'after there already: False' "$out" || fail "seed $s found an earlier seed's file"
+    grep -qx "source b'# Warm ' b'start fro' 16" "$out" || fail "seed $s: the file open across the point: $(grep ^source "$out")"
     grep -q "^child 3 \['after', 'before'\] /var/tmp$" "$out" || fail "seed $s: $(grep ^child "$out")"
     grep -qx 'inodes True 499 498' "$out" || note "seed $s inodes: $(grep ^inodes "$out")"
 done

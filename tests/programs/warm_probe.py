@@ -1,7 +1,8 @@
 # Warm start from a snapshot (t_warm_snapshot.sh): what a seed started
 # from a copy must see as its cold run does. Before the point it writes a
 # file; after it (the point: warm_start = 1s, in the sleep; or network, at
-# the first socket) it prints its ids, a random draw, whether a file a
+# the first socket) it prints its ids, a random draw, what it reads on of
+# a file it opened before (each copy has its own offset), whether a file a
 # seed writes is there already (an earlier seed's must not be), inode
 # numbers, its child's pid, its directory; with "net", a datagram to the
 # next machine and one from the previous; with WARM_PROBE_SHM set, a file
@@ -12,6 +13,8 @@ with open('before', 'w') as f:
     f.write('start-up\n')
 ino = os.stat('before').st_ino
 print('start-up', os.getpid(), os.getppid(), ino, flush=True)
+src = open('/dsim/config/warm_probe.py', 'rb', buffering=0)    # open across the point
+head = src.read(7)
 time.sleep(2)
 net = len(sys.argv) > 1
 if net:
@@ -24,6 +27,7 @@ if net:
     s.bind(('0.0.0.0', 7300))
 print('seed', os.urandom(4).hex(), os.getpid(), os.getppid(), flush=True)
 print('after there already:', os.path.exists('after'), flush=True)
+print('source', head, src.read(9), os.lseek(src.fileno(), 0, os.SEEK_CUR), flush=True)
 with open('after', 'w') as f:
     f.write('seed\n')
 print('inodes', os.stat('before').st_ino == ino, os.stat('.').st_ino, os.stat('after').st_ino, flush=True)
