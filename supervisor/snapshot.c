@@ -191,9 +191,9 @@ static long reopen(struct tracee *t, int fd, const char *path, int flags, long l
 
 /* The pid a machine's template takes, out of the way of a seed's pids. */
 #define TEMPLATE_PID 32000
-/* Where a seed's root is mounted in the machine's mount namespace: a
- * directory of the template's tree that nothing uses once the template
- * is made (its copies chroot into it). */
+/* Where a seed's root is mounted in the machine's mount namespace, before
+ * it becomes the namespace's root: a directory of the last root's tree
+ * that nothing uses from then on. */
 #define SEED_ROOT "/tmp"
 #define MAX_LAYERS 64
 
@@ -207,7 +207,8 @@ struct snap_machine {
     int troot;                      /* the template's root at the point (O_PATH) */
     pid_t last_pid;                 /* the last pid handed out before the point */
     int overlay[MAX_LAYERS];        /* the seed's overlays, made and not yet attached */
-    pid_t copy, helper;             /* the seed's copy, and its root's holder */
+    char uuid[MAX_LAYERS][8];       /* the template's overlays' uuid option ("" if none shown) */
+    pid_t copy, helper;             /* the seed's copy, and the helper that made its root */
     /* The read-only files it had open past fd 2, which each copy opens
      * again for itself (its own offset). */
     struct reopened { int fd, flags; long long pos; char path[4096]; } *files;
@@ -249,8 +250,10 @@ static bool at_call_stops(const struct world *w, char *why, size_t len)
 }
 
 /* Whether the machine's disk is one a seed can have a copy of: each layer
- * an overlay. */
-static const char *disk_fence(struct world *w, struct machine *m, char *buf, size_t len)
+ * an overlay; the kernel's uuid option of each (uuid, MAX_LAYERS of them),
+ * which a seed's overlays take as theirs (the legacy mount and fsconfig
+ * default to others). */
+static const char *disk_fence(struct world *w, struct machine *m, char (*uuid)[8], char *buf, size_t len)
 {
     char mi[64], line[4096];
     snprintf(mi, sizeof mi, "/proc/%d/mountinfo", (int)m->main->pid);
@@ -260,7 +263,12 @@ static const char *disk_fence(struct world *w, struct machine *m, char *buf, siz
         char point[4096], *dash = strstr(line, " - ");
         if (!dash || sscanf(line, "%*d %*d %*u:%*u %*s %4095s", point) != 1) continue;
         for (size_t n = 0; n < w->nlayers; n++)
-            if (!strcmp(point, w->layers[n]) && !strncmp(dash, " - overlay ", 11)) overlays++;
+            if (!strcmp(point, w->layers[n]) && !strncmp(dash, " - overlay ", 11)) {
+                overlays++;
+                const char *u = strstr(dash, ",uuid=");
+                uuid[n][0] = 0;
+                if (u) sscanf(u + 6, "%7[a-z]", uuid[n]);
+            }
     }
     if (f) fclose(f);
     if (overlays != (int)w->nlayers) return snprintf(buf, len, "a layer of its disk is not an overlay"), buf;
@@ -322,8 +330,8 @@ static void crash_dirs(struct world *w, struct snap_machine *sm, char dirs[2][42
 }
 
 /* Freezes machine m's upper layers at the point: the template's go aside
- * (its overlay keeps them), frozenN is a copy of each, the lower layer of
- * every seed's overlay; upperN and workN are the seed's. */
+ * (its overlay keeps them), frozenN is a copy of each, which each seed's
+ * upperN copies in turn. */
 static int freeze(struct world *w, struct machine *m)
 {
     for (size_t n = 0; n < w->nlayers; n++) {
@@ -386,7 +394,7 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
         sm->m = m;
         sm->index = m->index;
         char buf[300];
-        const char *no = m->ndirty ? "file times not yet stamped at the point" : disk_fence(w, m, buf, sizeof buf);
+        const char *no = m->ndirty ? "file times not yet stamped at the point" : disk_fence(w, m, sm->uuid, buf, sizeof buf);
         if (no) {
             snprintf(why, len, "machine %s: %s", m->name, no);
             snap_free(s);
@@ -519,8 +527,9 @@ static int seed_overlays(struct world *w, struct snap_machine *sm)
         }
         int fs = (int)syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
         const char *kv[][2] = { { "source", "overlay" }, { "lowerdir", lower }, { "upperdir", upper },
-                                { "workdir", work }, { "xino", "on" } };
-        for (size_t k = 0; fs >= 0 && k < sizeof kv / sizeof *kv; k++)
+                                { "workdir", work }, { "xino", "on" }, { "uuid", sm->uuid[n] } };
+        size_t nkv = sizeof kv / sizeof *kv - !sm->uuid[n][0];
+        for (size_t k = 0; fs >= 0 && k < nkv; k++)
             if (syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, kv[k][0], kv[k][1], 0) != 0) { close(fs); fs = -1; }
         if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0 ||
             (sm->overlay[n] = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOATIME)) < 0)
@@ -566,12 +575,12 @@ static void shared_state(char *out, size_t len)
 }
 
 /* The helper (a child of dsim, host root) in the machine's mount and IPC
- * namespaces: mounts the seed's root at SEED_ROOT of the template's tree,
- * with a copy of every mount of that tree in its mountinfo order but the
- * disk's overlays, whose places the seed's take; chroots into it and says
- * so ('r') on `report`, then waits for `done` to close; then says ('s') if
- * the machine's shared state is as it found it, detaches the seed's root
- * and exits. */
+ * namespaces: mounts the seed's root at SEED_ROOT of the current root's
+ * tree, with a copy of every mount of that tree in its mountinfo order but
+ * the disk's overlays, whose places the seed's take; makes it the
+ * namespace's root and says so ('r') on `report`; waits for `done` to
+ * close; then says ('s') if the machine's shared state is as it found it
+ * ('x' if not), and exits. */
 static void helper_main(struct world *w, struct snap_machine *sm, int report, int done)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
