@@ -48,6 +48,19 @@ void idmap_forget(struct idmap *map, uint64_t dev, uint64_t ino)
     s->ino = map->forgotten++;
 }
 
+void idmap_rekey(struct idmap *map, uint64_t dev, uint64_t from, uint64_t to)
+{
+    if (!map->cap || from == to) return;
+    struct idmap_slot *s = &map->slots[slot_of(map, dev, from)];
+    if (!s->vino) return;
+    uint64_t vino = s->vino;
+    idmap_forget(map, dev, from);
+    idmap_forget(map, dev, to);
+    if (2 * (map->n + 1) > map->cap) grow(map);
+    map->slots[slot_of(map, dev, to)] = (struct idmap_slot){ dev, to, vino };
+    map->n++;
+}
+
 uint64_t idmap_dev(struct idmap *map, uint64_t dev)
 {
     size_t i = 0;

@@ -32,6 +32,10 @@ uint64_t idmap_ino(struct idmap *map, uint64_t dev, uint64_t ino);
  * made with every other process of the host): the next look at it gets a
  * number of its own, so later numbers do not depend on that choice. */
 void idmap_forget(struct idmap *map, uint64_t dev, uint64_t ino);
+/* The file known as host inode `from` on `dev` is `to` from now on (a copy
+ * of the disk made it another host file): its number stays. A number `to`
+ * had goes, as idmap_forget's. */
+void idmap_rekey(struct idmap *map, uint64_t dev, uint64_t from, uint64_t to);
 /* The machine's device number (a dev_t) for host device `dev`. */
 uint64_t idmap_dev(struct idmap *map, uint64_t dev);
 void idmap_free(struct idmap *map);

@@ -20,6 +20,7 @@ struct opts {
     const char *tsc;                /* --tsc auto|trap|rewrite: overrides [simulation] tsc */
     const char *clock_reads;        /* dsim exec --clock-reads stop|page */
     const char *verify_sample;      /* run --verify-sample 5% */
+    const char *warm;               /* run --warm snapshot|cold */
     int runs, jobs, crash, max_states;
     bool keep_going;
     char **env;

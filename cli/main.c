@@ -15,7 +15,7 @@
 const char usage_text[] =
     "usage: dsim run CONF --seeds SPEC [-j N] [--keep-going] [--results FILE.jsonl] [--junit FILE.xml]\n"
     "                [--checkpoint FILE] [--shard I/N (1<=I<=N)] [--output DIR] [--plan FILE] [--tsc MODE]\n"
-    "                [--verify-sample P%|K] [-D NAME=VALUE]...\n"
+    "                [--verify-sample P%|K] [--warm snapshot|cold] [-D NAME=VALUE]...\n"
     "       dsim run CONF --seeds SEED --trace FILE\n"
     "       dsim verify CONF --seed N [--runs K] [--trace FILE] [--plan FILE] [--tsc MODE] [-D NAME=VALUE]...\n"
     "       dsim replay CONF SEED [--trace FILE [--stacks MACHINE,...|all]] [--plan FILE] [--plan-out FILE]\n"

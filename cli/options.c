@@ -221,6 +221,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         { "at", required_argument, 0, 'a' }, { "machine", required_argument, 0, 'M' },
         { "tsc", required_argument, 0, 'T' }, { "clock-reads", required_argument, 0, 'L' },
         { "verify-sample", required_argument, 0, 'V' },
+        { "warm", required_argument, 0, 'W' },
         { "set", required_argument, 0, 'D' },
         { 0, 0, 0, 0 },
     };
@@ -249,6 +250,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         case 'T': o->tsc = optarg; break;
         case 'L': o->clock_reads = optarg; break;
         case 'V': o->verify_sample = optarg; break;
+        case 'W': o->warm = optarg; break;
         case 'c':
         case 'm': {
             char *end;

@@ -74,7 +74,9 @@ int cmd_run(int argc, char **argv)
     struct opts o = { 0 };
     if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "run");
     const char *confpath = argv[1];
-    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCSPTVD")) return EXIT_USAGE;
+    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCSPTVDW")) return EXIT_USAGE;
+    if (o.warm && strcmp(o.warm, "snapshot") && strcmp(o.warm, "cold"))
+        return usage_error("bad --warm %s (use snapshot or cold)", o.warm);
     if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
     struct seeds s = { 0 };
     if (!o.seeds) return usage_error("%s: --seeds is required", "run");
@@ -141,7 +143,8 @@ int cmd_run(int argc, char **argv)
                             .results = results, .junit = junit, .checkpoint = o.checkpoint,
                             .spec = o.seeds, .shard = shard, .sweep_seeds = sweep_seeds, .output = o.output,
                             .plan = o.faults, .nplan = o.nfaults, .use_plan = o.plan != NULL,
-                            .sampled = sampled, .sample_spec = o.verify_sample, .rerun = rerun, .vars = vars };
+                            .sampled = sampled, .sample_spec = o.verify_sample, .rerun = rerun, .vars = vars,
+                            .warm_cold = o.warm && !strcmp(o.warm, "cold") };
         status = sweep_run(&sw);
     }
     if (results) fclose(results);

@@ -25,7 +25,7 @@ bool disk_exists(const struct world *w, const struct machine *m, const char *mpa
     /* As the machine sees it, inside its own root: the overlay has the
      * last word (a whiteout, or an opaque directory made where the host
      * has one of that name, hides the host's file). */
-    int fd = machine_path_open((int)m->init_pid, mpath, true, O_PATH);
+    int fd = machine_path_open((int)m->root_pid, mpath, true, O_PATH);
     if (fd >= 0) close(fd);
     return fd >= 0;
 }

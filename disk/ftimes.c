@@ -62,7 +62,7 @@ void ftimes_note_path(struct world *w, struct machine *m, const char *mpath)
     /* The machine's own /dev/shm is no layer of its disk: reached
      * through its root. */
     else if (!strncmp(mpath, "/dev/shm/", 9) || !strcmp(mpath, "/dev/shm")) {
-        snprintf(upath, sizeof upath, "/proc/%d/root%s", (int)m->init_pid, mpath);
+        snprintf(upath, sizeof upath, "/proc/%d/root%s", (int)m->root_pid, mpath);
         note(w, m, 0, 0, upath);
     }
 }

@@ -780,7 +780,7 @@ static pid_t waitpid_again(pid_t pid, int *status)
 
 /* The devices of the machine's mounts, in mountinfo order (its init makes
  * them in a fixed order), for machine_dev_key. */
-static void note_mounts(struct machine *m, pid_t pid)
+void machine_note_mounts(struct machine *m, pid_t pid)
 {
     char path[64], line[4096];
     snprintf(path, sizeof path, "/proc/%d/mountinfo", (int)pid);
@@ -1173,7 +1173,7 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         close(report[0]);
         return -1;
     }
-    m->init_pid = init;
+    m->init_pid = m->root_pid = init;
     m->init_reaped = false;
     if (ptrace(PTRACE_SEIZE, init, 0, TRACE_OPTIONS) != 0 || write(sync[1], "x", 1) != 1) {
         snprintf(why, whylen, "cannot trace its init: %s", strerror(errno));
@@ -1224,7 +1224,7 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
         kill(init, SIGKILL);
         return -1;
     }
-    note_mounts(m, cmd);
+    machine_note_mounts(m, cmd);
     struct process *p = world_add_process(w, m, cmd, 2);
     p->sh = sighand_new(w);
     struct thread *t = world_add_thread(w, p, cmd, 2);

@@ -10,6 +10,9 @@ int machine_write_vfs(struct world *w);
 /* Starts m; its command's first thread is added to w in TS_NEW. 0, or -1
  * with why it could not in why. */
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp, char *why, size_t whylen);
+/* The devices of m's mounts as process pid sees them, in its mountinfo's
+ * order (m->mount_devs, for machine_dev_key). */
+void machine_note_mounts(struct machine *m, pid_t pid);
 /* Sets the next-pid cursor of m's pid namespace (its ns_last_pid) to
  * last_pid: the next process made there gets the first free pid after it.
  * Written by a process of that namespace (the cursor is its writer's

@@ -68,12 +68,24 @@ static bool ready_now(struct world *w, struct thread *t)
     return r;
 }
 
+/* What a turn does after its step. */
+static void after_step(struct world *w)
+{
+    netsim_poll(w);
+    warm_watch_output(w);
+    if (++w->steps % 256 == 0) world_compact_threads(w);
+    w->now += w->conf->quantum_ns;
+}
+
 static void loop(struct world *w, const struct filter_prog *fp)
 {
     uint64_t limit = w->conf->duration_ns;
     while (w->outcome == OUT_RUNNING) {
         if (dsim_interrupted) { world_fail(w, OUT_INTERNAL, "interrupted"); return; }
-        if (warm_due(w)) warm_point(w);
+        if (warm_due(w)) {
+            if (w->warm_stop) { w->at_point = true; return; }      /* a snapshot's start-up */
+            warm_point(w);
+        }
         for (size_t i = 0; i < w->nmachines; i++) {
             struct machine *m = &w->machines[i];
             if (m->started || m->exited || m->start_at > w->now) continue;
@@ -115,10 +127,8 @@ static void loop(struct world *w, const struct filter_prog *fp)
         if (w->now >= limit) break;
         struct thread *t = runnable[prng_below(&w->sched, n)];
         step(w, t);
-        netsim_poll(w);
-        warm_watch_output(w);
-        if (++w->steps % 256 == 0) world_compact_threads(w);
-        w->now += w->conf->quantum_ns;
+        if (w->at_point) return;    /* stopped in the step: step_from_point goes on */
+        after_step(w);
     }
     if (w->outcome == OUT_RUNNING) report_timeout(w, limit);
 }
@@ -217,9 +227,24 @@ static int not_run(struct seed_result *r, const char *why)
     return -1;
 }
 
-int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct seed_result *r)
+/* A run between its set-up (run_begin) and its end (run_end). */
+struct run {
+    struct world *w;
+    int lock;                   /* the run directory's */
+    bool discard;               /* a snapshot's start-up: no result, no report */
+    bool forked;                /* a seed of a snapshot: its run directory and disks are its worker's */
+    pid_t *last_vtid;           /* forked: each machine's highest pid or tid of the run, kept at its end */
+    struct fault_conf *drawn;   /* the faults drawn for it ([chaos]) */
+    size_t ndrawn;
+};
+
+static struct filter_prog fp;
+
+/* Makes the world of a seed's run, its run directory, disks and network,
+ * ready for the loop; -1 (r says why) if it cannot. */
+static int run_begin(struct config *c, uint64_t seed, const struct run_opts *o, struct seed_result *r,
+                     struct run *run)
 {
-    static struct filter_prog fp;
     result_init(r);
     r->seed = seed;
     machines_reap_earlier_inits(false);
@@ -330,10 +355,21 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct s
     CPU_ZERO(&one);
     CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
     sched_setaffinity(0, sizeof one, &one);
+    *run = (struct run){ w, lock, false, false, NULL, drawn, ndrawn };
+    return 0;
+}
 
-    watchdog_arm(true);
-    loop(w, &fp);
-    watchdog_arm(false);
+/* Judges the run, tears it down and fills r. */
+static void run_end(struct config *c, const struct run_opts *o, struct seed_result *r, struct run *run)
+{
+    struct world *w = run->w;
+    if (run->forked && (run->last_vtid = calloc(w->nmachines + 1, sizeof *run->last_vtid))) {
+        for (size_t i = 0; i < w->nthreads + w->ndead; i++) {
+            const struct thread *t = i < w->nthreads ? w->threads[i] : w->dead[i - w->nthreads];
+            pid_t *last = &run->last_vtid[t->proc->m->index];
+            if (t->vtid > *last) *last = t->vtid;
+        }
+    }
     note_run_dir_full(w, run_dir_bytes(c));
     if (w->outcome == OUT_RUNNING || w->outcome == OUT_PASS) judge(w);
     enum outcome before_teardown = w->outcome;
@@ -357,7 +393,7 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct s
     r->sim_time_ns = w->now;
     r->steps = w->steps;
     if (w->nmachines == 1 && w->machines[0].exited) r->exit_status = w->machines[0].wstatus;
-    if (w->outcome != OUT_PASS) r->report = make_report(w, o->recent ? o->recent : 20, o->rerun);
+    if (w->outcome != OUT_PASS && !run->discard) r->report = make_report(w, o->recent ? o->recent : 20, o->rerun);
     struct fault_conf *fired = calloc(w->nfired + 1, sizeof *fired);
     for (size_t i = 0; i < w->nfired; i++) fired[i] = w->faults[w->fired[i]];
     r->plan = plan_to_json(fired, w->nfired);
@@ -376,9 +412,9 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct s
     }
     /* In the background, the run directory's removal detaches the disks
      * on it (rundir.c). */
-    for (size_t i = 0; i < w->nmachines && !rundir_background(); i++) disk_unmount(w, &w->machines[i]);
+    for (size_t i = 0; i < w->nmachines && !rundir_background() && !run->forked; i++) disk_unmount(w, &w->machines[i]);
     disk_layers_free(w);
-    rundir_done(w->run_dir, lock);
+    if (!run->forked) rundir_done(w->run_dir, run->lock);
     trace_free(w->trace);
     if (o->watch) o->watch->w = NULL;
     for (size_t i = 0; i < w->nthreads; i++) free(w->threads[i]);
@@ -406,8 +442,96 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct s
     free(w->timerfds);
     free(w->ptimers);
     free(w->fault_fired);
-    plan_free(drawn, ndrawn);
+    plan_free(run->drawn, run->ndrawn);
     free(w->fired);
     free(w);
+}
+
+int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct seed_result *r)
+{
+    struct run run;
+    if (run_begin(c, seed, o, r, &run) != 0) return -1;
+    watchdog_arm(true);
+    loop(run.w, &fp);
+    watchdog_arm(false);
+    run_end(c, o, r, &run);
     return 0;
+}
+
+/* ---- a warm start's start-up, for a snapshot ---- */
+
+struct startup {
+    struct config *c;
+    struct run run;
+};
+
+struct startup *run_to_point(struct config *c, const struct run_opts *o, char *why, size_t len)
+{
+    struct startup *s = calloc(1, sizeof *s);
+    struct seed_result r;
+    if (!s) abort();
+    s->c = c;
+    /* The start-up is the start-up seed's whatever the seed (its streams
+     * draw from warm_seed; the snapshot's fences leave no fault drawn). */
+    if (run_begin(c, c->warm_seed, o, &r, &s->run) != 0) {
+        snprintf(why, len, "the start-up could not run: %s", r.reason ? r.reason : "?");
+        result_free(&r);
+        free(s);
+        return NULL;
+    }
+    result_free(&r);
+    struct world *w = s->run.w;
+    w->warm_stop = true;
+    watchdog_arm(true);
+    loop(w, &fp);
+    watchdog_arm(false);
+    if (!w->at_point) {
+        snprintf(why, len, "the start-up ended before the point (%s)", outcome_name(w->outcome));
+        startup_end(s);
+        return NULL;
+    }
+    return s;
+}
+
+struct world *startup_world(struct startup *s) { return s->run.w; }
+
+void startup_forked(struct startup *s) { s->run.forked = true; }
+
+void run_from_point(struct startup *s, uint64_t seed, const struct run_opts *o, struct seed_result *r)
+{
+    struct world *w = s->run.w;
+    result_init(r);
+    r->seed = seed;
+    w->seed = seed;
+    w->warm_stop = w->at_point = false;
+    watchdog_arm(true);
+    if (w->point_thread) {
+        struct thread *t = w->point_thread;
+        w->point_thread = NULL;
+        step_from_point(w, t);
+        after_step(w);
+    } else {
+        warm_point(w);
+    }
+    loop(w, &fp);
+    watchdog_arm(false);
+    run_end(s->c, o, r, &s->run);
+    if (!s->run.forked) free(s);
+}
+
+pid_t startup_last_vtid(const struct startup *s, int machine)
+{
+    return s->run.last_vtid ? s->run.last_vtid[machine] : 0;
+}
+
+void startup_end(struct startup *s)
+{
+    struct seed_result r;
+    struct run_opts o = { .skip_check = true, .quiet_check = true };
+    result_init(&r);
+    s->run.discard = true;
+    if (s->run.w->outcome == OUT_RUNNING) world_fail(s->run.w, OUT_INTERNAL, "a snapshot's start-up");
+    run_end(s->c, &o, &r, &s->run);
+    result_free(&r);
+    free(s);
 }

@@ -28,6 +28,25 @@ extern volatile sig_atomic_t dsim_interrupted;
 /* Runs the seed and fills r (freed with result_free): outcome, reason,
  * hash, times, and for a failure the report; -1 if it could not run. */
 int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct seed_result *r);
+/* A warm start's start-up run once for a sweep (supervisor/snapshot.c):
+ * the start-up seed's run up to the point, stopped there, every thread at
+ * a stop. NULL, with why, if it could not start or ended before the point
+ * (then every seed fails alike, as its cold run says). */
+struct startup;
+struct startup *run_to_point(struct config *c, const struct run_opts *o, char *why, size_t len);
+struct world *startup_world(struct startup *s);
+/* In a fork of the process that ran the start-up (its world the state at
+ * the point): seed `seed` from the point on, as its cold run has it. */
+void run_from_point(struct startup *s, uint64_t seed, const struct run_opts *o, struct seed_result *r);
+/* This process is a fork of the one that ran the start-up, its seed's
+ * run started from a snapshot: the run directory and disks stay its
+ * parent's when the run ends, and run_from_point keeps s. */
+void startup_forked(struct startup *s);
+/* After run_from_point in a forked process: the highest pid or tid machine
+ * `machine` (its index) handed out in the run. */
+pid_t startup_last_vtid(const struct startup *s, int machine);
+/* Ends the start-up's run: its machines killed, its run directory gone. */
+void startup_end(struct startup *s);
 /* Removes the run directories still kept, but the newest `keep`. Call with
  * 0 before exiting. */
 void run_cleanup(int keep);

@@ -387,6 +387,8 @@ static bool calm(long nr)
     }
 }
 
+static void step_call(struct world *w, struct thread *t);
+
 void step(struct world *w, struct thread *t)
 {
     /* Another was picked while the last one could have gone on. */
@@ -402,7 +404,25 @@ void step(struct world *w, struct thread *t)
     /* Files the machine changed in earlier steps get their times now: the
      * changes are done, and no thread of it has looked yet. */
     if (t->proc->m->ndirty) ftimes_flush(w, t->proc->m);
-    if (warm_due_at_call(w, t)) warm_point(w);
+    if (warm_due_at_call(w, t)) {
+        if (w->warm_stop) {         /* a snapshot's start-up: stop here (step_from_point goes on) */
+            w->at_point = true;
+            w->point_thread = t;
+            return;
+        }
+        warm_point(w);
+    }
+    step_call(w, t);
+}
+
+void step_from_point(struct world *w, struct thread *t)
+{
+    warm_point(w);
+    step_call(w, t);
+}
+
+static void step_call(struct world *w, struct thread *t)
+{
     unsigned char call[CALL_REC_MAX];
     size_t clen = call_rec_encode(t, call);
     const struct sys_entry *e = sys_lookup(SYSNR(t));

@@ -9,6 +9,10 @@
 /* Runs t's pending syscall (or lets a new thread start) and waits until
  * the run is settled again. */
 void step(struct world *w, struct thread *t);
+/* A snapshot's seed (w->warm_stop was set and the step of t stopped at a
+ * warm start at the first network call): the point, then the rest of that
+ * step, as step() does in a cold run. */
+void step_from_point(struct world *w, struct thread *t);
 /* Waits for every death and first stop still due (after a machine kill). */
 void settle_all(struct world *w);
 /* After machine_kill and settle_all: waits until m's init is reaped, its

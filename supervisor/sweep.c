@@ -7,6 +7,7 @@
 #include "supervisor/explain.h"
 #include "base/results.h"
 #include "supervisor/run.h"
+#include "supervisor/snapshot.h"
 #include <errno.h>
 #include <jansson.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -125,9 +127,46 @@ static int verify_job(const struct sweep *s, const struct job *j, int out)
     return status;
 }
 
+/* What the workers said of this sweep's warm start (shared by them, so
+ * that each thing is said once): [0] how it starts, [1] a snapshot
+ * given up. */
+static volatile int *warm_said;
+
+static void warm_say(int which, const char *fmt, const char *why)
+{
+    if (warm_said && __sync_bool_compare_and_swap(&warm_said[which], 0, 1)) {
+        fprintf(stderr, fmt, why);
+        fflush(stderr);
+    }
+}
+
+/* A warm start's start-up, run by a worker before its first seed: a
+ * snapshot its seeds start from (*snap), or else (it says why) the
+ * start-up goes on as the worker's first seed, which is the same run, and
+ * the later seeds run cold. */
+static struct startup *warm_begin(const struct sweep *s, const struct run_opts *ro, struct snapshot **snap)
+{
+    char why[1024];
+    struct startup *su = NULL;
+    *snap = NULL;
+    if (!snapshot_config_fence(s->conf, ro, why, sizeof why) && (su = run_to_point(s->conf, ro, why, sizeof why)) &&
+        (*snap = snapshot_make(su, why, sizeof why))) {
+        warm_say(0, "dsim: warm start: seeds start from a snapshot of the point%s\n", "");
+        return NULL;
+    }
+    if (su && startup_world(su)->outcome != OUT_RUNNING) {
+        startup_end(su);
+        su = NULL;
+    }
+    warm_say(0, "dsim: warm start: seeds run cold, not from a snapshot: %s\n", why);
+    return su;
+}
+
 /* Runs seeds as the parent asks, one at a time, on its own CPU. */
 static void worker_main(const struct sweep *s, int cpu, int in, int out)
 {
+    bool warm_tried = s->warm_cold || !config_warm(s->conf);
+    struct snapshot *snap = NULL;
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     cpu_set_t one;
     CPU_ZERO(&one);
@@ -151,17 +190,34 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
         }
         struct seed_result r;
         uint64_t start = now_ms();
-        run_seed(s->conf, s->seeds[index], &ro, &r);
+        struct startup *su = NULL;
+        if (!warm_tried) {
+            warm_tried = true;
+            su = warm_begin(s, &ro, &snap);
+        }
+        int from_snap = -1;
+        if (snap) {
+            char why[1024];
+            if ((from_snap = snapshot_seed(snap, s->seeds[index], &ro, &r, why, sizeof why)) != 0) {
+                warm_say(1, "dsim: warm start: the snapshot serves no more seeds, which run cold: %s\n", why);
+                snapshot_free(snap);
+                snap = NULL;
+            }
+        }
+        if (su) run_from_point(su, s->seeds[index], &ro, &r);
+        else if (from_snap < 0) run_seed(s->conf, s->seeds[index], &ro, &r);
         r.index = (long)index;
         r.wall_ms = now_ms() - start;
         free(r.plan);               /* the sweep has no use for it */
         r.plan = NULL;
         if (send_result(out, &r)) {
+            if (snap) snapshot_free(snap);
             run_cleanup(0);         /* the parent is gone or interrupted */
             _exit(1);
         }
         result_free(&r);
     }
+    if (snap) snapshot_free(snap);
     run_cleanup(0);
     _exit(0);
 }
@@ -463,6 +519,11 @@ int sweep_run(const struct sweep *s)
     if (s->output) mkdir(s->output, 0755);
     fflush(NULL);
     uint64_t started = now_ms();
+    if (!warm_said && config_warm(s->conf) && !s->warm_cold) {
+        void *shared = mmap(NULL, 2 * sizeof *warm_said, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (shared != MAP_FAILED) warm_said = shared;
+    }
+    if (warm_said) warm_said[0] = warm_said[1] = 0;
     if (todo && start_workers(s, w, n) != 0) { perror("dsim: cannot start workers"); return 2; }
     if (!todo) n = 0;
 

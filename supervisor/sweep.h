@@ -28,6 +28,7 @@ struct sweep {
     const char *sample_spec;/* its text (names the sweep in a checkpoint) */
     const char *rerun;      /* what a printed command adds to CONF SEED to redo a seed exactly */
     const char *vars;       /* the -D values as a JSON object, or NULL: carried by each result */
+    bool warm_cold;         /* --warm cold: a warm start's seeds never start from a snapshot */
 };
 
 /* Exit status: 0 all passed, 1 a seed failed, 3 a sampled seed did not

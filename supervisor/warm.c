@@ -77,15 +77,42 @@ bool warm_due_at_call(const struct world *w, const struct thread *t)
 
 /* The first thing of a process that a fork-made copy would share with, or
  * lose from, its template (docs/design.md "Warm start from a snapshot"):
- * fds past stdio, writable shared or wipe-on-fork mappings, pending
- * signals. NULL if none. */
+ * fds past stdio (but files a copy opens again for itself), writable
+ * shared or wipe-on-fork mappings, pending signals. NULL if none. */
+bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long long *pos)
+{
+    char name[64], line[256];
+    struct stat st;
+    snprintf(name, sizeof name, "/proc/%d/fd/%d", (int)pid, fd);
+    ssize_t n = readlink(name, path, len - 1);
+    if (n <= 0 || path[0] != '/' || stat(name, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    path[n] = 0;
+    static const char *const kernel[] = { "/proc/", "/sys/", "/dev/" };
+    for (int i = 0; i < 3; i++)
+        if (!strncmp(path, kernel[i], strlen(kernel[i]))) return false;
+    if (strstr(path, " (deleted)")) return false;
+    snprintf(name, sizeof name, "/proc/%d/fdinfo/%d", (int)pid, fd);
+    FILE *f = fopen(name, "re");
+    bool got_pos = false, got_flags = false, locked = false;
+    while (f && fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "pos:", 4)) got_pos = sscanf(line + 4, "%lld", pos) == 1;
+        else if (!strncmp(line, "flags:", 6)) got_flags = sscanf(line + 6, "%o", (unsigned *)flags) == 1;
+        else if (!strncmp(line, "lock:", 5)) locked = true;
+    }
+    if (f) fclose(f);
+    return got_pos && got_flags && !locked && (*flags & O_ACCMODE) == O_RDONLY && !(*flags & (O_PATH | O_APPEND));
+}
+
 static const char *unforkable(pid_t pid, char *buf, size_t len)
 {
-    char path[64], line[512];
+    char path[64], line[512], file[4096];
+    int flags;
+    long long pos;
     snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
     DIR *d = opendir(path);
     for (struct dirent *e; d && (e = readdir(d));)
-        if (e->d_name[0] != '.' && atoi(e->d_name) > 2) {
+        if (e->d_name[0] != '.' && atoi(e->d_name) > 2 &&
+            !warm_reopenable(pid, atoi(e->d_name), file, sizeof file, &flags, &pos)) {
             snprintf(buf, len, "fd %s open", e->d_name);
             closedir(d);
             return buf;
@@ -113,7 +140,7 @@ static const char *unforkable(pid_t pid, char *buf, size_t len)
 /* Whether a snapshot could copy every machine here by forking (a first
  * slice of docs/design.md "Warm start from a snapshot": init and one
  * single-threaded process each); why not in why. */
-static bool copyable(const struct world *w, char *why, size_t len)
+bool warm_copyable(const struct world *w, char *why, size_t len)
 {
     for (size_t i = 0; i < w->nmachines; i++) {
         const struct machine *m = &w->machines[i];
@@ -143,7 +170,7 @@ void warm_point(struct world *w)
                 w->seed, w->startup_seed);
     if (trace_has_notes(w->trace)) {      /* its /proc reads only for a trace file */
         char why[512], note[600];
-        if (copyable(w, why, sizeof why)) snprintf(note, sizeof note, "warm start: a snapshot could copy every machine here");
+        if (warm_copyable(w, why, sizeof why)) snprintf(note, sizeof note, "warm start: a snapshot could copy every machine here");
         else snprintf(note, sizeof note, "warm start: a snapshot could not copy %s", why);
         trace_note(w->trace, note);
     }

@@ -20,4 +20,14 @@ void warm_watch_output(struct world *w);
  * here on, and [chaos] begins (its faults drawn for earlier times are
  * dropped). */
 void warm_point(struct world *w);
+/* Whether fd of process pid is one a copy of it can open again for itself
+ * (a regular file of the machine's disk, read-only, unlocked): its path
+ * as the machine names it, its open flags and offset. */
+bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long long *pos);
+/* Whether a snapshot could copy every machine here by forking: init and
+ * one single-threaded process each, no fd past 2 but read-only files
+ * (warm_reopenable), no writable shared or
+ * wipe-on-fork mapping, no pending signal; else false and why ("machine
+ * NAME: ..."). Reads /proc. */
+bool warm_copyable(const struct world *w, char *why, size_t len);
 #endif

@@ -73,7 +73,7 @@ static int tmp_dir(struct machine *m, const struct stat *st)
         for (int i = 0; i < MACHINE_TMP_DIRS; i++) {
             char path[64];
             struct stat ts;
-            snprintf(path, sizeof path, "/proc/%d/root%s", (int)m->init_pid, machine_tmp_dirs[i]);
+            snprintf(path, sizeof path, "/proc/%d/root%s", (int)m->root_pid, machine_tmp_dirs[i]);
             bool ok = stat(path, &ts) == 0;
             m->tmp_dev[i] = ok ? ts.st_dev : 0;
             m->tmp_ino[i] = ok ? ts.st_ino : 0;

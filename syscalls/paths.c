@@ -50,7 +50,7 @@ bool disk_entry_mpath(struct thread *t, int dirfd, uint64_t addr, char *out, siz
         if (k <= 0 || bpath[0] != '/') return false;
         bpath[k] = 0;
         snprintf(joined, sizeof joined, "%s/%s", bpath, dirpart);
-        dfd = machine_path_open((int)t->proc->m->init_pid, joined, false, O_PATH | O_DIRECTORY);
+        dfd = machine_path_open((int)t->proc->m->root_pid, joined, false, O_PATH | O_DIRECTORY);
     }
     if (dfd < 0) return false;
     char self[64];

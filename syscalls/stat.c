@@ -57,7 +57,7 @@ void machine_kernel_devs(struct machine *m)
     dev_t *devs[] = { &m->proc_dev, &m->sys_dev, &m->dev_dev, &m->node_dev };
     for (int i = 0; i < 4; i++) {
         struct stat st;
-        int fd = machine_path_open((int)m->init_pid, paths[i], false, O_PATH);
+        int fd = machine_path_open((int)m->root_pid, paths[i], false, O_PATH);
         if (fd >= 0 && fstat(fd, &st) == 0) *devs[i] = st.st_dev;
         if (fd >= 0) close(fd);
     }

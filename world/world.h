@@ -198,6 +198,10 @@ struct machine {
     const char *name;
     int index;
     pid_t init_pid;         /* host pid of dsim's untraced init (pid 1) */
+    /* A process whose root is the machine's (/proc/PID/root resolves its
+     * paths): its init, or in a seed started from a snapshot a helper in
+     * the seed's root (supervisor/snapshot.c), the copy's chroot. */
+    pid_t root_pid;
     bool init_reaped;
     /* Its /proc/sys/kernel/ns_last_pid, opened for writing before its
      * /proc/sys was sealed (machine_reset_pid_cursor); -1 if none. */
@@ -287,6 +291,12 @@ struct world {
     uint64_t startup_seed;      /* what streams draw from until the warm start (supervisor/warm.c); else seed */
     bool warmed;                /* the warm start point has passed */
     bool warm_printed;          /* warm_start = output: the machine printed the text */
+    /* A sweep's start-up for a snapshot (supervisor/snapshot.c): the loop
+     * stops at the point instead of passing it (at_point), and with
+     * warm_network the thread whose call is the point (point_thread),
+     * stopped in its step before the call is carried out. */
+    bool warm_stop, at_point;
+    struct thread *point_thread;
     uint64_t warm_looked[2];    /* how much of its stdout and stderr was looked at */
     uint64_t now;               /* virtual ns since the run began */
     struct prng sched;

@@ -168,6 +168,11 @@ bool netsim_active(const struct world *w)
     return w->net && w->net->nsocks > 0;
 }
 
+bool netsim_opened(const struct world *w)
+{
+    return w->net && w->net->epfd >= 0;
+}
+
 struct simsock *netsim_lookup(struct world *w, ino_t ino)
 {
     struct netsim *n = w->net;

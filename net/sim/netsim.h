@@ -86,6 +86,9 @@ void netsim_machine_down(struct world *w, struct machine *m);
 
 /* The socket table. Active once a simulated socket exists. */
 bool netsim_active(const struct world *w);
+/* Whether the network's kernel objects were made (a simulated socket was,
+ * even if none is left). */
+bool netsim_opened(const struct world *w);
 struct simsock *netsim_lookup(struct world *w, ino_t ino);
 struct simsock *netsim_add(struct world *w, ino_t ino, int machine, int family, int type);
 

@@ -54,6 +54,30 @@ START_TEST(test_forget)
 }
 END_TEST
 
+/* A rekeyed file keeps its number under its new host inode; the old key
+ * is unknown after, a number the new key had goes, and numbers handed
+ * out later go on from where they were. */
+START_TEST(test_rekey)
+{
+	struct idmap m = { 0 };
+	ck_assert_uint_eq(idmap_ino(&m, 40, 7), IDMAP_FIRST_INO);
+	ck_assert_uint_eq(idmap_ino(&m, 40, 8), IDMAP_FIRST_INO + 1);
+	idmap_rekey(&m, 40, 7, 70);
+	idmap_rekey(&m, 40, 99, 100);           /* never seen: nothing */
+	idmap_rekey(&m, 40, 8, 7);              /* onto a key just freed */
+	ck_assert_uint_eq(idmap_ino(&m, 40, 70), IDMAP_FIRST_INO);
+	ck_assert_uint_eq(idmap_ino(&m, 40, 7), IDMAP_FIRST_INO + 1);
+	ck_assert_uint_eq(idmap_ino(&m, 40, 8), IDMAP_FIRST_INO + 2);
+	ck_assert_uint_eq(idmap_ino(&m, 40, 100), IDMAP_FIRST_INO + 3);
+	idmap_rekey(&m, 40, 70, 100);           /* onto a known key: its number goes */
+	ck_assert_uint_eq(idmap_ino(&m, 40, 100), IDMAP_FIRST_INO);
+	for (uint64_t i = 0; i < 1000; i++) idmap_rekey(&m, 40, 100 + i, 101 + i);    /* and growth */
+	ck_assert_uint_eq(idmap_ino(&m, 40, 1100), IDMAP_FIRST_INO);
+	ck_assert_uint_eq(idmap_ino(&m, 40, 7), IDMAP_FIRST_INO + 1);
+	idmap_free(&m);
+}
+END_TEST
+
 /* Growth keeps every number, and numbers stay distinct. */
 START_TEST(test_many)
 {
@@ -79,5 +103,5 @@ END_TEST
 int main(void)
 {
 	return RUN_TESTS("idmap", test_first_sight, test_devices_apart, test_many, test_forget,
-			 test_device_overflow);
+			 test_rekey, test_device_overflow);
 }

@@ -1,0 +1,960 @@
+/* A warm start from a snapshot (docs/design.md §6 "Warm start" and "Not
+ * built yet"): the fences a first slice keeps, and the templates. A
+ * machine's process at the point is copied by a clone3 it is made to call
+ * at its seccomp stop there (CLONE_PARENT: the copy is init's child;
+ * set_tid: at a pid of dsim's choosing), which the kernel allows only when
+ * the machine's pid namespace is owned by the command's user namespace.
+ * Every refusal leaves the start-up as it was at the point. */
+#include "supervisor/snapshot.h"
+#include "net/sim/netsim.h"
+#include "disk/confined.h"
+#include "disk/durable.h"
+#include "disk/layout.h"
+#include "supervisor/machine.h"
+#include "supervisor/step.h"
+#include "supervisor/warm.h"
+#include "syscalls/sys.h"
+#include "world/tracer.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *snapshot_config_fence(const struct config *c, const struct run_opts *o, char *buf, size_t len)
+{
+    if (o->use_plan && o->nplan) return snprintf(buf, len, "a --plan's faults"), buf;
+    if (c->nfaults) return snprintf(buf, len, "[fault] sections"), buf;
+    if (c->chaos) return snprintf(buf, len, "[chaos]"), buf;
+    if (o->exec_stdio || o->trace_out || o->watch || o->pick || o->stacks)
+        return snprintf(buf, len, "a traced or watched run"), buf;
+    for (size_t i = 0; i < c->nmachines; i++)
+        if (c->machines[i].start_ns)
+            return snprintf(buf, len, "machine %s starts later than the others", c->machines[i].name), buf;
+    return NULL;
+}
+
+/* ---- a system call made by a stopped tracee ---- */
+
+/* A tracee at the seccomp stop of its call at the point: its registers
+ * there, and whether it is still at that stop (else at the exit stop of
+ * a call dsim made it make). */
+struct tracee {
+    pid_t pid;
+    struct user_regs_struct home;
+    bool at_seccomp;
+};
+
+/* Where an injected call's arguments go: below the red zone of the stack
+ * at the point, put back after the call. */
+#define SCRATCH_LEN 512
+static uint64_t scratch_addr(const struct tracee *t) { return (t->home.rsp - 128 - SCRATCH_LEN) & ~15ULL; }
+
+static pid_t wait_tracee(pid_t pid, int *status)
+{
+    pid_t r;
+    while ((r = waitpid(pid, status, __WALL)) < 0 && errno == EINTR) {}
+    return r;
+}
+
+static int event_of(int status) { return WIFSTOPPED(status) ? status >> 16 : -1; }
+
+/* The tracee makes call nr; its result (-errno on failure), or -ENOTRECOVERABLE
+ * if it left the stops expected. A child it makes (clone) is *child. It
+ * ends at the call's exit stop. */
+static long inject(struct tracee *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, pid_t *child)
+{
+    struct user_regs_struct r = t->home;
+    int status;
+    r.rdi = a0, r.rsi = a1, r.rdx = a2, r.r10 = r.r8 = r.r9 = 0;
+    if (t->at_seccomp) {
+        /* At the seccomp stop: the pending call becomes nr (the kernel
+         * checks it against the filter again; a second trace means allow). */
+        r.orig_rax = (unsigned long long)nr;
+        if (tracer_setregs(t->pid, &r) != 0) return -ENOTRECOVERABLE;
+    } else {
+        /* Back to the syscall instruction, which stops at seccomp again. */
+        r.rip = t->home.rip - 2, r.rax = (unsigned long long)nr, r.orig_rax = (unsigned long long)-1;
+        if (tracer_setregs(t->pid, &r) != 0 || tracer_cont(t->pid, 0) != 0) return -ENOTRECOVERABLE;
+        if (wait_tracee(t->pid, &status) != t->pid || event_of(status) != PTRACE_EVENT_SECCOMP)
+            return -ENOTRECOVERABLE;
+    }
+    t->at_seccomp = false;
+    if (tracer_syscall(t->pid, 0) != 0) return -ENOTRECOVERABLE;
+    for (;;) {
+        if (wait_tracee(t->pid, &status) != t->pid || !WIFSTOPPED(status)) return -ENOTRECOVERABLE;
+        if (WSTOPSIG(status) == (SIGTRAP | 0x80)) break;
+        int ev = event_of(status);
+        if ((ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK) && child)
+            *child = (pid_t)tracer_eventmsg(t->pid);
+        if (tracer_syscall(t->pid, 0) != 0) return -ENOTRECOVERABLE;
+    }
+    if (tracer_getregs(t->pid, &r) != 0) return -ENOTRECOVERABLE;
+    return (long)r.rax;
+}
+
+/* Back at the seccomp stop of its call at the point, every register as it
+ * was there (the syscall instruction run again); 0 or -1. */
+static int back_home(struct tracee *t)
+{
+    if (t->at_seccomp) return 0;
+    struct user_regs_struct r = t->home;
+    int status;
+    r.rip -= 2, r.rax = t->home.orig_rax, r.orig_rax = (unsigned long long)-1;
+    if (tracer_setregs(t->pid, &r) != 0 || tracer_cont(t->pid, 0) != 0) return -1;
+    if (wait_tracee(t->pid, &status) != t->pid || event_of(status) != PTRACE_EVENT_SECCOMP) return -1;
+    if (tracer_getregs(t->pid, &r) != 0 || memcmp(&r, &t->home, sizeof r)) return -1;
+    t->at_seccomp = true;
+    return 0;
+}
+
+/* A copy of t made by t (clone3: CLONE_PARENT, so init's child, at pid
+ * set_tid in the machine), traced here and waiting at its first stop.
+ * Its host pid, or -errno. */
+static long copy_of(struct tracee *t, pid_t set_tid)
+{
+    uint64_t base = scratch_addr(t);
+    char saved[SCRATCH_LEN];
+    if (mem_read(t->pid, base, saved, sizeof saved) != 0) return -errno;
+    struct clone_args ca;
+    memset(&ca, 0, sizeof ca);
+    ca.flags = CLONE_PARENT;            /* exit_signal 0: the parent's leader's is used */
+    ca.set_tid = base + 96;
+    ca.set_tid_size = 1;
+    pid_t child = 0;
+    long r = -EFAULT;
+    if (mem_write(t->pid, base + 96, &set_tid, sizeof set_tid) == 0 && mem_write(t->pid, base, &ca, sizeof ca) == 0)
+        r = inject(t, SYS_clone3, base, sizeof ca, 0, &child);
+    if (mem_write(t->pid, base, saved, sizeof saved) != 0 && r >= 0) r = -EFAULT;
+    if (r < 0) {
+        if (child > 0) kill(child, SIGKILL);
+        return r;
+    }
+    int status;
+    if (wait_tracee(child, &status) != child || event_of(status) != PTRACE_EVENT_STOP ||
+        mem_write(child, base, saved, sizeof saved) != 0) {
+        kill(child, SIGKILL);
+        return -ENOTRECOVERABLE;
+    }
+    return child;
+}
+
+/* t calls nr with the path (written in its scratch, put back after). */
+static long inject_path(struct tracee *t, long nr, const char *path)
+{
+    uint64_t base = scratch_addr(t);
+    char saved[SCRATCH_LEN];
+    size_t len = strlen(path) + 1;
+    if (len > SCRATCH_LEN || mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
+    long r = mem_write(t->pid, base, path, len) == 0 ? inject(t, nr, base, 0, 0, NULL) : -EFAULT;
+    if (mem_write(t->pid, base, saved, sizeof saved) != 0 && r >= 0) r = -EFAULT;
+    return r;
+}
+
+/* t opens path (its own open file description) as fd, with the flags and
+ * at the offset it had at the point; 0 or -errno. */
+static long reopen(struct tracee *t, int fd, const char *path, int flags, long long pos)
+{
+    uint64_t base = scratch_addr(t);
+    char saved[SCRATCH_LEN];
+    size_t len = strlen(path) + 1;
+    if (len > SCRATCH_LEN || mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
+    long r = mem_write(t->pid, base, path, len) == 0
+                 ? inject(t, SYS_openat, (uint64_t)AT_FDCWD, base, (uint64_t)(flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC)), NULL)
+                 : -EFAULT;
+    if (mem_write(t->pid, base, saved, sizeof saved) != 0 && r >= 0) r = -EFAULT;
+    if (r < 0) return r;
+    long tmp = r;
+    r = inject(t, SYS_dup3, (uint64_t)tmp, (uint64_t)fd, (uint64_t)(flags & O_CLOEXEC), NULL);
+    long c = inject(t, SYS_close, (uint64_t)tmp, 0, 0, NULL);
+    if (r != fd) return r < 0 ? r : -EBADF;
+    if (c != 0) return c;
+    r = inject(t, SYS_lseek, (uint64_t)fd, (uint64_t)pos, SEEK_SET, NULL);
+    return r == pos ? 0 : r < 0 ? r : -ESPIPE;
+}
+
+/* ---- templates ---- */
+
+/* The pid a machine's template takes, out of the way of a seed's pids. */
+#define TEMPLATE_PID 32000
+/* Where a seed's root is mounted in the machine's mount namespace, before
+ * it becomes the namespace's root: a directory of the last root's tree
+ * that nothing uses from then on. */
+#define SEED_ROOT "/tmp"
+#define MAX_LAYERS 64
+
+struct snap_machine {
+    struct machine *m;
+    int index;                      /* m's (the seed's supervisor frees m at its end) */
+    struct tracee tpl;              /* the template, stopped, traced here */
+    char cwd[4096];                 /* its working directory at the point */
+    off_t out_size, err_size;       /* the machine's output at the point */
+    int mntns;                      /* its mount namespace */
+    int troot;                      /* the template's root at the point (O_PATH) */
+    pid_t last_pid;                 /* the last pid handed out before the point */
+    int overlay[MAX_LAYERS];        /* the seed's overlays, made and not yet attached */
+    char uuid[MAX_LAYERS][8];       /* the template's overlays' uuid option ("" if none shown) */
+    pid_t copy, helper;             /* the seed's copy, and the helper that made its root */
+    /* The read-only files it had open past fd 2, which each copy opens
+     * again for itself (its own offset). */
+    struct reopened { int fd, flags; long long pos; char path[4096]; } *files;
+    int nfiles;
+    /* The crash model's files at the point (durable.h: disk/NAME/grave and
+     * content/NAME), "\0"-separated: what a seed adds goes after it. What
+     * it changes or removes there matters only at a crash, a fault a
+     * snapshot's seeds never have. */
+    char *kept[2];
+    size_t nkept[2];
+};
+
+struct snapshot {
+    struct startup *su;
+    struct world *w;
+    struct snap_machine *sm;
+    size_t n;
+};
+
+/* Whether every started machine's process stands at a system call's stop
+ * (ready, blocked, or the point's own call): where a copy can begin. */
+static bool at_call_stops(const struct world *w, char *why, size_t len)
+{
+    for (size_t i = 0; i < w->nmachines; i++) {
+        const struct machine *m = &w->machines[i];
+        if (!m->started) continue;
+        const struct thread *t = m->main ? m->main->leader : NULL;
+        if (!t || t->proc->exited) {
+            snprintf(why, len, "machine %s: its command's first process is gone", m->name);
+            return false;
+        }
+        bool ready = t->state == TS_READY || t->state == TS_BLOCKED || t == w->point_thread;
+        if (!ready || t->awaiting_first_stop || t->on_exit || t->proc->vfork_parent) {
+            snprintf(why, len, "machine %s: its process is not at a system call", m->name);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Whether the machine's disk is one a seed can have a copy of: each layer
+ * an overlay; the kernel's uuid option of each (uuid, MAX_LAYERS of them),
+ * which a seed's overlays take as theirs (the legacy mount and fsconfig
+ * default to others). */
+static const char *disk_fence(struct world *w, struct machine *m, char (*uuid)[8], char *buf, size_t len)
+{
+    char mi[64], line[4096];
+    snprintf(mi, sizeof mi, "/proc/%d/mountinfo", (int)m->main->pid);
+    FILE *f = fopen(mi, "re");
+    int overlays = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        char point[4096], *dash = strstr(line, " - ");
+        if (!dash || sscanf(line, "%*d %*d %*u:%*u %*s %4095s", point) != 1) continue;
+        for (size_t n = 0; n < w->nlayers; n++)
+            if (!strcmp(point, w->layers[n]) && !strncmp(dash, " - overlay ", 11)) {
+                overlays++;
+                const char *u = strstr(dash, ",uuid=");
+                uuid[n][0] = 0;
+                if (u) sscanf(u + 6, "%7[a-z]", uuid[n]);
+            }
+    }
+    if (f) fclose(f);
+    if (overlays != (int)w->nlayers) return snprintf(buf, len, "a layer of its disk is not an overlay"), buf;
+    return NULL;
+}
+
+static int run_cp(const char *from, const char *to)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/cp", "cp", "-a", from, to, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    if (pid < 0) return -1;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* The names in dir, "\0"-separated (malloc'd; *len bytes). */
+static char *names_in(const char *dir, size_t *len)
+{
+    char *out = NULL;
+    *len = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t n = strlen(e->d_name) + 1;
+        if (!(out = realloc(out, *len + n))) abort();
+        memcpy(out + *len, e->d_name, n);
+        *len += n;
+    }
+    if (d) closedir(d);
+    return out;
+}
+
+/* Removes what dir holds beyond the names kept. */
+static void remove_added(const char *dir, const char *kept, size_t len)
+{
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        bool was = false;
+        for (size_t at = 0; at < len && !was; at += strlen(kept + at) + 1) was = !strcmp(kept + at, e->d_name);
+        if (!was) {
+            char path[8700];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            disk_remove_tree(path);
+        }
+    }
+    if (d) closedir(d);
+}
+
+/* The crash model's directories of sm's machine: [0] its graveyard, [1]
+ * its durable contents. */
+static void crash_dirs(struct world *w, struct snap_machine *sm, char dirs[2][4200])
+{
+    disk_dir(w, sm->m, "grave", dirs[0], sizeof dirs[0]);
+    disk_content_dir(w, sm->m, dirs[1], sizeof dirs[1]);
+}
+
+/* Freezes machine m's upper layers at the point: the template's go aside
+ * (its overlay keeps them), frozenN is a copy of each, which each seed's
+ * upperN copies in turn. */
+static int freeze(struct world *w, struct machine *m)
+{
+    for (size_t n = 0; n < w->nlayers; n++) {
+        char from[4200], to[4200], frozen[4200], name[64];
+        static const char *const kinds[] = { "work", "upper" };
+        for (int k = 0; k < 2; k++) {       /* upper last: `to` is then its new name */
+            snprintf(name, sizeof name, "%s%zu", kinds[k], n);
+            disk_dir(w, m, name, from, sizeof from);
+            snprintf(name, sizeof name, "template-%s%zu", kinds[k], n);
+            disk_dir(w, m, name, to, sizeof to);
+            if (rename(from, to) != 0) return -1;
+        }
+        snprintf(name, sizeof name, "frozen%zu", n);
+        disk_dir(w, m, name, frozen, sizeof frozen);
+        if (run_cp(to, frozen) != 0) return -1;
+    }
+    return 0;
+}
+
+static void snap_free(struct snapshot *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->sm[i].tpl.pid > 0) {
+            int status;
+            kill(s->sm[i].tpl.pid, SIGKILL);
+            wait_tracee(s->sm[i].tpl.pid, &status);
+        }
+        if (s->sm[i].mntns >= 0) close(s->sm[i].mntns);
+        if (s->sm[i].troot >= 0) close(s->sm[i].troot);
+        free(s->sm[i].files);
+        free(s->sm[i].kept[0]);
+        free(s->sm[i].kept[1]);
+    }
+    free(s->sm);
+    free(s);
+}
+
+struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
+{
+    struct world *w = startup_world(su);
+    if (!warm_copyable(w, why, len) || !at_call_stops(w, why, len)) return NULL;
+    if (netsim_opened(w)) {
+        snprintf(why, len, "the simulated network was used before the point");
+        return NULL;
+    }
+    if (w->nlayers > MAX_LAYERS) {
+        snprintf(why, len, "more than %d file systems under the machines' disks", MAX_LAYERS);
+        return NULL;
+    }
+    struct snapshot *s = calloc(1, sizeof *s);
+    if (!s || !(s->sm = calloc(w->nmachines, sizeof *s->sm))) abort();
+    s->su = su;
+    s->w = w;
+    for (size_t i = 0; i < w->nmachines; i++) {
+        struct machine *m = &w->machines[i];
+        struct snap_machine *sm = &s->sm[s->n];
+        sm->mntns = sm->troot = -1;
+        if (!m->started) continue;
+        s->n++;
+        sm->m = m;
+        sm->index = m->index;
+        char buf[300];
+        const char *no = m->ndirty ? "file times not yet stamped at the point" : disk_fence(w, m, sm->uuid, buf, sizeof buf);
+        if (no) {
+            snprintf(why, len, "machine %s: %s", m->name, no);
+            snap_free(s);
+            return NULL;
+        }
+        struct thread *t = m->main->leader;
+        struct tracee orig = { .pid = t->tid, .at_seccomp = true };
+        if (tracer_getregs(t->tid, &orig.home) != 0) {
+            snprintf(why, len, "machine %s: cannot read its registers: %s", m->name, strerror(errno));
+            snap_free(s);
+            return NULL;
+        }
+        long tpl = copy_of(&orig, TEMPLATE_PID);
+        if (back_home(&orig) != 0) {
+            /* Not where the run expects it: the start-up cannot go on. */
+            if (tpl > 0) kill((pid_t)tpl, SIGKILL);
+            world_fail(w, OUT_INTERNAL, "a snapshot's copy left machine %s's process off its stop", m->name);
+            snprintf(why, len, "machine %s: its process did not come back to its stop", m->name);
+            snap_free(s);
+            return NULL;
+        }
+        if (tpl < 0) {
+            if (tpl == -EPERM)
+                snprintf(why, len, "machine %s: the kernel refused a copy at a chosen pid (clone3 set_tid: EPERM; "
+                         "the machine's pid namespace is not owned by its command's user namespace)", m->name);
+            else
+                snprintf(why, len, "machine %s: the kernel refused a copy at a chosen pid (clone3 set_tid: %s)",
+                         m->name, strerror((int)-tpl));
+            snap_free(s);
+            return NULL;
+        }
+        sm->tpl = (struct tracee){ .pid = (pid_t)tpl, .home = orig.home, .at_seccomp = false };
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/cwd", (int)t->tid);
+        ssize_t k = readlink(path, sm->cwd, sizeof sm->cwd - 1);
+        snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)t->tid);
+        sm->mntns = open(path, O_RDONLY | O_CLOEXEC);
+        snprintf(path, sizeof path, "/proc/%d/root", (int)t->tid);
+        sm->troot = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        struct stat so, se;
+        if (k <= 0 || sm->cwd[0] != '/' || sm->mntns < 0 || sm->troot < 0 || fstat(m->out_fd, &so) != 0 || fstat(m->err_fd, &se) != 0) {
+            snprintf(why, len, "machine %s: cannot read its process's state at the point", m->name);
+            snap_free(s);
+            return NULL;
+        }
+        sm->cwd[k] = 0;
+        snprintf(path, sizeof path, "/proc/%d/fd", (int)t->tid);
+        DIR *d = opendir(path);
+        bool files_ok = d != NULL;
+        for (struct dirent *e; files_ok && (e = readdir(d));) {
+            int fd = atoi(e->d_name);
+            if (e->d_name[0] == '.' || fd <= 2) continue;
+            if (!(sm->files = realloc(sm->files, (size_t)(sm->nfiles + 1) * sizeof *sm->files))) abort();
+            struct reopened *f = &sm->files[sm->nfiles++];
+            f->fd = fd;
+            files_ok = warm_reopenable(t->tid, fd, f->path, sizeof f->path, &f->flags, &f->pos);
+        }
+        if (d) closedir(d);
+        if (!files_ok) {
+            snprintf(why, len, "machine %s: an fd past 2 changed at the point", m->name);
+            snap_free(s);
+            return NULL;
+        }
+        sm->out_size = so.st_size;
+        sm->err_size = se.st_size;
+        for (size_t p = 0; p < w->nprocs + w->ndeadprocs; p++) {
+            const struct process *q = p < w->nprocs ? w->procs[p] : w->deadprocs[p - w->nprocs];
+            if (q->m == m && q->vpid > sm->last_pid) sm->last_pid = q->vpid;
+        }
+        for (size_t k2 = 0; k2 < w->nthreads; k2++)
+            if (w->threads[k2]->proc->m == m && w->threads[k2]->vtid > sm->last_pid) sm->last_pid = w->threads[k2]->vtid;
+    }
+    /* Every template made: the machines' disks are frozen, and the
+     * processes the templates were made from go (init reaps them). */
+    for (size_t i = 0; i < s->n; i++) {
+        char dirs[2][4200];
+        crash_dirs(w, &s->sm[i], dirs);
+        for (int k = 0; k < 2; k++) s->sm[i].kept[k] = names_in(dirs[k], &s->sm[i].nkept[k]);
+    }
+    for (size_t i = 0; i < s->n; i++)
+        if (freeze(w, s->sm[i].m) != 0) {
+            snprintf(why, len, "machine %s: cannot freeze its disk at the point", s->sm[i].m->name);
+            world_fail(w, OUT_INTERNAL, "a snapshot's freeze failed");
+            snap_free(s);
+            return NULL;
+        }
+    for (size_t i = 0; i < s->n; i++) {
+        pid_t orig = s->sm[i].m->main->leader->tid;
+        int status;
+        kill(orig, SIGKILL);
+        while (wait_tracee(orig, &status) == orig && !WIFEXITED(status) && !WIFSIGNALED(status)) tracer_cont(orig, 0);
+    }
+    return s;
+}
+
+void snapshot_free(struct snapshot *s)
+{
+    struct startup *su = s->su;
+    snap_free(s);
+    startup_end(su);
+}
+
+/* ---- a seed from the snapshot ---- */
+
+static void remove_entry(const char *dir, const char *name)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    disk_remove_tree(path);
+}
+
+/* The seed's overlays of sm's machine, made detached in dsim's mount
+ * namespace as its init makes them (machine.c overlay()), each upper layer
+ * a copy of the frozen one, at the cold run's paths (disk_upper). */
+static int seed_overlays(struct world *w, struct snap_machine *sm)
+{
+    char dir[4200];
+    disk_dir(w, sm->m, "", dir, sizeof dir);
+    int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC), rc = cwd >= 0 && chdir(dir) == 0 ? 0 : -1;
+    for (size_t n = 0; n < w->nlayers; n++) sm->overlay[n] = -1;
+    for (size_t n = 0; n < w->nlayers && rc == 0; n++) {
+        char upper[64], work[64], frozen[64];
+        snprintf(upper, sizeof upper, "upper%zu", n);
+        snprintf(work, sizeof work, "work%zu", n);
+        snprintf(frozen, sizeof frozen, "frozen%zu", n);
+        const char *lower = w->layers[n];
+        if (run_cp(frozen, upper) != 0 || mkdir(work, 0755) != 0) {
+            rc = -1;
+            break;
+        }
+        int fs = (int)syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
+        const char *kv[][2] = { { "source", "overlay" }, { "lowerdir", lower }, { "upperdir", upper },
+                                { "workdir", work }, { "xino", "on" }, { "uuid", sm->uuid[n] } };
+        size_t nkv = sizeof kv / sizeof *kv - !sm->uuid[n][0];
+        for (size_t k = 0; fs >= 0 && k < nkv; k++)
+            if (syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, kv[k][0], kv[k][1], 0) != 0) { close(fs); fs = -1; }
+        if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0 ||
+            (sm->overlay[n] = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOATIME)) < 0)
+            rc = -1;
+        if (fs >= 0) close(fs);
+    }
+    if (cwd >= 0 && fchdir(cwd) != 0) rc = -1;
+    if (cwd >= 0) close(cwd);
+    return rc;
+}
+
+/* A mount of the template's tree, from its mountinfo. */
+struct mnt { int id, parent; unsigned maj, min; char root[1024], point[1024]; bool overlay; };
+
+/* What a seed leaves in the machine that the next would see, beside its
+ * disk: the machine's /dev, its shared memory and queues, its System V IPC
+ * objects. A text that tells them apart, from the helper's view. */
+static void shared_state(char *out, size_t len)
+{
+    size_t off = 0;
+    static const char *const dirs[] = { "/dev", "/dev/shm", "/dev/mqueue" };
+    for (int i = 0; i < 3; i++) {
+        DIR *d = opendir(dirs[i]);
+        for (struct dirent *e; d && (e = readdir(d));) {
+            struct stat st;
+            char path[600];
+            snprintf(path, sizeof path, "%s/%s", dirs[i], e->d_name);
+            if (lstat(path, &st) == 0 && off < len)
+                off += (size_t)snprintf(out + off, len - off, "%s %lu %ld.%ld %ld\n", path, (unsigned long)st.st_ino,
+                                        (long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long)st.st_size);
+        }
+        if (d) closedir(d);
+    }
+    static const char *const ipc[] = { "/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg" };
+    for (int i = 0; i < 3; i++) {
+        FILE *f = fopen(ipc[i], "re");
+        char line[512];
+        int lines = 0;
+        while (f && fgets(line, sizeof line, f)) lines++;
+        if (f) fclose(f);
+        if (off < len) off += (size_t)snprintf(out + off, len - off, "%s %d\n", ipc[i], lines);
+    }
+}
+
+/* The helper (a child of dsim, host root) in the machine's mount and IPC
+ * namespaces: mounts the seed's root at SEED_ROOT of the current root's
+ * tree, with a copy of every mount of that tree in its mountinfo order but
+ * the disk's overlays, whose places the seed's take; makes it the
+ * namespace's root and says so ('r') on `report`; waits for `done` to
+ * close; then says ('s') if the machine's shared state is as it found it
+ * ('x' if not), and exits. */
+static void helper_main(struct world *w, struct snap_machine *sm, int report, int done)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    char path[64], line[4096];
+    snprintf(path, sizeof path, "/proc/%d/mountinfo", (int)sm->m->init_pid);
+    FILE *f = fopen(path, "re");
+    static struct mnt mnts[512];
+    int n = 0;
+    while (f && n < 512 && fgets(line, sizeof line, f)) {
+        struct mnt *x = &mnts[n];
+        char *dash = strstr(line, " - ");
+        if (!dash || sscanf(line, "%d %d %u:%u %1023s %1023s", &x->id, &x->parent, &x->maj, &x->min, x->root,
+                            x->point) != 6)
+            continue;
+        x->overlay = !strncmp(dash, " - overlay ", 11);
+        n++;
+    }
+    if (f) fclose(f);
+    int ipc = -1;
+    snprintf(path, sizeof path, "/proc/%d/ns/ipc", (int)sm->tpl.pid);
+    if (n == 0 || strcmp(mnts[0].point, "/") || (ipc = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
+        setns(sm->mntns, CLONE_NEWNS) != 0 || setns(ipc, CLONE_NEWIPC) != 0)
+        _exit(1);
+    /* Each mount is: a layer's overlay (the seed's takes its place), a
+     * bind of part of a layer (made again from the seed's layer), a copy
+     * of a mount's whole tree (taken before the seed's root covers
+     * SEED_ROOT: a mount stacked on another is copied for both, the lower
+     * one hidden), or in the tree of another. */
+    enum { IN_TREE, LAYER, FROM_LAYER, COPY };
+    static int what[512], layer_of[512], fd[512];
+    what[0] = LAYER;
+    layer_of[0] = 0;
+    for (int i = 1; i < n; i++) {
+        what[i] = IN_TREE;
+        fd[i] = -1;
+        int layer = -1, from = -1;
+        for (size_t k = 1; k < w->nlayers; k++)
+            if (mnts[i].overlay && !strcmp(mnts[i].point, w->layers[k])) layer = (int)k;
+        bool top = false;
+        for (int j = 0; j < i; j++) {
+            if (what[j] == LAYER && mnts[i].maj == mnts[j].maj && mnts[i].min == mnts[j].min) from = layer_of[j];
+            if (mnts[i].parent != mnts[j].id || what[j] == IN_TREE) continue;
+            top = what[j] == LAYER || !strcmp(mnts[i].point, mnts[j].point);
+        }
+        if (layer > 0) {
+            what[i] = LAYER;
+            layer_of[i] = layer;
+        } else if (top && from >= 0) {
+            what[i] = FROM_LAYER;
+            layer_of[i] = from;
+        } else if (top) {
+            what[i] = COPY;
+            if ((fd[i] = (int)syscall(SYS_open_tree, AT_FDCWD, mnts[i].point,
+                                      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE)) < 0)
+                _exit(2);
+        }
+    }
+    if (syscall(SYS_move_mount, sm->overlay[0], "", AT_FDCWD, SEED_ROOT, MOVE_MOUNT_F_EMPTY_PATH) != 0) _exit(3);
+    for (int i = 1; i < n; i++) {
+        if (what[i] == IN_TREE) continue;
+        int from = what[i] == LAYER ? sm->overlay[layer_of[i]] : fd[i];
+        if (what[i] == FROM_LAYER) {
+            char src[2200];
+            const char *top = w->layers[layer_of[i]];
+            snprintf(src, sizeof src, SEED_ROOT "%s%s", strcmp(top, "/") ? top : "", mnts[i].root);
+            from = (int)syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+        }
+        char target[1100];
+        snprintf(target, sizeof target, SEED_ROOT "%s", mnts[i].point);
+        if (from < 0 || syscall(SYS_move_mount, from, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) != 0) _exit(4);
+    }
+    /* The seed's root becomes the namespace's (what /proc shows of paths
+     * is then the machine's): init and the template, whose root was the
+     * last one, move into it; the last one goes. */
+    if (chdir(SEED_ROOT) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 || umount2(".", MNT_DETACH) != 0 ||
+        chdir("/") != 0)
+        _exit(5);
+    static char before[65536], after[65536];
+    shared_state(before, sizeof before);
+    char c = 'r';
+    if (write(report, &c, 1) != 1) _exit(6);
+    while (read(done, &c, 1) < 0 && errno == EINTR) {}
+    shared_state(after, sizeof after);
+    c = strcmp(before, after) ? 'x' : 's';
+    if (write(report, &c, 1) != 1) _exit(7);
+    _exit(0);
+}
+
+/* Starts the helper of sm's seed; 0, or -1. report and done are dsim's
+ * ends of its pipes. */
+static int helper_start(struct world *w, struct snap_machine *sm, int *report, int *done, int nearlier)
+{
+    int r[2], d[2];
+    if (pipe2(r, O_CLOEXEC) != 0) return -1;
+    if (pipe2(d, O_CLOEXEC) != 0) { close(r[0]); close(r[1]); return -1; }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(r[0]);
+        close(d[1]);
+        /* The earlier helpers' ends: each must see its own `done` close. */
+        for (int i = 0; i < nearlier; i++) close(report[i - nearlier]), close(done[i - nearlier]);
+        helper_main(w, sm, r[1], d[0]);
+    }
+    close(r[1]);
+    close(d[0]);
+    char c = 0;
+    if (pid < 0 || read(r[0], &c, 1) != 1 || c != 'r') {
+        if (pid > 0) { kill(pid, SIGKILL); waitpid(pid, NULL, 0); }
+        close(r[0]);
+        close(d[1]);
+        return -1;
+    }
+    sm->helper = pid;
+    *report = r[0];
+    *done = d[1];
+    return 0;
+}
+
+/* The copy, stopped and untraced: SIGSTOP, resumed into its
+ * signal-delivery stop, detached into a group stop. */
+static int hand_off(pid_t pid)
+{
+    int status;
+    if (kill(pid, SIGSTOP) != 0 || tracer_cont(pid, 0) != 0) return -1;
+    if (wait_tracee(pid, &status) != pid || !WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP || event_of(status))
+        return -1;
+    return ptrace(PTRACE_DETACH, pid, 0, SIGSTOP) == 0 ? 0 : -1;
+}
+
+/* The seed's copy of sm's template: at pid 2 (init reaps the last seed's
+ * in its time: EEXIST until then), in the seed's root, at the point's
+ * working directory, back at the point's stop, handed off. */
+static int make_copy(struct snap_machine *sm, char *why, size_t len)
+{
+    long c = -EEXIST;
+    for (int tries = 0; c == -EEXIST && tries < 2000; tries++) {
+        c = copy_of(&sm->tpl, 2);
+        if (c == -EEXIST) nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+    }
+    if (c < 0) {
+        snprintf(why, len, "machine %s: its copy at pid 2: %s", sm->m->name, strerror((int)-c));
+        return -1;
+    }
+    struct tracee copy = { .pid = (pid_t)c, .home = sm->tpl.home, .at_seccomp = false };
+    long r1 = 0, r2 = inject_path(&copy, SYS_chdir, sm->cwd);
+    for (int i = 0; i < sm->nfiles && !r1 && !r2; i++)
+        r1 = reopen(&copy, sm->files[i].fd, sm->files[i].path, sm->files[i].flags, sm->files[i].pos);
+    struct user_regs_struct r = sm->tpl.home;
+    r.rip -= 2, r.rax = sm->tpl.home.orig_rax, r.orig_rax = (unsigned long long)-1;
+    if (r1 || r2 || tracer_setregs(copy.pid, &r) != 0 || hand_off(copy.pid) != 0) {
+        kill(copy.pid, SIGKILL);
+        snprintf(why, len, "machine %s: its copy could not enter the seed's disk (open %ld, chdir %ld)",
+                 sm->m->name, r1, r2);
+        return -1;
+    }
+    sm->copy = copy.pid;
+    return 0;
+}
+
+/* In the seed's supervisor: takes the copy (PTRACE_SEIZE, and SIGCONT
+ * ends its group stop) to the seccomp stop of the point, its registers
+ * the template's there. */
+static int take_copy(struct snap_machine *sm)
+{
+    int status;
+    if (ptrace(PTRACE_SEIZE, sm->copy, 0, TRACE_OPTIONS) != 0) return -1;
+    if (wait_tracee(sm->copy, &status) != sm->copy || !WIFSTOPPED(status)) return -1;
+    kill(sm->copy, SIGCONT);
+    for (int i = 0; i < 8; i++) {
+        if (tracer_cont(sm->copy, 0) != 0 || wait_tracee(sm->copy, &status) != sm->copy || !WIFSTOPPED(status))
+            return -1;
+        if (event_of(status) == PTRACE_EVENT_SECCOMP) {
+            struct user_regs_struct r;
+            return tracer_getregs(sm->copy, &r) == 0 && !memcmp(&r, &sm->tpl.home, sizeof r) ? 0 : -1;
+        }
+    }
+    return -1;
+}
+
+/* What the machine's stat results key by host inode, moved from the
+ * template's files to the seed's: every entry of the frozen layers, seen
+ * in the template's tree and in the seed's. */
+struct rekey { struct machine *m; const uint64_t *devs; size_t ndevs; int troot; pid_t seed; };
+
+static uint64_t key_in(const uint64_t *devs, size_t n, uint64_t dev)
+{
+    for (size_t i = 0; i < n; i++)
+        if (devs[i] == dev) return MOUNT_DEV_KEY | i;
+    return dev;
+}
+
+static void rekey_entry(const char *upath, const char *mpath, const struct stat *st, void *arg)
+{
+    (void)upath, (void)st;
+    struct rekey *k = arg;
+    struct stat a, b;
+    struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+    int fa = (int)syscall(SYS_openat2, k->troot, mpath, &how, sizeof how);
+    int fb = machine_path_open(k->seed, mpath, true, O_PATH);
+    if (fa >= 0 && fb >= 0 && fstat(fa, &a) == 0 && fstat(fb, &b) == 0) {
+        uint64_t ka = key_in(k->devs, k->ndevs, a.st_dev), kb = machine_dev_key(k->m, b.st_dev);
+        if (ka == kb) idmap_rekey(&k->m->ids, ka, a.st_ino, b.st_ino);
+    }
+    if (fa >= 0) close(fa);
+    if (fb >= 0) close(fb);
+}
+
+/* In the seed's supervisor: its world (the worker's at the point) takes
+ * the copy for the template's process. 0, or -1 if the seed's mounts do
+ * not line up with the template's. */
+static int remap(struct world *w, struct snap_machine *sm)
+{
+    struct machine *m = sm->m;
+    struct process *p = m->main;
+    p->pid = p->leader->tid = sm->copy;
+    if (p->pidfd >= 0) close(p->pidfd);
+    p->pidfd = -1;
+    fdcache_forget_all(p);
+    m->init_reaped = true;          /* the worker's: never killed here */
+    m->tmp_known = false;
+    uint64_t *old = m->mount_devs;
+    size_t nold = m->nmount_devs;
+    m->mount_devs = NULL;
+    machine_note_mounts(m, sm->copy);
+    bool same = m->nmount_devs == nold;
+    for (size_t i = 0; same && i < nold; i++) same = old[i] == m->mount_devs[i] || i < w->nlayers;
+    if (same) {
+        struct rekey k = { m, old, nold, sm->troot, sm->copy };
+        for (size_t n = 0; n < w->nlayers; n++) {
+            char name[64], frozen[4200];
+            snprintf(name, sizeof name, "frozen%zu", n);
+            disk_dir(w, m, name, frozen, sizeof frozen);
+            struct stat st;
+            if (lstat(frozen, &st) == 0) rekey_entry(frozen, w->layers[n], &st, &k);
+            disk_walk(frozen, strcmp(w->layers[n], "/") ? w->layers[n] : "", rekey_entry, &k);
+        }
+    }
+    free(old);
+    return same ? 0 : -1;
+}
+
+static bool read_all(int fd, void *buf, size_t len)
+{
+    for (char *p = buf; len > 0;) {
+        ssize_t k = read(fd, p, len);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        p += k;
+        len -= (size_t)k;
+    }
+    return true;
+}
+
+/* In the seed's supervisor, at its end: whether the seed made a process
+ * or thread in a machine (its pid namespace's next pid moved). */
+static char pids_moved(const struct snapshot *s)
+{
+    for (size_t k = 0; k < s->n; k++)
+        if (startup_last_vtid(s->su, s->sm[k].index) > s->sm[k].last_pid) return 1;
+    return 0;
+}
+
+int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, struct seed_result *r, char *why,
+                  size_t len)
+{
+    struct world *w = s->w;
+    int report[64], done[64], nh = 0, rc = 0;
+    for (size_t i = 0; i < s->n; i++) s->sm[i].copy = s->sm[i].helper = 0;
+    for (size_t i = 0; i < s->n && rc == 0; i++) {
+        struct snap_machine *sm = &s->sm[i];
+        if (seed_overlays(w, sm) != 0) {
+            snprintf(why, len, "machine %s: cannot make the seed's disk: %s", sm->m->name, strerror(errno));
+            rc = -1;
+        } else if (helper_start(w, sm, &report[nh], &done[nh], nh) != 0) {
+            snprintf(why, len, "machine %s: cannot mount the seed's disk", sm->m->name);
+            rc = -1;
+        } else {
+            nh++;
+        }
+        for (size_t n = 0; n < w->nlayers; n++)
+            if (sm->overlay[n] >= 0) close(sm->overlay[n]);
+        if (rc == 0) rc = make_copy(sm, why, len);
+    }
+    int pipefd[2] = { -1, -1 };
+    pid_t child = -1;
+    fflush(NULL);
+    if (rc == 0 && pipe2(pipefd, O_CLOEXEC) == 0 && (child = fork()) == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        close(pipefd[0]);
+        struct seed_result mine;
+        bool ok = true;
+        for (size_t i = 0; i < s->n && ok; i++) {
+            ok = take_copy(&s->sm[i]) == 0 && remap(w, &s->sm[i]) == 0;
+        }
+        size_t blen = 0;
+        char *bytes = NULL, moved = 0;
+        if (ok) {
+            startup_forked(s->su);
+            run_from_point(s->su, seed, o, &mine);
+            bytes = result_pack(&mine, &blen);
+            moved = pids_moved(s);
+        }
+        /* No bytes: the copies were not taken, the seed did not run. */
+        if (write(pipefd[1], &blen, sizeof blen) != sizeof blen || write(pipefd[1], bytes, blen) != (ssize_t)blen ||
+            write(pipefd[1], &moved, 1) != 1) {}
+        fflush(NULL);
+        _exit(0);
+    }
+    if (pipefd[1] >= 0) close(pipefd[1]);
+    if (rc == 0 && child < 0) {
+        snprintf(why, len, "cannot fork the seed's supervisor: %s", strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0) {
+        size_t blen = 0;
+        char *bytes = NULL;
+        char moved = 0;
+        bool got = read_all(pipefd[0], &blen, sizeof blen) && blen && (bytes = malloc(blen)) &&
+                   read_all(pipefd[0], bytes, blen) && read_all(pipefd[0], &moved, 1);
+        if (!got || result_unpack(bytes, blen, r) != 0) {
+            /* Not run (its copies did not come to the point as the
+             * templates stood there), or its supervisor died. */
+            snprintf(why, len, blen ? "the supervisor of a seed started from it died"
+                                    : "a copy did not come to the point as its template stood there");
+            rc = -1;
+        } else if (moved) {
+            /* The seed made a process or thread: the machine's next pid
+             * must go back to the point's for the next. */
+            for (size_t i = 0; i < s->n && rc == 0; i++)
+                if (machine_reset_pid_cursor(s->sm[i].m, s->sm[i].last_pid) != 0) {
+                    snprintf(why, len, "machine %s: cannot reset its next pid (%s) after a seed that made a process",
+                             s->sm[i].m->name, strerror(errno));
+                    rc = 1;
+                }
+        }
+        free(bytes);
+        while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {}
+    }
+    if (pipefd[0] >= 0) close(pipefd[0]);
+    /* The seed is over: its copies are gone, or go now. */
+    for (size_t i = 0; i < s->n; i++)
+        if (s->sm[i].copy > 0) kill(s->sm[i].copy, SIGKILL);
+    for (int i = 0; i < nh; i++) {
+        close(done[i]);
+        char c = 0;
+        if (read(report[i], &c, 1) != 1 || c != 's') {
+            if (rc == 0) snprintf(why, len, "a seed changed the machines' shared state (/dev, IPC): later seeds run cold");
+            rc = rc ? rc : 1;
+        }
+        close(report[i]);
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        struct snap_machine *sm = &s->sm[i];
+        if (sm->helper > 0) while (waitpid(sm->helper, NULL, 0) < 0 && errno == EINTR) {}
+        /* The seed's root stays the machine's until the next seed's
+         * replaces it: its layers go aside now, and the last seed's,
+         * whose root went at this seed's start, go. */
+        char dir[4200], name[64], spent[80];
+        disk_dir(w, sm->m, "", dir, sizeof dir);
+        int at = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        for (size_t n = 0; n < w->nlayers; n++)
+            for (int k = 0; k < 2; k++) {
+                snprintf(name, sizeof name, "%s%zu", k ? "work" : "upper", n);
+                snprintf(spent, sizeof spent, "spent-%s", name);
+                remove_entry(dir, spent);
+                if (renameat(at, name, at, spent) != 0) rc = rc ? rc : 1;
+            }
+        if (at >= 0) close(at);
+        char dirs[2][4200];
+        crash_dirs(w, sm, dirs);
+        for (int k = 0; k < 2; k++) remove_added(dirs[k], sm->kept[k], sm->nkept[k]);
+        if (ftruncate(sm->m->out_fd, sm->out_size) != 0 || ftruncate(sm->m->err_fd, sm->err_size) != 0) rc = rc ? rc : 1;
+    }
+    remove_entry(w->run_dir, "net");
+    remove_entry(w->run_dir, "check.out");
+    return rc;
+}

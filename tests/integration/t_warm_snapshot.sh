@@ -1,0 +1,103 @@
+#!/bin/bash
+# Warm start from a snapshot: a sweep's worker runs the start-up to the
+# point once and starts each seed from a copy of it (supervisor/snapshot.c).
+# The bar: every seed's trace hash and outputs are its cold run's.
+#  1. One CPython machine (warm_probe.py: a file written before the point,
+#     ids, a random draw, a file each seed writes, inode numbers, a fork
+#     after the point, a file open across it), seeds 1-5: from the snapshot, forced cold
+#     (--warm cold) and `dsim replay` give the same hashes and outputs; the
+#     sweep says it started its seeds from a snapshot; each seed is pid 2,
+#     finds no earlier seed's file, and its child is pid 3.
+#  2. Three machines, at a time and (in a network namespace) at the first
+#     network call with datagrams between them: the same three ways agree.
+#  3. Where a snapshot cannot serve, the sweep says why once and runs cold
+#     with the same hashes: an fd past 2 at the point (a fence), a [fault]
+#     section (the config), and a seed that leaves a file in /dev/shm,
+#     which the copies share (the snapshot serves no seed after it).
+#  4. --warm cold says nothing; a bad --warm is a usage error.
+# No real network: see netns.sh.
+. "$(dirname "$0")/netns.sh"
+. "$(dirname "$0")/lib.sh"
+net_dsim_wrapper 300
+cd "$TMP" || exit 1
+# The configs (and the probe) in a directory of their own, which every
+# machine sees: the sweeps' results and outputs go beside it, not in it.
+mkdir c && cp "$PROGS/warm_probe.py" c/
+conf() {        # conf FILE WARM_START MACHINES COMMAND-ARGS...: [machine NAME] for each of MACHINES
+    local file=c/$1 point=$2 machines=$3
+    shift 3
+    printf '[simulation]\nduration = 10s\nwarm_start = %s\n[defaults]\nenv = PYTHONDONTWRITEBYTECODE=1\n' "$point" >"$file"
+    printf '[network]\nlatency = 1ms..20ms\n' >>"$file"
+    for m in $machines; do printf '[machine %s]\ncommand = %s\n' "$m" "${*//NAME/$m}" >>"$file"; done
+}
+hashes() { python3 -c 'import json,sys
+print(" ".join(json.loads(l)["hash"] for l in open(sys.argv[1])))' "$1"; }
+# sweep CONF NAME [OPTIONS...]: seeds 1-5, -j 2, results NAME.jsonl, outputs out-NAME, stderr NAME.err
+sweep() {
+    local c=c/$1 n=$2
+    shift 2
+    "$DSIM" run "$c" --seeds 1-5 -j 2 --results "$n.jsonl" --output "out-$n" "$@" >"$n.log" 2>"$n.err" ||
+        { cat "$n.log" "$n.err" >&2; fail "$n: a seed failed"; }
+}
+# three_ways CONF NAME: snapshot, cold and replay agree on every seed's hash, and outputs match
+three_ways() {
+    local c=$1 n=$2
+    sweep "$c" "$n"
+    sweep "$c" "$n-cold" --warm cold
+    [ "$(hashes "$n.jsonl")" = "$(hashes "$n-cold.jsonl")" ] ||
+        { paste <(hashes "$n.jsonl" | tr ' ' '\n') <(hashes "$n-cold.jsonl" | tr ' ' '\n') >&2
+          fail "$n: the sweep's hashes are not the cold sweep's"; }
+    diff -r "out-$n" "out-$n-cold" >&2 || fail "$n: outputs differ from the cold sweep's"
+    local s=1
+    for h in $(hashes "$n.jsonl"); do
+        "$DSIM" replay "c/$c" $s >"replay-$n-$s.out" 2>&1 || { cat "replay-$n-$s.out" >&2; fail "$n: replay of seed $s failed"; }
+        grep -q "trace hash $h" "replay-$n-$s.out" || { cat "replay-$n-$s.out" >&2; fail "$n: replay of seed $s: not $h"; }
+        s=$((s + 1))
+    done
+    [ -s "$n-cold.err" ] && { cat "$n-cold.err" >&2; fail "$n: --warm cold said something"; }
+    note "$n: seeds 1-5 from the snapshot, cold and replayed: one hash each ($(hashes "$n.jsonl" | cut -c1-8)...)"
+}
+
+# --- 1. one CPython machine ----------------------------------------------------
+conf one.conf 1s m 'exec python3 warm_probe.py'
+three_ways one.conf one
+grep -qx 'dsim: warm start: seeds start from a snapshot of the point' one.err || { cat one.err >&2; fail "one: no word of the snapshot"; }
+[ "$(wc -l <one.err)" = 1 ] || { cat one.err >&2; fail "one: more than one line on stderr"; }
+for s in 1 2 3 4 5; do
+    out=out-one/seed-$s/m.stdout
+    grep -q '^seed [0-9a-f]* 2 1$' "$out" || fail "seed $s is not pid 2, child of 1: $(cat "$out")"
+    grep -qx 'after there already: False' "$out" || fail "seed $s found an earlier seed's file"
+    grep -qx "source b'# Warm ' b'start fro' 16" "$out" || fail "seed $s: the file open across the point: $(grep ^source "$out")"
+    grep -q "^child 3 \['after', 'before'\] /var/tmp$" "$out" || fail "seed $s: $(grep ^child "$out")"
+    grep -qx 'inodes True 499 498' "$out" || note "seed $s inodes: $(grep ^inodes "$out")"
+done
+[ "$(cat out-one/seed-*/m.stdout | grep '^seed' | sort -u | wc -l)" = 5 ] || fail "the seeds drew the same bytes"
+
+# --- 2. three machines, at a time and at the first network call -----------------
+conf three.conf 1s 'a b c' 'exec python3 warm_probe.py'
+three_ways three.conf three
+grep -qx 'dsim: warm start: seeds start from a snapshot of the point' three.err || { cat three.err >&2; fail "three: no snapshot"; }
+conf net.conf network 'a b c' 'exec python3 warm_probe.py NAME a,b,c'
+three_ways net.conf net
+grep -qx 'from c' out-net/seed-3/a.stdout || fail "net: a got no datagram from c"
+grep -qx 'dsim: warm start: seeds start from a snapshot of the point' net.err || { cat net.err >&2; fail "net: no snapshot"; }
+
+# --- 3. where a snapshot cannot serve ---------------------------------------------
+conf fd.conf 1s m 'exec 3</dev/null; exec python3 warm_probe.py'
+three_ways fd.conf fd
+grep -qx 'dsim: warm start: seeds run cold, not from a snapshot: machine m: fd 3 open' fd.err ||
+    { cat fd.err >&2; fail "fd 3 at the point: not said"; }
+conf fault.conf 1s m 'exec python3 warm_probe.py'
+printf '[fault f]\nkind = pause\nat = 3s\nmachine = m\nduration = 100ms\n' >>c/fault.conf
+three_ways fault.conf fault
+grep -qx 'dsim: warm start: seeds run cold, not from a snapshot: \[fault\] sections' fault.err ||
+    { cat fault.err >&2; fail "[fault]: not said"; }
+conf shm.conf 1s m 'exec python3 warm_probe.py'
+printf 'env = PYTHONDONTWRITEBYTECODE=1\nenv = WARM_PROBE_SHM=1\n' >>c/shm.conf
+three_ways shm.conf shm
+grep -q '^dsim: warm start: the snapshot serves no more seeds, which run cold: a seed changed the machines. shared state' \
+    shm.err || { cat shm.err >&2; fail "/dev/shm: not said"; }
+
+# --- 4. the switch -------------------------------------------------------------------
+"$DSIM" run c/one.conf --seeds 1 --warm hot >bad.out 2>&1; [ $? = 2 ] || fail "--warm hot was not a usage error"
+grep -q 'bad --warm hot (use snapshot or cold)' bad.out || fail "--warm hot: $(cat bad.out)"

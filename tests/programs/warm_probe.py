@@ -1,0 +1,46 @@
+# Warm start from a snapshot (t_warm_snapshot.sh): what a seed started
+# from a copy must see as its cold run does. Before the point it writes a
+# file; after it (the point: warm_start = 1s, in the sleep; or network, at
+# the first socket) it prints its ids, a random draw, what it reads on of
+# a file it opened before (each copy has its own offset), whether a file a
+# seed writes is there already (an earlier seed's must not be), inode
+# numbers, its child's pid, its directory; with "net", a datagram to the
+# next machine and one from the previous; with WARM_PROBE_SHM set, a file
+# in /dev/shm (which a snapshot's seeds share: the last it serves).
+import os, socket, sys, time
+os.chdir('/var/tmp')
+with open('before', 'w') as f:
+    f.write('start-up\n')
+ino = os.stat('before').st_ino
+print('start-up', os.getpid(), os.getppid(), ino, flush=True)
+src = open('/dsim/config/warm_probe.py', 'rb', buffering=0)    # open across the point
+head = src.read(7)
+time.sleep(2)
+net = len(sys.argv) > 1
+if net:
+    # Never real traffic: only in a namespace whose one interface is lo.
+    with open('/proc/self/net/dev') as f:
+        if [l.split(':')[0].strip() for l in f.readlines()[2:]] != ['lo']:
+            sys.exit('warm_probe: not in a network namespace of lo alone')
+    me, peers = sys.argv[1], sys.argv[2].split(',')
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(('0.0.0.0', 7300))
+print('seed', os.urandom(4).hex(), os.getpid(), os.getppid(), flush=True)
+print('after there already:', os.path.exists('after'), flush=True)
+print('source', head, src.read(9), os.lseek(src.fileno(), 0, os.SEEK_CUR), flush=True)
+with open('after', 'w') as f:
+    f.write('seed\n')
+print('inodes', os.stat('before').st_ino == ino, os.stat('.').st_ino, os.stat('after').st_ino, flush=True)
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+os.waitpid(pid, 0)
+print('child', pid, sorted(os.listdir('.')), os.getcwd(), flush=True)
+if net:
+    nxt = peers[(peers.index(me) + 1) % len(peers)]
+    s.sendto(me.encode(), (nxt, 7300))
+    print('from', s.recvfrom(100)[0].decode(), flush=True)
+if os.environ.get('WARM_PROBE_SHM'):
+    with open('/dev/shm/left', 'w') as f:
+        f.write('x')
+print('ok', flush=True)
