@@ -7,18 +7,29 @@
 # read is a stop), an unknown clock id is EINVAL and a bad address to the
 # system call EFAULT; a fork and an exec'd child read their page; the
 # stops for clock reads are gone from the trace; a bad address to libc's
-# clock_gettime is SIGSEGV, as natively. CPython and Go run on it. Without
-# the option a run is what --clock-reads stop gives.
+# clock_gettime is SIGSEGV, as natively. CPython and Go run on it. It is
+# the default, of dsim exec and of a cluster.conf; --clock-reads stop (and
+# clock_reads = stop) gives the other hash.
 . "$(dirname "$0")/lib.sh"
 dsim_timeout
 prog=$(build clock_page)
 
 native_ok "$prog"
 h_stop=$(EXEC_OPTS="--clock-reads stop" dsim_as_native --seeds "" "$prog") || exit 1
-same_hash_twice 1 "$prog" >/dev/null || exit 1
-[ "$(exec_hash)" = "$h_stop" ] || fail "the default is not clock_reads = stop: $(exec_hash) vs $h_stop"
 h_page=$(EXEC_OPTS="--clock-reads page" dsim_as_native --varies "$prog") || exit 1
 [ "$h_page" != "$h_stop" ] || fail "page and stop give one hash: the reads are still steps"
+same_hash_twice 1 "$prog" >/dev/null || exit 1
+[ "$(exec_hash)" = "$h_page" ] || fail "dsim exec's default is not clock_reads = page: $(exec_hash) vs $h_page"
+# A cluster.conf: page unless it says stop.
+for mode in "" "clock_reads = page" "clock_reads = stop"; do
+    printf '[simulation]\n%s\n[machine main]\ncommand = %s\n' "$mode" "$prog" >"$TMP/c.conf"
+    h=$(one_hash "$TMP/c.conf" 1)
+    case $mode in
+    *stop) [ "$h" != "$h_conf_page" ] || fail "clock_reads = stop in a cluster.conf gives page's hash" ;;
+    *page) [ "$h" = "$h_conf_page" ] || fail "a cluster.conf without clock_reads is not clock_reads = page: $h_conf_page vs $h" ;;
+    *) h_conf_page=$h ;;
+    esac
+done
 
 # The reads are no longer stops: thousands with stop, a few with page (the
 # busy wait's reads past the limit, the unknown ids, the CPU clocks).
