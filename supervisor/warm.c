@@ -6,6 +6,7 @@
 #include "supervisor/warm.h"
 #include "net/sim/netsim.h"
 #include "supervisor/faults.h"
+#include "world/clockpage.h"
 #include "syscalls/sys.h"
 #include <inttypes.h>
 #include <dirent.h>
@@ -77,11 +78,13 @@ bool warm_due_at_call(const struct world *w, const struct thread *t)
 
 /* The first thing of a process that a fork-made copy would share with, or
  * lose from, its template (docs/design.md "Warm start from a snapshot"):
- * fds past stdio, writable shared or wipe-on-fork mappings, pending
- * signals. NULL if none. */
-static const char *unforkable(pid_t pid, char *buf, size_t len)
+ * fds past stdio, writable shared or wipe-on-fork mappings (but its clock
+ * page, which is dsim's), pending signals. NULL if none. */
+static const char *unforkable(const struct process *p, char *buf, size_t len)
 {
     char path[64], line[512];
+    pid_t pid = p->pid;
+    uint64_t clock_page = p->clock ? p->clock->addr : 0, start = 0;
     snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
     DIR *d = opendir(path);
     for (struct dirent *e; d && (e = readdir(d));)
@@ -95,8 +98,10 @@ static const char *unforkable(pid_t pid, char *buf, size_t len)
     FILE *f = fopen(path, "re");
     const char *why = NULL;
     while (f && !why && fgets(line, sizeof line, f)) {
+        unsigned long a, b;
+        if (sscanf(line, "%lx-%lx ", &a, &b) == 2) start = a;
         if (strncmp(line, "VmFlags:", 8)) continue;
-        if (strstr(line, " sh ") && strstr(line, " mw ")) why = "a writable shared mapping";
+        if (strstr(line, " sh ") && strstr(line, " mw ") && start != clock_page) why = "a writable shared mapping";
         else if (strstr(line, " wf ")) why = "a wipe-on-fork mapping";
         else if (strstr(line, " dc ")) why = "a do-not-copy mapping";
     }
@@ -127,7 +132,7 @@ static bool copyable(const struct world *w, char *why, size_t len)
         if (n != 1) snprintf(buf, sizeof buf, "%d processes besides init", n), no = buf;
         else if (only->nlive != 1) snprintf(buf, sizeof buf, "%d threads in pid %d", only->nlive, (int)only->vpid), no = buf;
         else if (only->leader && only->leader->pending_sig) no = "a pending signal";
-        else no = unforkable(only->pid, buf, sizeof buf);
+        else no = unforkable(only, buf, sizeof buf);
         if (no) {
             snprintf(why, len, "machine %s: %s", m->name, no);
             return false;

@@ -88,6 +88,7 @@ static struct clock_map *map_here(struct thread *t, uint64_t addr)
     if (!cm) { munmap(page, PAGE_LEN); return NULL; }
     cm->refs = 1;
     cm->page = page;
+    cm->addr = addr;
     return cm;
 }
 
