@@ -57,18 +57,19 @@ static uint64_t next_event(struct world *w)
 }
 
 /* clock_reads = page: how many clock reads the page answers in t's next
- * step (docs/design.md §5 "Reads up to the next event"). Reads move the
- * time, so a read that would carry it to the next event (a thread's
- * deadline, a timer, a fault, a packet, a machine's start) is the system
- * call, a stop and a scheduling point, where that event happens; and while
- * a thread its deadline woke waits to run (timed_out: not t), every read
- * is one, as every read was with stop. On Linux the woken thread would run
- * at once on another CPU: a thread that goes on reading the clock without
- * a system call (Go's scheduler does, before it parks or spins) must not
- * keep it from running. */
-static uint64_t clock_reads_left(struct world *w, const struct thread *t, size_t timed_out)
+ * step (docs/design.md §5 "Reads without a stop, while nothing else could
+ * run"). Each read moves the time a quantum, as a step does. While another
+ * thread could run (others), every read is the system call, a stop and a
+ * scheduling point, as every read is under stop: on Linux that thread
+ * would run beside t, and here it must not wait for 64 of t's reads to
+ * get a turn (Go's runtime waits so for a thread that will stop the world
+ * before it spins, and etcd spun for ever in half its seeds). Else the
+ * reads up to the next event of the world (a blocked thread's deadline, a
+ * timer, a fault, a packet, a machine's start) are answered, and the one
+ * that would carry the time to it is the stop where that event happens. */
+static uint64_t clock_reads_left(struct world *w, size_t others)
 {
-    if (timed_out > (t->timed_out ? 1u : 0u)) return 0;
+    if (others) return 0;
     uint64_t next = next_event(w), q = w->conf->quantum_ns;
     if (next <= w->now) return 0;
     uint64_t reads = (next - w->now + q - 1) / q;
@@ -110,7 +111,7 @@ static void loop(struct world *w, const struct filter_prog *fp)
         faults_fire(w);
         netsim_fire(w);
         struct thread **runnable = w->runnable;
-        size_t n = 0, timed_out = 0;
+        size_t n = 0;
         for (size_t i = 0; i < w->nthreads; i++) {
             struct thread *t = w->threads[i];
             if (t->state == TS_BLOCKED) {
@@ -119,10 +120,8 @@ static void loop(struct world *w, const struct filter_prog *fp)
                     t->state = TS_READY;
             }
             if ((t->state == TS_READY || t->state == TS_NEW) && !t->awaiting_first_stop &&
-                t->proc->m->paused_until <= w->now) {
+                t->proc->m->paused_until <= w->now)
                 runnable[n++] = t;
-                if (t->timed_out) timed_out++;
-            }
         }
         if (w->outcome != OUT_RUNNING) return;
         if (machines_done(w)) return;
@@ -135,7 +134,7 @@ static void loop(struct world *w, const struct filter_prog *fp)
         }
         if (w->now >= limit) break;
         struct thread *t = runnable[prng_below(&w->sched, n)];
-        if (w->conf->clock_reads == CLOCK_READS_PAGE) w->clock_reads_left = clock_reads_left(w, t, timed_out);
+        if (w->conf->clock_reads == CLOCK_READS_PAGE) w->clock_reads_left = clock_reads_left(w, n - 1);
         step(w, t);
         netsim_poll(w);
         warm_watch_output(w);
