@@ -64,6 +64,7 @@ static struct config *config_new(void)
     c->cpus = DEFAULT_CPUS;
     c->memory_bytes = DEFAULT_MEMORY_BYTES;
     c->epoch_s = DEFAULT_EPOCH_S;
+    c->clock_reads = CLOCK_READS_PAGE;
     net_conf_init(&c->net);
     return c;
 }

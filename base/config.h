@@ -38,9 +38,9 @@ int tsc_mode_parse(const char *s, enum tsc_mode *out);
 extern const char *const tsc_mode_names[3];
 
 /* How machines' clock reads are answered ([simulation] clock_reads): each
- * clock_gettime, gettimeofday and time a system call that stops (stop, the
- * default), or the vDSO's answered from a clock page dsim keeps in the
- * machine's memory, without a stop (page; world/clockpage.h). */
+ * clock_gettime, gettimeofday and time a system call that stops (stop), or
+ * the vDSO's answered from a clock page dsim keeps in the machine's memory,
+ * without a stop (page, the default; world/clockpage.h). */
 enum clock_reads { CLOCK_READS_STOP, CLOCK_READS_PAGE };
 /* "stop", "page": 0, or -1 for anything else. */
 int clock_reads_parse(const char *s, enum clock_reads *out);

@@ -14,7 +14,7 @@
 #      completion, and -j 2 against -j 1: a one-machine C program (three
 #      threads under a mutex), a 3-machine C cluster (an epoll echo server
 #      and two clients over TCP) and the 3-process CPython id allocator of
-#      tests/integration/t_net_idalloc.sh, also with clock_reads = page
+#      tests/integration/t_net_idalloc.sh, also with clock_reads = stop
 #   4. a 5-machine CPython cluster (examples/election/fixed.conf: five
 #      Raft-style nodes over UDP, a partition), seeds/s at -j 2: cold start
 #      (every seed starts the five interpreters), and with warm_start =
@@ -140,8 +140,8 @@ command = exec $TMP/tcp_epoll_echo client srv 7200 2 $K
 EOF
 cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$PROGS/netcheck.py" "$TMP/ia/" || die "no idalloc.py in $PROGS"
 cp "$HERE/idalloc.conf" "$TMP/ia/ia.conf" || die "no idalloc.conf in $HERE"
-# The same with clock reads answered from the clock page (no stop).
-sed 's/^\[simulation\]$/[simulation]\nclock_reads = page/' "$HERE/idalloc.conf" >"$TMP/ia/ia-page.conf"
+# The same with every clock read a stop (the default before 2026-12-02).
+sed 's/^\[simulation\]$/[simulation]\nclock_reads = stop/' "$HERE/idalloc.conf" >"$TMP/ia/ia-stop.conf"
 
 # Natively, one run to completion of each (a fresh namespace for the
 # network ones, made the same way as dsim's).
@@ -153,7 +153,7 @@ native_c3() {
         "$E" client 127.0.0.1 7200 2 $K >/dev/null & b=$!
         wait $a && wait $b && wait $s' sh "$TMP/tcp_epoll_echo" $K
 }
-native_iapage() { native_ia; }
+native_iastop() { native_ia; }
 native_ia() {
     mkdir -p "$TMP/ia-native" && netns env PATH="$MPATH" sh -c 'cd "$1" && D=$2
         python3 "$D/idalloc.py" server 7000 --fixed --clients 2 --bind 127.0.0.1 >alloc.stdout & s=$!
@@ -166,12 +166,12 @@ sweep() {   # sweep CONF SEEDS J: ns of `dsim run CONF --seeds 1-SEEDS -j J`
 }
 echo "3. seeds per second (natively: runs to completion per second)"
 printf '   %-22s %10s %10s %10s %12s %12s\n' "" "native" "dsim -j 1" "dsim -j 2" "-j 1/native" "-j 2 / -j 1"
-for what in one c3 ia iapage; do
+for what in one c3 ia iastop; do
     case $what in
     one) conf=$TMP/one/one.conf seeds=$SEEDS name="1 machine, C" ;;
     c3) conf=$TMP/c3/c3.conf seeds=$SEEDS name="3 machines, C (TCP)" ;;
     ia) conf=$TMP/ia/ia.conf seeds=$PY_SEEDS name="3 CPython (idalloc)" ;;
-    iapage) conf=$TMP/ia/ia-page.conf seeds=$PY_SEEDS name="  clock_reads = page" ;;
+    iastop) conf=$TMP/ia/ia-stop.conf seeds=$PY_SEEDS name="  clock_reads = stop" ;;
     esac
     NAT=() J1=() J2=()
     for _ in $(seq "$R"); do

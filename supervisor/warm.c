@@ -6,6 +6,7 @@
 #include "supervisor/warm.h"
 #include "net/sim/netsim.h"
 #include "supervisor/faults.h"
+#include "world/clockpage.h"
 #include "syscalls/sys.h"
 #include <inttypes.h>
 #include <dirent.h>
@@ -75,10 +76,6 @@ bool warm_due_at_call(const struct world *w, const struct thread *t)
     return family == AF_INET || family == AF_INET6;
 }
 
-/* The first thing of a process that a fork-made copy would share with, or
- * lose from, its template (docs/design.md "Warm start from a snapshot"):
- * fds past stdio (but files a copy opens again for itself), writable
- * shared or wipe-on-fork mappings, pending signals. NULL if none. */
 bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long long *pos)
 {
     char name[64], line[256];
@@ -103,11 +100,18 @@ bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long
     return got_pos && got_flags && !locked && (*flags & O_ACCMODE) == O_RDONLY && !(*flags & (O_PATH | O_APPEND));
 }
 
-static const char *unforkable(pid_t pid, char *buf, size_t len)
+/* The first thing of a process that a fork-made copy would share with, or
+ * lose from, its template (docs/design.md "Warm start from a snapshot"):
+ * fds past stdio (but files a copy opens again for itself), writable
+ * shared or wipe-on-fork mappings (but its clock page, which is dsim's),
+ * pending signals. NULL if none. */
+static const char *unforkable(const struct process *p, char *buf, size_t len)
 {
     char path[64], line[512], file[4096];
     int flags;
     long long pos;
+    pid_t pid = p->pid;
+    uint64_t clock_page = p->clock ? p->clock->addr : 0, start = 0;
     snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
     DIR *d = opendir(path);
     for (struct dirent *e; d && (e = readdir(d));)
@@ -122,8 +126,10 @@ static const char *unforkable(pid_t pid, char *buf, size_t len)
     FILE *f = fopen(path, "re");
     const char *why = NULL;
     while (f && !why && fgets(line, sizeof line, f)) {
+        unsigned long a, b;
+        if (sscanf(line, "%lx-%lx ", &a, &b) == 2) start = a;
         if (strncmp(line, "VmFlags:", 8)) continue;
-        if (strstr(line, " sh ") && strstr(line, " mw ")) why = "a writable shared mapping";
+        if (strstr(line, " sh ") && strstr(line, " mw ") && start != clock_page) why = "a writable shared mapping";
         else if (strstr(line, " wf ")) why = "a wipe-on-fork mapping";
         else if (strstr(line, " dc ")) why = "a do-not-copy mapping";
     }
@@ -154,7 +160,7 @@ bool warm_copyable(const struct world *w, char *why, size_t len)
         if (n != 1) snprintf(buf, sizeof buf, "%d processes besides init", n), no = buf;
         else if (only->nlive != 1) snprintf(buf, sizeof buf, "%d threads in pid %d", only->nlive, (int)only->vpid), no = buf;
         else if (only->leader && only->leader->pending_sig) no = "a pending signal";
-        else no = unforkable(only->pid, buf, sizeof buf);
+        else no = unforkable(only, buf, sizeof buf);
         if (no) {
             snprintf(why, len, "machine %s: %s", m->name, no);
             return false;

@@ -30,61 +30,62 @@ static struct ptimer *find(struct world *w, struct process *p, int id)
     return NULL;
 }
 
-static bool clock_ok(int clk)
+/* Which clocks can be timed, as the kernel's k_clocks say: 0, -EINVAL for
+ * no such clock, -EOPNOTSUPP for one without timers (the raw and coarse
+ * clocks, a clock fd's). A CPU-time clock's target is checked last. */
+static int timer_clock(int clk)
 {
-    return clk == CLOCK_REALTIME || clk == CLOCK_MONOTONIC || clk == CLOCK_BOOTTIME ||
-           clk == CLOCK_REALTIME_ALARM || clk == CLOCK_BOOTTIME_ALARM || clk == CLOCK_TAI;
-}
-
-/* A CPU-time clock's owner: the caller's process or thread, or the process
- * or thread a clock id of clock_getcpuclockid names. 0, or -EINVAL. */
-static int cpu_clock_owner(struct world *w, struct thread *t, int clk, struct vtimer *v)
-{
-    if (clk == CLOCK_PROCESS_CPUTIME_ID) { v->cpu_p = t->proc; return 0; }
-    if (clk == CLOCK_THREAD_CPUTIME_ID) { v->cpu_p = t->proc; v->cpu_t = t; return 0; }
-    if (clk >= 0 || (clk & 7) == 3) return -EINVAL;
-    pid_t id = ~(clk >> 3);
-    if (clk & 4) {
-        struct thread *o = id ? world_thread_by_vtid(w, t->proc->m, id) : t;
-        if (!o) return -EINVAL;
-        v->cpu_p = o->proc, v->cpu_t = o;
-    } else {
-        struct process *p = id ? world_proc_by_vpid(t->proc->m, w, id) : t->proc;
-        if (!p) return -EINVAL;
-        v->cpu_p = p;
+    switch (clk) {
+    case CLOCK_REALTIME: case CLOCK_MONOTONIC: case CLOCK_BOOTTIME: case CLOCK_TAI:
+    case CLOCK_REALTIME_ALARM: case CLOCK_BOOTTIME_ALARM:
+    case CLOCK_PROCESS_CPUTIME_ID: case CLOCK_THREAD_CPUTIME_ID:
+        return 0;
+    case CLOCK_MONOTONIC_RAW: case CLOCK_REALTIME_COARSE: case CLOCK_MONOTONIC_COARSE:
+        return -EOPNOTSUPP;
     }
-    return 0;
+    return clk >= 0 ? -EINVAL : is_fd_clock(clk) ? -EOPNOTSUPP : 0;
 }
 
+/* Linux's order: the sigevent is read (EFAULT), the clock checked (EINVAL,
+ * EOPNOTSUPP), an id taken, the sigevent checked (EINVAL), the id written
+ * (EFAULT), then a CPU-time clock's process or thread looked up (EINVAL).
+ * A failure once the id is taken uses it up, as there. */
 enum sys_action sys_timer_create(struct world *w, struct thread *t)
 {
     int clk = (int)ARG0(t);
     struct ptimer pt = { .owner = t->proc, .timer = { clk, 0, 0, NULL, NULL }, .notify = SIGEV_SIGNAL, .sig = SIGALRM };
-    if (!clock_ok(clk) && cpu_clock_owner(w, t, clk, &pt.timer) < 0) return emulate(t, -EINVAL);
+    struct { uint64_t value; int signo, notify; int tid; } ev;
+    if (ARG1(t) && mem_read(t->tid, ARG1(t), &ev, sizeof ev)) return emulate(t, -EFAULT);
+    int e = timer_clock(clk);
+    if (e) return emulate(t, e);
     int id = 0;
     for (size_t i = 0; i < w->nptimers; i++)
         if (w->ptimers[i].owner == t->proc && w->ptimers[i].id >= id) id = w->ptimers[i].id + 1;
     pt.id = id;
     pt.value = (uint64_t)id;
     if (ARG1(t)) {
-        struct { uint64_t value; int signo, notify; int tid; } ev;
-        if (mem_read(t->tid, ARG1(t), &ev, sizeof ev)) return emulate(t, -EFAULT);
         pt.value = ev.value;
         pt.sig = ev.signo;
-        pt.notify = ev.notify;
+        /* SIGEV_THREAD is glibc's: made by the system call, it is a
+         * SIGEV_SIGNAL. */
+        pt.notify = ev.notify == SIGEV_THREAD ? SIGEV_SIGNAL : ev.notify;
         if (pt.notify == SIGEV_THREAD_ID) {
             pt.target_vtid = ev.tid;
             struct thread *o = world_thread_by_vtid(w, t->proc->m, ev.tid);
-            if (!o || o->proc != t->proc) return emulate(t, -EINVAL);
+            if (!o || o->proc != t->proc) e = -EINVAL;
         } else if (pt.notify != SIGEV_SIGNAL && pt.notify != SIGEV_NONE) {
-            return emulate(t, -EINVAL);
+            e = -EINVAL;
         }
-        if (pt.notify != SIGEV_NONE && (pt.sig < 1 || pt.sig > 64)) return emulate(t, -EINVAL);
+        if (pt.notify != SIGEV_NONE && (pt.sig < 1 || pt.sig > 64)) e = -EINVAL;
     }
-    if (mem_write(t->tid, ARG2(t), &id, sizeof id)) return emulate(t, -EFAULT);
+    if (!e && mem_write(t->tid, ARG2(t), &id, sizeof id)) e = -EFAULT;
+    if (!e && (clk < 0 || clk == CLOCK_PROCESS_CPUTIME_ID || clk == CLOCK_THREAD_CPUTIME_ID) &&
+        !cpu_clock_target(w, t, clk, false, &pt.timer.cpu_p, &pt.timer.cpu_t))
+        e = -EINVAL;
+    pt.deleted = e != 0;
     GROW(w->ptimers, w->nptimers, w->capptimers);
     w->ptimers[w->nptimers++] = pt;
-    return emulate(t, 0);
+    return emulate(t, e);
 }
 
 enum sys_action sys_timer_settime(struct world *w, struct thread *t)

@@ -155,7 +155,14 @@ uint64_t ts_to_ns(int64_t sec, int64_t nsec);
 uint64_t deadline_for_abs(struct world *w, struct thread *t, int clk, uint64_t abs_ns);
 /* Reads a struct timespec at addr; -EFAULT/-EINVAL or 0. */
 int read_timespec(struct thread *t, uint64_t addr, uint64_t *ns);
+/* The value of clock clk as thread t reads it; *ok false for no clock. */
 uint64_t clock_now(struct world *w, struct thread *t, int clk, bool *ok);
+/* A clock fd's id ((~fd << 3) | 3, a dynamic clock: no CPU clock). */
+static inline bool is_fd_clock(int clk) { return clk < 0 && (clk & 7) == 3; }
+/* The process (*p) and thread (*th, NULL for a process clock) CPU-time
+ * clock clk names, as the kernel's pid_for_clock, for a read (read) or a
+ * timer or sleep; false if none (EINVAL). */
+bool cpu_clock_target(struct world *w, struct thread *t, int clk, bool read, struct process **p, struct thread **th);
 /* Writes the time left of an interrupted nanosleep/clock_nanosleep: 0, or
  * -EFAULT if it cannot (the call then fails with EFAULT, not EINTR). */
 int sleep_interrupted(struct world *w, struct thread *t);

@@ -45,6 +45,32 @@ static uint64_t cpu_time(struct world *w, struct process *p, struct thread *only
     return (only ? only->steps : process_steps(w, p)) * w->conf->quantum_ns;
 }
 
+/* The process or thread a CPU-clock id names, as the kernel's pid_for_clock
+ * (kernel/time/posix-cpu-timers.c). A negative id is (~pid << 3) | type,
+ * with 4 set for a thread's clock; the type is PROF 0, VIRT 1 or SCHED 2,
+ * and 3 is no CPU clock (-1 is one; without the thread bit, a clock fd's
+ * id, see is_fd_clock). pid 0 is the caller's thread or process; a thread
+ * clock must name a thread of the caller's process, a process clock a
+ * process by its pid, or for a read (read) the caller's own tid. Sets *p,
+ * and *th for a thread clock (else NULL); false if the id names none,
+ * which every call answers EINVAL. */
+bool cpu_clock_target(struct world *w, struct thread *t, int clk, bool read, struct process **p, struct thread **th)
+{
+    *p = NULL, *th = NULL;
+    if (clk == CLOCK_PROCESS_CPUTIME_ID) { *p = t->proc; return true; }
+    if (clk == CLOCK_THREAD_CPUTIME_ID) { *p = t->proc, *th = t; return true; }
+    if (clk >= 0 || (clk & 3) == 3) return false;
+    pid_t id = (pid_t)~(clk >> 3);
+    if (clk & 4) {
+        struct thread *o = id ? world_thread_by_vtid(w, t->proc->m, id) : t;
+        if (!o || o->proc != t->proc) return false;
+        *p = o->proc, *th = o;
+        return true;
+    }
+    *p = !id || (read && id == t->vtid) ? t->proc : world_proc_by_vpid(t->proc->m, w, id);
+    return *p != NULL;
+}
+
 /* The value of clock clk as thread t sees it. */
 uint64_t clock_now(struct world *w, struct thread *t, int clk, bool *ok)
 {
@@ -55,19 +81,10 @@ uint64_t clock_now(struct world *w, struct thread *t, int clk, bool *ok)
     case CLOCK_MONOTONIC: case CLOCK_MONOTONIC_RAW: case CLOCK_MONOTONIC_COARSE:
     case CLOCK_BOOTTIME: case CLOCK_BOOTTIME_ALARM:
         return machine_monotonic(w, t->proc->m);
-    case CLOCK_PROCESS_CPUTIME_ID: return cpu_time(w, t->proc, NULL);
-    case CLOCK_THREAD_CPUTIME_ID: return cpu_time(w, t->proc, t);
     }
-    if (clk < 0 && (clk & 7) != 3) {        /* a CPU clock of another pid or tid */
-        pid_t id = ~(clk >> 3);
-        if (clk & 4) {
-            struct thread *o = id ? world_thread_by_vtid(w, t->proc->m, id) : t;
-            if (o) return cpu_time(w, o->proc, o);
-        } else {
-            struct process *p = id ? world_proc_by_vpid(t->proc->m, w, id) : t->proc;
-            if (p) return cpu_time(w, p, NULL);
-        }
-    }
+    struct process *p;
+    struct thread *th;
+    if (cpu_clock_target(w, t, clk, true, &p, &th)) return cpu_time(w, p, th);
     *ok = false;
     return 0;
 }
@@ -97,14 +114,22 @@ enum sys_action sys_clock_gettime(struct world *w, struct thread *t)
     return emulate(t, write_timespec(t, ARG1(t), v));
 }
 
+/* The coarse clocks' resolution, a tick of a kernel built with HZ=250;
+ * also the PROF and VIRT CPU clocks' (the SCHED ones, and the other
+ * clocks, have 1 ns). */
+#define TICK_NS 4000000
+
 enum sys_action sys_clock_getres(struct world *w, struct thread *t)
 {
     int clk = (int)ARG0(t);
-    bool ok;
-    clock_now(w, t, clk, &ok);
+    bool ok = clk >= 0 && clk != CLOCK_PROCESS_CPUTIME_ID && clk != CLOCK_THREAD_CPUTIME_ID;
+    struct process *p;
+    struct thread *th;
+    if (ok) clock_now(w, t, clk, &ok);
+    else ok = cpu_clock_target(w, t, clk, false, &p, &th);
     if (!ok) return emulate(t, -EINVAL);
-    uint64_t res = (clk == CLOCK_REALTIME_COARSE || clk == CLOCK_MONOTONIC_COARSE) ? 4000000 : 1;
-    return emulate(t, ARG1(t) ? write_timespec(t, ARG1(t), res) : 0);
+    bool tick = clk == CLOCK_REALTIME_COARSE || clk == CLOCK_MONOTONIC_COARSE || (clk < 0 && (clk & 3) != 2);
+    return emulate(t, ARG1(t) ? write_timespec(t, ARG1(t), tick ? TICK_NS : 1) : 0);
 }
 
 enum sys_action sys_clock_settime(struct world *w, struct thread *t)
@@ -181,11 +206,11 @@ enum sys_action sys_nanosleep(struct world *w, struct thread *t)
 }
 
 /* Which clocks can be slept on, as the kernel's k_clocks say: -EINVAL for
- * no such clock, -EOPNOTSUPP for one without nsleep, 1 for a CPU-time
- * clock, 0 for the others. */
-static int sleep_clock(struct world *w, struct thread *t, int clk)
+ * no such clock, -EOPNOTSUPP for one without nsleep (a clock fd's too),
+ * 1 for a CPU-time clock (its target is checked once the request is
+ * read), 0 for the others. */
+static int sleep_clock(int clk)
 {
-    bool ok;
     switch (clk) {
     case CLOCK_REALTIME: case CLOCK_MONOTONIC: case CLOCK_BOOTTIME: case CLOCK_TAI:
     case CLOCK_REALTIME_ALARM: case CLOCK_BOOTTIME_ALARM:
@@ -195,23 +220,26 @@ static int sleep_clock(struct world *w, struct thread *t, int clk)
     case CLOCK_PROCESS_CPUTIME_ID:
         return 1;
     }
-    clock_now(w, t, clk, &ok);
-    return ok && clk < 0 ? 1 : -EINVAL;
+    return clk >= 0 ? -EINVAL : is_fd_clock(clk) ? -EOPNOTSUPP : 1;
 }
 
 enum sys_action sys_clock_nanosleep(struct world *w, struct thread *t)
 {
     int clk = (int)ARG0(t);
     if (!t->retry) {
-        int kind = sleep_clock(w, t, clk);
+        int kind = sleep_clock(clk);
         if (kind < 0) return emulate(t, kind);
         uint64_t ns;
         int e = read_timespec(t, ARG2(t), &ns);
         if (e) return emulate(t, e);
         if (kind == 1) {
-            /* The caller's own thread clock: it could never move. */
+            /* The caller's own thread clock could never move; then the
+             * clock must name a thread or process (posix_cpu_nsleep). */
             pid_t id = (pid_t)~(clk >> 3);
+            struct process *p;
+            struct thread *th;
             if (clk < 0 && (clk & 4) && (id == 0 || id == t->vtid)) return emulate(t, -EINVAL);
+            if (!cpu_clock_target(w, t, clk, false, &p, &th)) return emulate(t, -EINVAL);
             bool ok;
             uint64_t now = clock_now(w, t, clk, &ok);
             t->call.sleep.end = (ARG1(t) & TIMER_ABSTIME) ? ns : now + ns;

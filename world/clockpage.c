@@ -32,7 +32,7 @@ void clockpage_refresh(struct world *w, struct thread *t)
     const struct machine *m = t->proc->m;
     pg->magic = CLOCK_PAGE_MAGIC;
     pg->count = 0;
-    pg->limit = CLOCK_PAGE_LIMIT;
+    pg->limit = w->clock_reads_left < CLOCK_PAGE_LIMIT ? w->clock_reads_left : CLOCK_PAGE_LIMIT;
     pg->quantum = w->conf->quantum_ns;
     pg->now = w->now;
     pg->drift_ppb = m->clock_drift_ppb;
@@ -88,6 +88,7 @@ static struct clock_map *map_here(struct thread *t, uint64_t addr)
     if (!cm) { munmap(page, PAGE_LEN); return NULL; }
     cm->refs = 1;
     cm->page = page;
+    cm->addr = addr;
     return cm;
 }
 

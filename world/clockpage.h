@@ -65,7 +65,7 @@ static inline void clockpage_fold(struct world *w, struct thread *t);
 void clockpage_refresh(struct world *w, struct thread *t);
 
 /* ---- inline ---- */
-struct clock_map { int refs; struct clock_page *page; };
+struct clock_map { int refs; struct clock_page *page; uint64_t addr; /* in the tracee */ };
 
 static inline void clockpage_fold(struct world *w, struct thread *t)
 {

@@ -34,6 +34,17 @@
 
 	.intel_syntax noprefix
 
+/* A read the page does not answer because its reads are spent (or another
+ * thread could run) is the system call; but the vDSO would have written
+ * the result itself, so a bad address must still be SIGSEGV, not the
+ * system call's EFAULT: each 8 bytes it would write are read and written
+ * back first (one thread runs at a time: nothing changes them between).
+ * Clobbers rax. */
+.macro PROBE addr
+	mov rax, [\addr]
+	mov [\addr], rax
+.endm
+
 /* r8 = the page, or jump to fallback: no page yet, or not dsim's. */
 .macro PAGE fallback
 	mov r8, [rip + dsim_clock_stub_slot]
@@ -87,9 +98,9 @@ dsim_clock_stub:
 	jnz 2f
 	test edx, MONO_IDS
 	jz 9f
-	READ MONO_BASE, 9f
+	READ MONO_BASE, 8f
 	jmp 3f
-2:	READ REAL_BASE, 9f
+2:	READ REAL_BASE, 8f
 3:	xor edx, edx
 	mov ecx, 1000000000
 	div rcx
@@ -97,6 +108,8 @@ dsim_clock_stub:
 	mov [rsi + 8], rdx
 	xor eax, eax
 	ret
+8:	PROBE rsi
+	PROBE rsi + 8
 9:	mov eax, SYS_clock_gettime
 dsim_clock_stub_syscall:		/* dsim's calls at exec run here too (clockpage.c) */
 	syscall
@@ -108,7 +121,7 @@ dsim_clock_stub_gettimeofday:
 	PAGE 9f
 	test rdi, rdi
 	jz 2f
-	READ REAL_BASE, 9f
+	READ REAL_BASE, 8f
 	xor edx, edx
 	mov ecx, 1000000000
 	div rcx
@@ -123,6 +136,11 @@ dsim_clock_stub_gettimeofday:
 	mov qword ptr [rsi], 0
 3:	xor eax, eax
 	ret
+8:	PROBE rdi
+	PROBE rdi + 8
+	test rsi, rsi
+	jz 9f
+	PROBE rsi
 9:	mov eax, SYS_gettimeofday
 	syscall
 	ret
@@ -131,7 +149,7 @@ dsim_clock_stub_gettimeofday:
 	.balign 16
 dsim_clock_stub_time:
 	PAGE 9f
-	READ REAL_BASE, 9f
+	READ REAL_BASE, 8f
 	xor edx, edx
 	mov ecx, 1000000000
 	div rcx
@@ -139,6 +157,9 @@ dsim_clock_stub_time:
 	jz 2f
 	mov [rdi], rax
 2:	ret
+8:	test rdi, rdi
+	jz 9f
+	PROBE rdi
 9:	mov eax, SYS_time
 	syscall
 	ret

@@ -299,6 +299,9 @@ struct world {
     struct thread *point_thread;
     uint64_t warm_looked[2];    /* how much of its stdout and stderr was looked at */
     uint64_t now;               /* virtual ns since the run began */
+    /* clock_reads = page: reads the clock page may answer before the
+     * next step, as the run loop set them (world/clockpage.h). */
+    uint64_t clock_reads_left;
     struct prng sched;
     struct trace *trace;
     uint64_t steps;

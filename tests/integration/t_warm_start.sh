@@ -15,7 +15,8 @@
 #     every seed (a fault plan holds the faults that fired).
 #     The trace's note at the point says whether a snapshot could copy the
 #     machines there by forking: not warm_phases (three threads), nor a
-#     process with fd 3 open; a lone `sleep` yes.
+#     process with fd 3 open or a shared writable mapping of its own; a
+#     lone `sleep` (with its clock page) yes.
 #  4. A failure before the point says that every seed fails so.
 #  5. Config errors: warm_start at or after the end, a bad warm_seed.
 . "$(dirname "$0")/lib.sh"
@@ -77,7 +78,11 @@ copy_note() {
     "$DSIM" replay note.conf 1 --trace note.gz >/dev/null 2>&1 || fail "note.conf ($1) failed"
     "$DSIM" trace note.gz | sed -n 's/^  | warm start: a snapshot //p'
 }
+# (sleep's clock page, a writable shared mapping, is dsim's: no obstacle.)
 [ "$(copy_note 'exec sleep 2')" = "could copy every machine here" ] || fail "sleep: $(copy_note 'exec sleep 2')"
+shm='exec python3 -c "import mmap, time; m = mmap.mmap(-1, 4096); time.sleep(2)"'
+[ "$(copy_note "$shm")" = "could not copy machine m: a writable shared mapping" ] ||
+    fail "a program's own shared mapping: $(copy_note "$shm")"
 [ "$(copy_note 'exec 3</dev/null; exec sleep 2')" = "could not copy machine m: fd 3 open" ] ||
     fail "sleep with fd 3: $(copy_note 'exec 3</dev/null; exec sleep 2')"
 "$DSIM" verify warm.conf --seed 3 --runs 2 >verify.out 2>&1 || { cat verify.out >&2; fail "verify of seed 3 failed"; }

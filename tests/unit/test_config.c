@@ -332,7 +332,7 @@ START_TEST(test_defaults)
     ck_assert_ptr_null(c->check_command);
     ck_assert(!c->strict_names);
     ck_assert_int_eq(c->tsc, TSC_AUTO);
-    ck_assert_int_eq(c->clock_reads, CLOCK_READS_STOP);
+    ck_assert_int_eq(c->clock_reads, CLOCK_READS_PAGE);
     config_free(c);
     c = LOAD_OK("[simulation]\nclock_reads = page\n[machine a]\ncommand = ./a\n");
     ck_assert_int_eq(c->clock_reads, CLOCK_READS_PAGE);
@@ -1149,6 +1149,7 @@ START_TEST(test_exec_config)
     ck_assert_uint_eq(c->quantum_ns, 10000);
     ck_assert_uint_eq(c->cpus, 2);
     ck_assert_uint_eq(c->memory_bytes, 4ULL << 30);
+    ck_assert_int_eq(c->clock_reads, CLOCK_READS_PAGE);
     ck_assert_ptr_null(c->check_command);
     ck_assert_uint_eq(c->nmachines, 1);
     struct machine_conf *m = &c->machines[0];
