@@ -132,21 +132,36 @@ static int take_lock(const char *dir)
     return fd;
 }
 
-int rundir_make(char *dir, size_t len, char *err, size_t errlen)
+/* The directory of run directories, in runs (PATH_MAX); 0, or -1 with a
+ * message in err. */
+static int runs_dir(char *runs, char *err, size_t errlen)
 {
-    static bool swept;
     const char *tmp = getenv("TMPDIR");
     if (!tmp || !*tmp) tmp = "/tmp";
-    char base[PATH_MAX], runs[PATH_MAX];
+    char base[PATH_MAX];
     /* Absolute and without symlinks: machines see this path, hidden. */
     if (!realpath(tmp, base)) {
         snprintf(err, errlen, "TMPDIR %s: %s", tmp, strerror(errno));
         return -1;
     }
-    if ((size_t)snprintf(runs, sizeof runs, "%s/%s", strcmp(base, "/") ? base : "", RUNS_DIR) >= sizeof runs) {
+    if ((size_t)snprintf(runs, PATH_MAX, "%s/%s", strcmp(base, "/") ? base : "", RUNS_DIR) >= PATH_MAX) {
         snprintf(err, errlen, "TMPDIR %s: path too long", base);
         return -1;
     }
+    return 0;
+}
+
+int rundir_remove_stale_now(void)
+{
+    char runs[PATH_MAX], err[64];
+    return runs_dir(runs, err, sizeof err) == 0 ? rundir_remove_stale(runs) : 0;
+}
+
+int rundir_make(char *dir, size_t len, char *err, size_t errlen)
+{
+    static bool swept;
+    char runs[PATH_MAX];
+    if (runs_dir(runs, err, errlen) != 0) return -1;
     /* The parent is shared, and something that cleans $TMPDIR (another
      * user, systemd-tmpfiles) may remove it while it is empty: it is made
      * again if it went between the mkdir and the mkdtemp. */
@@ -162,7 +177,7 @@ int rundir_make(char *dir, size_t len, char *err, size_t errlen)
             rundir_remove_stale(runs);
         }
         if ((size_t)snprintf(dir, len, "%s/" RUN_PREFIX "XXXXXX", runs) >= len) {
-            snprintf(err, errlen, "TMPDIR %s: path too long", base);
+            snprintf(err, errlen, "%s: path too long", runs);
             return -1;
         }
         if (mkdtemp(dir)) break;

@@ -36,4 +36,7 @@ bool rundir_background(void);
 /* Removes, from the directory of run directories at `runs`, each that
  * has an unlocked `lock` file and belongs to this user. How many. */
 int rundir_remove_stale(const char *runs);
+/* The same in $TMPDIR's (a sweep's, after a worker was killed: its run
+ * directory is unlocked once the last of its children is gone). */
+int rundir_remove_stale_now(void);
 #endif

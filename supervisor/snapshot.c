@@ -10,6 +10,7 @@
 #include "disk/confined.h"
 #include "disk/durable.h"
 #include "disk/layout.h"
+#include "disk/treecopy.h"
 #include "supervisor/machine.h"
 #include "supervisor/step.h"
 #include "supervisor/warm.h"
@@ -275,19 +276,6 @@ static const char *disk_fence(struct world *w, struct machine *m, char (*uuid)[8
     return NULL;
 }
 
-static int run_cp(const char *from, const char *to)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        execl("/bin/cp", "cp", "-a", from, to, (char *)NULL);
-        _exit(127);
-    }
-    int status;
-    if (pid < 0) return -1;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
 /* The names in dir, "\0"-separated (malloc'd; *len bytes). */
 static char *names_in(const char *dir, size_t *len)
 {
@@ -346,7 +334,7 @@ static int freeze(struct world *w, struct machine *m)
         }
         snprintf(name, sizeof name, "frozen%zu", n);
         disk_dir(w, m, name, frozen, sizeof frozen);
-        if (run_cp(to, frozen) != 0) return -1;
+        if (disk_copy_tree(to, frozen) != 0) return -1;
     }
     return 0;
 }
@@ -521,7 +509,7 @@ static int seed_overlays(struct world *w, struct snap_machine *sm)
         snprintf(work, sizeof work, "work%zu", n);
         snprintf(frozen, sizeof frozen, "frozen%zu", n);
         const char *lower = w->layers[n];
-        if (run_cp(frozen, upper) != 0 || mkdir(work, 0755) != 0) {
+        if (disk_copy_tree(frozen, upper) != 0 || mkdir(work, 0755) != 0) {
             rc = -1;
             break;
         }

@@ -7,6 +7,7 @@
 #include "supervisor/explain.h"
 #include "base/results.h"
 #include "supervisor/run.h"
+#include "supervisor/rundir.h"
 #include "supervisor/snapshot.h"
 #include <errno.h>
 #include <jansson.h>
@@ -199,7 +200,10 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
         if (snap) {
             char why[1024];
             if ((from_snap = snapshot_seed(snap, s->seeds[index], &ro, &r, why, sizeof why)) != 0) {
-                warm_say(1, "dsim: warm start: the snapshot serves no more seeds, which run cold: %s\n", why);
+                /* An interrupted seed's helpers and copies took the signal
+                 * too: nothing to say of the snapshot. */
+                if (!dsim_interrupted)
+                    warm_say(1, "dsim: warm start: the snapshot serves no more seeds, which run cold: %s\n", why);
                 snapshot_free(snap);
                 snap = NULL;
             }
@@ -531,6 +535,7 @@ int sweep_run(const struct sweep *s)
     /* Sampled seeds whose first run is in, waiting for their second. */
     size_t *again = calloc(s->nseeds + 1, sizeof *again), nagain = 0;
     bool lost_workers = false;
+    int died = 0;
     int busy = 0;
     for (;;) {
         /* Hand out second runs first, then seeds in order; after a
@@ -579,6 +584,7 @@ int sweep_run(const struct sweep *s)
             } else {
                 char why[256];
                 worker_died(s, w, n, k, why, sizeof why);
+                died++;
                 take_dead(s, index, why, &res[index]);
                 done[index] = true;
             }
@@ -639,6 +645,15 @@ int sweep_run(const struct sweep *s)
         if (w[k].pid <= 0) continue;
         if (dsim_interrupted) kill(w[k].pid, SIGTERM);
         while (waitpid(w[k].pid, NULL, 0) < 0 && errno == EINTR) {}
+    }
+    /* A worker killed from outside left its run directory, unlocked once
+     * the children that share its lock (PR_SET_PDEATHSIG) are gone: up to
+     * a second for them. */
+    for (int tries = 0, removed = 0; died > 0 && tries < 50; tries++) {
+        int now = rundir_remove_stale_now();
+        removed += now;
+        if (removed >= died && now == 0) break;
+        nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
     }
     if (s->results) fflush(s->results);
     if (ckpt) fclose(ckpt);

@@ -15,6 +15,11 @@
 #     section (the config), and a seed that leaves a file in /dev/shm,
 #     which the copies share (the snapshot serves no seed after it).
 #  4. --warm cold says nothing; a bad --warm is a usage error.
+#  5. A disk made before the point (warm_tree.py: holes, a hard link,
+#     symlinks, a fifo, owners, set-id and sticky modes, times, xattrs,
+#     whiteouts and an opaque directory over the config's directory) reads
+#     the same after it, seeds 1-6 at -j 2 (each worker copies its frozen
+#     layers for three seeds): snapshot, cold and replay agree.
 # No real network: see netns.sh.
 . "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
@@ -32,11 +37,11 @@ conf() {        # conf FILE WARM_START MACHINES COMMAND-ARGS...: [machine NAME] 
 }
 hashes() { python3 -c 'import json,sys
 print(" ".join(json.loads(l)["hash"] for l in open(sys.argv[1])))' "$1"; }
-# sweep CONF NAME [OPTIONS...]: seeds 1-5, -j 2, results NAME.jsonl, outputs out-NAME, stderr NAME.err
+# sweep CONF NAME [OPTIONS...]: seeds $SEEDS (1-5), -j 2, results NAME.jsonl, outputs out-NAME, stderr NAME.err
 sweep() {
     local c=c/$1 n=$2
     shift 2
-    "$DSIM" run "$c" --seeds 1-5 -j 2 --results "$n.jsonl" --output "out-$n" "$@" >"$n.log" 2>"$n.err" ||
+    "$DSIM" run "$c" --seeds "${SEEDS:-1-5}" -j 2 --results "$n.jsonl" --output "out-$n" "$@" >"$n.log" 2>"$n.err" ||
         { cat "$n.log" "$n.err" >&2; fail "$n: a seed failed"; }
 }
 # three_ways CONF NAME: snapshot, cold and replay agree on every seed's hash, and outputs match
@@ -55,7 +60,7 @@ three_ways() {
         s=$((s + 1))
     done
     [ -s "$n-cold.err" ] && { cat "$n-cold.err" >&2; fail "$n: --warm cold said something"; }
-    note "$n: seeds 1-5 from the snapshot, cold and replayed: one hash each ($(hashes "$n.jsonl" | cut -c1-8)...)"
+    note "$n: seeds ${SEEDS:-1-5} from the snapshot, cold and replayed: one hash each ($(hashes "$n.jsonl" | cut -c1-8)...)"
 }
 
 # --- 1. one CPython machine ----------------------------------------------------
@@ -101,3 +106,18 @@ grep -q '^dsim: warm start: the snapshot serves no more seeds, which run cold: a
 # --- 4. the switch -------------------------------------------------------------------
 "$DSIM" run c/one.conf --seeds 1 --warm hot >bad.out 2>&1; [ $? = 2 ] || fail "--warm hot was not a usage error"
 grep -q 'bad --warm hot (use snapshot or cold)' bad.out || fail "--warm hot: $(cat bad.out)"
+
+# --- 5. a disk made before the point, copied per seed -----------------------------
+cp "$PROGS/warm_tree.py" c/
+mkdir -p c/tree/sub && echo gone >c/tree/gone && echo keep >c/tree/keep && echo x >c/tree/sub/x
+conf tree.conf 1s m 'exec python3 warm_tree.py'
+SEEDS=1-6 three_ways tree.conf tree
+grep -qx 'dsim: warm start: seeds start from a snapshot of the point' tree.err || { cat tree.err >&2; fail "tree: no snapshot"; }
+for s in 1 6; do
+    out=out-tree/seed-$s/m.stdout
+    grep -qx 'ok' "$out" || fail "tree: seed $s did not finish: $(tail -n 3 "$out")"
+    grep -q '^/dsim/config/tree/sub/y ' "$out" && ! grep -q '/dsim/config/tree/sub/x\|/dsim/config/tree/gone' "$out" ||
+        fail "tree: seed $s: the whiteouts or the opaque directory: $(grep /dsim/config "$out")"
+    grep -qx 'same inode True' "$out" || fail "tree: seed $s: the hard link is not one"
+    grep -q "^/var/tmp/t/plain 0o106751 0 0 2 6000 16 .* \[('user.probe', b'v1')\]" "$out" || fail "tree: seed $s: $(grep plain "$out")"
+done
