@@ -1,10 +1,16 @@
 /* open, openat and creat: the durability of a create (paths.c,
- * disk_open), and the files whose contents change at every open. */
+ * disk_open), the files whose contents change at every open, and init's
+ * memory, which no open may write. */
 #include "syscalls/sys.h"
+#include "disk/confined.h"
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 /* The machine's virtual uptime, for /proc/uptime. */
 static void uptime_text(struct world *w, struct machine *m, FILE *f)
@@ -65,18 +71,142 @@ static const struct { const char *path, *file; void (*text)(struct world *, stru
 };
 #define NLIVE (sizeof live_files / sizeof *live_files)
 
+/* The file a path names for thread t, as the kernel would find it: an
+ * O_PATH fd, or -1. Resolved a component at a time from dsim, inside the
+ * thread's root: an absolute symlink (the machine's own, or one it made)
+ * starts again at that root, and ".." stops there. The machine's /proc is
+ * of its pid namespace, in which dsim has no pid: its "self" and
+ * "thread-self" are the thread's own, given here; its other symlinks that
+ * name a process's directory or file (cwd, root, fd/N, exe, ...) are magic
+ * links, which the kernel follows from dsim as from the thread (the
+ * machine's pids are the same to both). */
+static int resolve_as(struct thread *t, int dirfd, const char *path, bool follow_last)
+{
+    char rootp[64], rest[8192], text[4096];
+    snprintf(rootp, sizeof rootp, "/proc/%d/root", t->tid);
+    int root = open(rootp, O_PATH | O_DIRECTORY | O_CLOEXEC), cur;
+    struct stat rst, st;
+    if (root < 0) return -1;
+    if (fstat(root, &rst) < 0) goto fail_root;
+    if (path[0] == '/') {
+        cur = fcntl(root, F_DUPFD_CLOEXEC, 0);
+    } else {
+        char base[64];
+        if (dirfd == AT_FDCWD) snprintf(base, sizeof base, "/proc/%d/cwd", t->tid);
+        else snprintf(base, sizeof base, "/proc/%d/fd/%d", t->tid, dirfd);
+        cur = open(base, O_PATH | O_CLOEXEC);
+    }
+    if (cur < 0 || (size_t)snprintf(rest, sizeof rest, "%s", path) >= sizeof rest) goto fail;
+    int links = 0;
+    char *p = rest;
+    for (;;) {
+        while (*p == '/') p++;
+        if (!*p) break;
+        char *c = p;
+        while (*p && *p != '/') p++;
+        char sep = *p;
+        *p = 0;
+        char *after = sep ? p + 1 : p;
+        bool last = !after[strspn(after, "/")];
+        if (!strcmp(c, ".")) { p = after; continue; }
+        int nfd;
+        if (!strcmp(c, "..")) {
+            if (fstat(cur, &st) == 0 && st.st_dev == rst.st_dev && st.st_ino == rst.st_ino) { p = after; continue; }
+            nfd = openat(cur, "..", O_PATH | O_CLOEXEC);
+        } else {
+            nfd = openat(cur, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        }
+        if (nfd < 0) goto fail;
+        if (fstat(nfd, &st) == 0 && S_ISLNK(st.st_mode) && (!last || follow_last || sep)) {
+            struct statfs sf;
+            struct stat cst;
+            bool proc = fstatfs(cur, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+            bool proc_root = proc && fstat(cur, &cst) == 0 && cst.st_ino == 1;
+            if (++links > 40) { close(nfd); goto fail; }
+            if (proc && !proc_root) {               /* a magic link: the kernel follows it */
+                close(nfd);
+                nfd = openat(cur, c, O_PATH | O_CLOEXEC);
+                if (nfd < 0) goto fail;
+            } else {
+                ssize_t n;
+                if (proc_root && !strcmp(c, "self")) n = snprintf(text, sizeof text, "%d", (int)t->proc->vpid);
+                else if (proc_root && !strcmp(c, "thread-self"))
+                    n = snprintf(text, sizeof text, "%d/task/%d", (int)t->proc->vpid, (int)t->vtid);
+                else n = readlinkat(nfd, "", text, sizeof text - 1);
+                close(nfd);
+                if (n < 0 || (size_t)n >= sizeof text) goto fail;
+                text[n] = 0;
+                char joined[sizeof rest];
+                if ((size_t)snprintf(joined, sizeof joined, *after ? "%s/%s" : "%s%s", text, after) >= sizeof joined)
+                    goto fail;
+                memcpy(rest, joined, sizeof rest);
+                p = rest;
+                if (text[0] == '/') {
+                    int r = fcntl(root, F_DUPFD_CLOEXEC, 0);
+                    if (r < 0) goto fail;
+                    close(cur);
+                    cur = r;
+                }
+                continue;
+            }
+        }
+        close(cur);
+        cur = nfd;
+        p = after;
+    }
+    close(root);
+    return cur;
+fail:
+    if (cur >= 0) close(cur);
+fail_root:
+    close(root);
+    return -1;
+}
+
+/* True if an open of path (at addr, relative to dirfd) with flags, for
+ * writing, would open the machine's init's memory: /proc/1/mem or
+ * /proc/1/task/1/mem of its /proc, however named. init is not traced: code
+ * written there would run outside the simulation. Only a path whose last
+ * component is "mem", or a number in an "fd" directory (a reopen of an
+ * O_PATH fd), is looked at. */
+static bool opens_init_mem(struct thread *t, int dirfd, uint64_t addr, int flags)
+{
+    char path[4096];
+    if (mem_read_str(t->tid, addr, path, sizeof path) < 3) return false;
+    size_t n = strlen(path), d = n;
+    while (d > 0 && path[d - 1] >= '0' && path[d - 1] <= '9') d--;
+    bool fd_link = d < n && d >= 3 && !strncmp(path + d - 3, "fd/", 3) && (d == 3 || path[d - 4] == '/');
+    if (!fd_link && (strcmp(path + n - 3, "mem") || (n > 3 && path[n - 4] != '/'))) return false;
+    int fd = resolve_as(t, dirfd, path, !(flags & O_NOFOLLOW));
+    struct stat st, init_st;
+    bool hit = false;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        static const char *const init_mem[] = { "/proc/1/mem", "/proc/1/task/1/mem" };
+        for (size_t i = 0; i < 2 && !hit; i++) {
+            int ifd = machine_path_open((int)t->proc->m->root_pid, init_mem[i], true, O_PATH);
+            hit = ifd >= 0 && fstat(ifd, &init_st) == 0 && init_st.st_dev == st.st_dev && init_st.st_ino == st.st_ino;
+            if (ifd >= 0) close(ifd);
+        }
+    }
+    if (fd >= 0) close(fd);
+    return hit;
+}
+
 enum sys_action sys_open(struct world *w, struct thread *t)
 {
     char path[40];
     bool at = SYSNR(t) == SYS_openat;
     uint64_t addr = at ? ARG1(t) : ARG0(t);
+    int flags = (int)(at ? ARG2(t) : ARG1(t));
     size_t i = 0;
+    if ((flags & O_ACCMODE) != O_RDONLY && !(flags & O_PATH) && opens_init_mem(t, at ? (int)ARG0(t) : AT_FDCWD, addr, flags))
+        return emulate(t, -EACCES);
     if (mem_read_str(t->tid, addr, path, sizeof path) >= 0)
         while (i < NLIVE && strcmp(path, live_files[i].path)) i++;
     else i = NLIVE;
     if (i == NLIVE) {
         if (w->trace_results) t->exit_note = outside_open_noted;
-        return disk_open(w, t, at ? (int)ARG0(t) : AT_FDCWD, addr, (int)(at ? ARG2(t) : ARG1(t)));
+        return disk_open(w, t, at ? (int)ARG0(t) : AT_FDCWD, addr, flags);
     }
     char file[512];
     struct machine *m = t->proc->m;
@@ -92,5 +222,6 @@ enum sys_action sys_open(struct world *w, struct thread *t)
 
 enum sys_action sys_creat(struct world *w, struct thread *t)
 {
+    if (opens_init_mem(t, AT_FDCWD, ARG0(t), O_WRONLY)) return emulate(t, -EACCES);
     return disk_open(w, t, AT_FDCWD, ARG0(t), O_CREAT);
 }

@@ -44,6 +44,16 @@ expect "pid 1 fds" "0"
 expect "pidfd_getfd pid 1 fd 0" "EBADF"
 expect "kill -STOP 1" "ok"          # sent, and not delivered: init handles neither
 expect "kill -KILL 1" "ok"
+# init's memory: no open for writing, however named (init runs untraced);
+# reading it, and writing one's own, as the kernel has them.
+for what in "/proc/1/mem rw" "/proc/1/mem wronly" "/proc/1/task/1/mem rw" "/proc/self/../1/mem rw" \
+    "thread-self ../../../1/mem rw" "openat /proc/1 mem rw" "/proc/self/fd/N/mem rw" "chdir /proc/1, mem rw" \
+    "chdir /proc/1, ./mem rw" "chdir /proc/1, task/1/mem rw" "symlink /tmp mem rw" "creat /proc/1/mem" "O_PATH fd reopened rw"; do
+    expect "$what" "EACCES"
+done
+expect "/proc/1/mem rdonly" "ok"
+expect "/proc/self/mem rw" "ok"
+expect "symlink /tmp mem rdonly" "ok"
 expect "ns_last_pid write" "(EROFS|EACCES|EPERM)"
 # The host, seen from outside.
 [ ! -e "/dev/$tag" ] || fail "a file the machine made in /dev is on the host"

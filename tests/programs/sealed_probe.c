@@ -99,6 +99,38 @@ int main(int argc, char **argv)
      * probe with it). */
     show("kill -STOP 1", kill(1, SIGSTOP));
     show("kill -KILL 1", kill(1, SIGKILL));
+    /* init is not traced: code written into its memory would run outside
+     * the simulation. Its root could (root in the same user namespace), so
+     * dsim refuses every open of init's mem for writing, however named,
+     * with the EACCES the machine got before the owned layout; reading it,
+     * and writing the machine's own mem, stay as the kernel has them. */
+    show("/proc/1/mem rw", open("/proc/1/mem", O_RDWR));
+    show("/proc/1/mem wronly", open("/proc/1/mem", O_WRONLY));
+    show("/proc/1/task/1/mem rw", open("/proc/1/task/1/mem", O_RDWR));
+    show("/proc/self/../1/mem rw", open("/proc/self/../1/mem", O_RDWR));
+    show("thread-self ../../../1/mem rw", open("/proc/thread-self/../../../1/mem", O_RDWR));
+    int init_dir = open("/proc/1", O_RDONLY | O_DIRECTORY);
+    show("openat /proc/1 mem rw", init_dir < 0 ? -1 : openat(init_dir, "mem", O_RDWR));
+    snprintf(path, sizeof path, "/proc/self/fd/%d/mem", init_dir);
+    show("/proc/self/fd/N/mem rw", open(path, O_RDWR));
+    int here = open(".", O_RDONLY | O_DIRECTORY);
+    show("chdir /proc/1, mem rw", chdir("/proc/1") < 0 ? -1 : open("mem", O_RDWR));
+    show("chdir /proc/1, ./mem rw", open("./mem", O_RDWR));
+    show("chdir /proc/1, task/1/mem rw", open("task/1/mem", O_RDWR));
+    if (here >= 0 && fchdir(here) == 0) close(here);
+    snprintf(path, sizeof path, "/tmp/%s", tag);
+    snprintf(text, sizeof text, "/tmp/%s/mem", tag);
+    show("symlink /tmp mem rw", mkdir(path, 0755) < 0 || symlink("/proc/1/mem", text) < 0 ? -1 : open(text, O_RDWR));
+    show("creat /proc/1/mem", creat("/proc/1/mem", 0600));
+    int opath = open("/proc/1/mem", O_PATH);
+    snprintf(path, sizeof path, "/proc/self/fd/%d", opath);
+    show("O_PATH fd reopened rw", opath < 0 ? -1 : open(path, O_RDWR));
+    snprintf(path, sizeof path, "/tmp/%s", tag);
+    show("/proc/1/mem rdonly", open("/proc/1/mem", O_RDONLY));
+    show("/proc/self/mem rw", open("/proc/self/mem", O_RDWR));
+    show("symlink /tmp mem rdonly", open(text, O_RDONLY));
+    unlink(text);
+    rmdir(path);
     /* The machine's next-pid cursor (its pid namespace's): dsim's alone. */
     show("ns_last_pid write", write_same("/proc/sys/kernel/ns_last_pid"));
     show("open /proc/kcore", open("/proc/kcore", O_RDONLY) >= 0 ? (int)read(open("/proc/kcore", O_RDONLY), text, 1) : -1);
