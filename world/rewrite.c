@@ -231,7 +231,31 @@ static const struct vdso_fn vdso_page_fns[] = {
     { "__vdso_clock_getres", SYS_clock_getres, 0 }, { "clock_getres", SYS_clock_getres, 0 },
 };
 
-struct vdso_scan { pid_t tid; uint64_t start; unsigned hidden; int64_t stub_off; uint64_t stub_len; };
+/* The vDSO is patched in a copy of its image (out, len bytes), written
+ * to the process at once at the end: n bytes at off, or -1 past its end. */
+static int vdso_put(uint8_t *out, size_t len, uint64_t off, const uint8_t *bytes, size_t n)
+{
+    if (off > len || n > len - off) return -1;
+    memcpy(out + off, bytes, n);
+    return 0;
+}
+
+/* patch_site in a copy of the vDSO's image (out) mapped at start. */
+static bool patch_vdso_site(uint8_t *out, size_t len, struct code_sites *cs, uint64_t start, const struct site *s)
+{
+    uint8_t n = s->len < 4 ? s->len : 4;
+    static const uint8_t trap[2] = { SITE_TRAP_0, SITE_TRAP_1 };
+    if (s->off > len || n > len - s->off) return false;
+    if (memcmp(out + s->off, s->orig, n) != 0) {
+        if (memcmp(out + s->off, trap, 2) != 0) return false;
+    } else if (vdso_put(out, len, s->off, trap, 2)) {
+        return false;
+    }
+    remember(cs, start + s->off, s);
+    return true;
+}
+
+struct vdso_scan { uint8_t *out; size_t len; unsigned hidden; int64_t stub_off; uint64_t stub_len; };
 
 static int vdso_other(void *arg, const char *name, size_t name_off, int64_t off, uint64_t size)
 {
@@ -243,18 +267,18 @@ static int vdso_other(void *arg, const char *name, size_t name_off, int64_t off,
     uint8_t stub[8], dot = '.';
     vdso_stub(stub, !strcmp(name, "getrandom") || !strcmp(name, "__vdso_getrandom") ? SYS_getrandom : SYS_getpid);
     if (strcmp(name, "getrandom") && strcmp(name, "__vdso_getrandom")) stub[0] = 0x0f, stub[1] = 0x0b;  /* ud2 */
-    code_poke(v->tid, v->start + (uint64_t)off, stub, 8);
-    if (name_off && code_poke(v->tid, v->start + name_off, &dot, 1) == 0) v->hidden++;
+    vdso_put(v->out, v->len, (uint64_t)off, stub, 8);
+    if (name_off && vdso_put(v->out, v->len, name_off, &dot, 1) == 0) v->hidden++;
     return 0;
 }
 
 /* The stub in the vDSO image at start: its offset, or -1 (clock reads stop). */
-static int64_t patch_vdso_page(struct thread *t, uint64_t start, const uint8_t *img, size_t len, unsigned *fns)
+static int64_t patch_vdso_page(uint64_t start, const uint8_t *img, uint8_t *out, size_t len, unsigned *fns)
 {
     uint64_t size = 0, stub_len = (uint64_t)(dsim_clock_stub_end - dsim_clock_stub);
     int64_t at = elf_symbol_find(img, len, "__vdso_clock_gettime", &size);
     if (at < 0 || size < stub_len || (uint64_t)at + stub_len > len) return -1;
-    if (code_poke(t->tid, start + (uint64_t)at, dsim_clock_stub, stub_len)) return -1;
+    if (vdso_put(out, len, (uint64_t)at, dsim_clock_stub, stub_len)) return -1;
     const uint64_t to[3] = { 0, (uint64_t)(dsim_clock_stub_gettimeofday - dsim_clock_stub),
                              (uint64_t)(dsim_clock_stub_time - dsim_clock_stub) };
     for (size_t i = 0; i < sizeof vdso_page_fns / sizeof *vdso_page_fns; i++) {
@@ -264,9 +288,9 @@ static int64_t patch_vdso_page(struct thread *t, uint64_t start, const uint8_t *
         uint8_t code[8];
         if (f->nr) vdso_stub(code, f->nr);
         else vdso_jump(code, start + (uint64_t)off, start + (uint64_t)at + to[f->to]);
-        if ((uint64_t)off + 8 <= len && code_poke(t->tid, start + (uint64_t)off, code, f->nr ? 8 : 5) == 0) (*fns)++;
+        if ((uint64_t)off + 8 <= len && vdso_put(out, len, (uint64_t)off, code, f->nr ? 8 : 5) == 0) (*fns)++;
     }
-    struct vdso_scan v = { t->tid, start, 0, at, stub_len };
+    struct vdso_scan v = { out, len, 0, at, stub_len };
     elf_each_function(img, len, vdso_other, &v);
     return at;
 }
@@ -281,20 +305,19 @@ static void patch_vdso(struct world *w, struct thread *t, uint64_t start, uint64
         { "__vdso_clock_getres", SYS_clock_getres }, { "clock_getres", SYS_clock_getres },
     };
     size_t len = (size_t)(end - start);
-    uint8_t *img = len <= (1 << 20) ? malloc(len) : NULL;
+    uint8_t *img = len <= (1 << 20) ? malloc(2 * len) : NULL, *out = img + len;
     if (!img || mem_read(t->tid, start, img, len)) { free(img); return; }
+    memcpy(out, img, len);
     unsigned stubs = 0;
     int64_t stub_at = -1;
     uint64_t stub_len = (uint64_t)(dsim_clock_stub_end - dsim_clock_stub);
-    if (w->conf->clock_reads == CLOCK_READS_PAGE) stub_at = patch_vdso_page(t, start, img, len, &stubs);
-    if (stub_at >= 0) {
-        t->proc->clock_stub = start + (uint64_t)stub_at;
-    } else {
+    if (w->conf->clock_reads == CLOCK_READS_PAGE) stub_at = patch_vdso_page(start, img, out, len, &stubs);
+    if (stub_at < 0) {
         for (size_t i = 0; i < sizeof entries / sizeof *entries; i++) {
             int64_t off = elf_symbol_offset(img, len, entries[i].name);
             uint8_t stub[8];
             vdso_stub(stub, entries[i].nr);
-            if (off >= 0 && (uint64_t)off + 8 <= len && code_poke(t->tid, start + (uint64_t)off, stub, 8) == 0) stubs++;
+            if (off >= 0 && (uint64_t)off + 8 <= len && vdso_put(out, len, (uint64_t)off, stub, 8) == 0) stubs++;
         }
     }
     /* Its own rdtsc reads, should a program jump past the entry points
@@ -307,12 +330,23 @@ static void patch_vdso(struct world *w, struct thread *t, uint64_t start, uint64
             for (size_t i = 0; i < l.n; i++) {
                 if (stub_at >= 0 && l.v[i].off + 16 > (uint64_t)stub_at && l.v[i].off < (uint64_t)stub_at + stub_len)
                     continue;
-                if (patch_site(t->tid, t->proc->code, start + l.v[i].off, &l.v[i])) done++, seen |= SITE_BIT(l.v[i].kind);
+                if (patch_vdso_site(out, len, t->proc->code, start, &l.v[i])) done++, seen |= SITE_BIT(l.v[i].kind);
             }
         site_list_free(&l);
         elf_code_free(&c);
     }
+    /* One write of the changed span. */
+    size_t lo = 0, hi = len;
+    while (lo < len && img[lo] == out[lo]) lo++;
+    while (hi > lo && img[hi - 1] == out[hi - 1]) hi--;
+    bool written = code_write(t->tid, start + lo, img + lo, out + lo, hi - lo) == 0;
     free(img);
+    if (!written) {
+        forget_range(t->proc->code, start, end);
+        trace_note(w->trace, "code: the vDSO could not be rewritten: its clock reads and rdtsc are the host's");
+        return;
+    }
+    if (stub_at >= 0) t->proc->clock_stub = start + (uint64_t)stub_at;
     char what[80];
     if (stub_at >= 0) snprintf(what, sizeof what, "[vdso] (clock page stub, %u entry points)", stubs);
     else snprintf(what, sizeof what, "[vdso] (%u entry points made system calls)", stubs);

@@ -24,6 +24,12 @@ int mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len);
  * a debugger's breakpoint). 0 or -1. */
 int code_peek(pid_t tid, uint64_t addr, uint8_t *out, size_t n);
 int code_poke(pid_t tid, uint64_t addr, const uint8_t *bytes, size_t n);
+/* Tracee code that was n bytes `was` at addr becomes `bytes`: one write to
+ * /proc/TID/mem (which may also write read-only private mappings: the
+ * kernel forces a tracer's write), or if that fails (or with
+ * DSIM_CODE_WRITE=poke in the environment) code_poke of the words that
+ * change. 0 or -1. */
+int code_write(pid_t tid, uint64_t addr, const uint8_t *was, const uint8_t *bytes, size_t n);
 /* Reads a NUL-terminated string of at most max-1 bytes; returns its length or -1. */
 ssize_t mem_read_str(pid_t pid, uint64_t addr, char *buf, size_t max);
 
