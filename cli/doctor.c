@@ -51,6 +51,15 @@ int cmd_doctor(int argc, char **argv)
     char err[256];
     tsc_resolve(TSC_AUTO, &rewrite, err, sizeof err);
     printf("tsc = auto here means: %s\n", rewrite ? "rewrite" : "trap");
+    bool shared;
+    if (supervisor_tsc_resolve(&shared, err, sizeof err) != 0) {
+        printf("supervisor's rdtsc: %s\n", err);
+        ok = false;
+    } else if (!rewrite) {
+        printf("supervisor's rdtsc while machines run: %s\n",
+               shared ? "faults too (no CR4 write at a stop's context switches)"
+                      : "enabled (DSIM_SUPERVISOR_TSC=enable: every stop's two context switches write CR4)");
+    }
     bool pidns;
     if (proc_mount_resolve(&pidns, err, sizeof err) != 0) {
         printf("machines' /proc: %s\n", err);

@@ -123,6 +123,27 @@ int proc_mount_resolve(bool *pidns, char *err, size_t errlen)
     return 0;
 }
 
+int supervisor_tsc_resolve(bool *fault, char *err, size_t errlen)
+{
+    const char *how = getenv("DSIM_SUPERVISOR_TSC");
+    if (!how || !*how || !strcmp(how, "fault")) *fault = true;
+    else if (!strcmp(how, "enable")) *fault = false;
+    else {
+        snprintf(err, errlen, "DSIM_SUPERVISOR_TSC=%s: fault or enable expected", how);
+        return -1;
+    }
+    return 0;
+}
+
+void supervisor_tsc_fault(bool on) { prctl(PR_SET_TSC, on ? PR_TSC_SIGSEGV : PR_TSC_ENABLE); }
+
+uint64_t host_clock_ns(clockid_t clock)
+{
+    struct timespec ts;
+    if (syscall(SYS_clock_gettime, clock, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static struct host_caps caps;
 static bool succeeded(int status) { return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 

@@ -4,6 +4,9 @@
 #ifndef DSIM_HOSTCAPS_H
 #define DSIM_HOSTCAPS_H
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 #include "base/config.h"
 
 struct host_caps {
@@ -36,4 +39,19 @@ int tsc_resolve(enum tsc_mode mode, bool *rewrite, char *err, size_t errlen);
  * Probed once. -1 (and why, in err) if that setting is unknown or cannot
  * be honoured on this host. */
 int proc_mount_resolve(bool *pidns, char *err, size_t errlen);
+
+/* Whether the supervisor arms the machines' rdtsc fault for itself while
+ * they run (supervisor_tsc_fault), when they have it: a context switch
+ * between two tasks whose PR_SET_TSC differ writes CR4, which a hypervisor
+ * traps, so a stop costs two of those otherwise. The environment's
+ * DSIM_SUPERVISOR_TSC=fault|enable forces either. -1 (and why, in err) if
+ * that setting is unknown. */
+int supervisor_tsc_resolve(bool *fault, char *err, size_t errlen);
+/* Arms (on) or disarms rdtsc's fault for the calling thread. While armed,
+ * the thread must read no TSC: its clock reads are system calls
+ * (host_clock_ns), and a child that execs anything but a machine's command
+ * disarms it first (the flag survives exec; a dynamic loader reads the TSC). */
+void supervisor_tsc_fault(bool on);
+/* The host's clock, by a system call: the vDSO's would read the TSC. */
+uint64_t host_clock_ns(clockid_t clock);
 #endif

@@ -625,7 +625,7 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
     personality(ADDR_NO_RANDOMIZE);
     /* rdtsc faults and is answered from virtual time; where it is
      * rewritten instead, a site the rewrite missed must show, not hide. */
-    if (tsc_fault) prctl(PR_SET_TSC, PR_TSC_SIGSEGV);
+    prctl(PR_SET_TSC, tsc_fault ? PR_TSC_SIGSEGV : PR_TSC_ENABLE);   /* not the supervisor's */
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     struct sock_fprog prog = { (unsigned short)fp->len, fp->insns };
     if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) _exit(126);
@@ -736,6 +736,7 @@ static int init_fds(int image)
 static void init_exec(void)
 {
     personality(ADDR_NO_RANDOMIZE);     /* its maps and /proc/1/stat's addresses */
+    prctl(PR_SET_TSC, PR_TSC_ENABLE);   /* the supervisor's fault is not init's */
     default_signals();
     pin_limits(0);
     setpriority(PRIO_PROCESS, 0, 0);

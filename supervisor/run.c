@@ -154,6 +154,21 @@ static void loop(struct world *w, const struct filter_prog *fp)
     if (w->outcome == OUT_RUNNING) report_timeout(w, limit);
 }
 
+/* Around the steps: the spin watchdog, and the machines' rdtsc fault
+ * armed in the supervisor too, so that the two context switches of every
+ * stop change no CR4 bit (hostcaps.h). */
+static void steps_begin(struct world *w)
+{
+    watchdog_arm(true);
+    if (w->supervisor_tsc_fault) supervisor_tsc_fault(true);
+}
+
+static void steps_end(struct world *w)
+{
+    if (w->supervisor_tsc_fault) supervisor_tsc_fault(false);
+    watchdog_arm(false);
+}
+
 /* ---- set-up and teardown ---- */
 
 /* Kills every machine and waits until each of its threads is gone, but not
@@ -273,10 +288,13 @@ static int run_begin(struct config *c, uint64_t seed, const struct run_opts *o, 
     bool tsc_rewrite;
     char tsc_why[1024];
     if (tsc_resolve(c->tsc, &tsc_rewrite, tsc_why, sizeof tsc_why) < 0) return not_run(r, tsc_why);
+    bool supervisor_tsc;
+    if (supervisor_tsc_resolve(&supervisor_tsc, tsc_why, sizeof tsc_why) < 0) return not_run(r, tsc_why);
     struct world *w = calloc(1, sizeof *w);
     w->conf = c;
     w->io_epoch = 1;
     w->tsc_rewrite = tsc_rewrite;
+    w->supervisor_tsc_fault = supervisor_tsc && !tsc_rewrite;
     w->seed = seed;
     w->startup_seed = warm_startup_seed(c, seed);
     w->exec_stdio = o->exec_stdio;
@@ -472,9 +490,9 @@ int run_seed(struct config *c, uint64_t seed, const struct run_opts *o, struct s
 {
     struct run run;
     if (run_begin(c, seed, o, r, &run) != 0) return -1;
-    watchdog_arm(true);
+    steps_begin(run.w);
     loop(run.w, &fp);
-    watchdog_arm(false);
+    steps_end(run.w);
     run_end(c, o, r, &run);
     return 0;
 }
@@ -503,9 +521,9 @@ struct startup *run_to_point(struct config *c, const struct run_opts *o, char *w
     result_free(&r);
     struct world *w = s->run.w;
     w->warm_stop = true;
-    watchdog_arm(true);
+    steps_begin(w);
     loop(w, &fp);
-    watchdog_arm(false);
+    steps_end(w);
     if (!w->at_point) {
         snprintf(why, len, "the start-up ended before the point (%s)", outcome_name(w->outcome));
         startup_end(s);
@@ -525,7 +543,7 @@ void run_from_point(struct startup *s, uint64_t seed, const struct run_opts *o, 
     r->seed = seed;
     w->seed = seed;
     w->warm_stop = w->at_point = false;
-    watchdog_arm(true);
+    steps_begin(w);
     if (w->point_thread) {
         struct thread *t = w->point_thread;
         w->point_thread = NULL;
@@ -535,7 +553,7 @@ void run_from_point(struct startup *s, uint64_t seed, const struct run_opts *o, 
         warm_point(w);
     }
     loop(w, &fp);
-    watchdog_arm(false);
+    steps_end(w);
     run_end(s->c, o, r, &s->run);
     if (!s->run.forked) free(s);
 }

@@ -5,6 +5,7 @@
 #include "base/defines.h"
 #include "supervisor/diverge.h"
 #include "supervisor/explain.h"
+#include "supervisor/hostcaps.h"
 #include "base/results.h"
 #include "supervisor/run.h"
 #include "supervisor/rundir.h"
@@ -63,12 +64,7 @@ static int read_all(int fd, void *buf, size_t len)
     return 0;
 }
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
+static uint64_t now_ms(void) { return host_clock_ns(CLOCK_MONOTONIC) / 1000000; }
 
 /* A result's line, whole, in one write (a stdio stream would flush a long
  * line in 4 KiB pieces): a sweep killed at any point leaves whole lines,

@@ -12,6 +12,7 @@
  * there, as a read MSG_WAITALL may leave one, holds the baton too). */
 #include "supervisor/step.h"
 #include "supervisor/stack.h"
+#include "supervisor/hostcaps.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -45,12 +46,7 @@ void watchdog_arm(bool on)
 
 void watchdog_reset(void) { stall.tid = 0; }
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
+static uint64_t monotonic_ns(void) { return host_clock_ns(CLOCK_MONOTONIC); }
 
 /* How long the thread has waited on a run queue for a CPU, in all (0 if
  * the kernel does not say: then the wall clock alone counts). */

@@ -355,6 +355,7 @@ struct world {
                                  * from outside the simulation (syscalls/outside.c) */
     bool results_of_reads;      /* ... only of the calls that read data in */
     bool tsc_rewrite;           /* rdtsc/rdtscp rewritten in machine code, not faulting (rewrite.h) */
+    bool supervisor_tsc_fault;  /* the supervisor arms the machines' fault too while they run (hostcaps.h) */
     /* Files outside the simulation (dsim's own stdout/stderr): writes to
      * them pass through, since nothing simulated waits on them. */
     struct { dev_t dev; ino_t ino; } external[2];
