@@ -7,10 +7,11 @@
 #include <stdint.h>
 #include "base/fault.h"
 #include "base/values.h"
+#include "base/command.h"
 
 struct machine_conf {
     char *name;
-    char *command;          /* run by /bin/sh -c in the config file's directory */
+    char *command;          /* run by /bin/sh -c in the config file's directory (or directly: command.h) */
     uint64_t start_ns;      /* virtual time at which the machine starts */
     bool daemon;            /* the run does not wait for it */
     char **env;             /* NAME=VALUE strings from `env =` lines, in order */
@@ -64,6 +65,7 @@ struct config {
     int64_t epoch_s;        /* the world's wall clock when a run begins (Unix seconds) */
     enum tsc_mode tsc;
     enum clock_reads clock_reads;
+    enum command_shell command_shell;   /* default auto: simple commands exec'd without /bin/sh */
     uint64_t warm_start_ns; /* the run up to here is warm_seed's (0: none, or warm_network) */
     bool warm_network;      /* or up to the first call that makes a simulated socket */
     char *warm_machine;     /* or until this machine prints warm_text (stdout or stderr) */

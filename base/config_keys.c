@@ -21,7 +21,7 @@ struct key;
 typedef int key_reader(struct parser *p, const struct key *k, void *obj, const char *value);
 static key_reader read_duration, read_positive, read_signed, read_range, read_signed_range, read_positive_range,
     read_bool, read_string, read_env, read_disk, read_drift, read_address, read_cpus, read_memory, read_epoch,
-    read_tsc, read_clock_reads, read_kind, read_span, read_targets, read_sides, read_links, read_percent, read_percent_range,
+    read_tsc, read_clock_reads, read_command_shell, read_kind, read_span, read_targets, read_sides, read_links, read_percent, read_percent_range,
     read_link_percent, read_partition_every, read_heal, read_partition_sides, read_seed, read_warm;
 
 enum key_flags {
@@ -52,6 +52,7 @@ static const struct key {
     { SEC_SIMULATION, "epoch", read_epoch, AT(struct config, epoch_s) },
     { SEC_SIMULATION, "tsc", read_tsc, AT(struct config, tsc) },
     { SEC_SIMULATION, "clock_reads", read_clock_reads, AT(struct config, clock_reads) },
+    { SEC_SIMULATION, "command_shell", read_command_shell, AT(struct config, command_shell) },
     { SEC_SIMULATION, "warm_start", read_warm, AT(struct config, warm_start_ns), LINE(struct config, warm_start_line) },
     { SEC_SIMULATION, "warm_seed", read_seed, AT(struct config, warm_seed) },
     { SEC_MACHINE, "command", read_string, AT(struct machine_conf, command), .flags = REQUIRED },
@@ -430,6 +431,13 @@ static int read_clock_reads(struct parser *p, const struct key *k, void *obj, co
 {
     if (clock_reads_parse(value, FIELD(enum clock_reads, k, obj)) < 0)
         return parser_fail(p, p->lineno, "bad clock_reads \"%s\" (use stop or page)", value);
+    return 1;
+}
+
+static int read_command_shell(struct parser *p, const struct key *k, void *obj, const char *value)
+{
+    if (command_shell_parse(value, FIELD(enum command_shell, k, obj)) < 0)
+        return parser_fail(p, p->lineno, "bad command_shell \"%s\" (use auto or always)", value);
     return 1;
 }
 

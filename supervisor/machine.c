@@ -601,9 +601,37 @@ static void default_signals(void)
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-static void command_exec(struct machine *m, const struct filter_prog *fp, const char *dir, bool tsc_fault,
-                         char *const argv[], char *const envp[])
+struct command_args {
+    struct machine *m;
+    const struct filter_prog *fp;
+    const char *dir;
+    bool tsc_fault;
+    char *const *argv;          /* /bin/sh -c COMMAND */
+    char **envp;                /* with a free slot at envn, for PWD */
+    size_t envn;
+    char *const *words;         /* COMMAND's words, exec'd without the shell (command.h), or NULL */
+    char pwd[4096 + 8];         /* "PWD=" and the directory, written by the command's process */
+};
+
+/* COMMAND's words exec'd as /bin/sh -c COMMAND would exec them: looked up in
+ * the machine's PATH, with PWD (the working directory, as getcwd says)
+ * exported. Returns if no exec succeeded: the shell then says why, as
+ * before. */
+static void exec_words(struct command_args *a)
 {
+    memcpy(a->pwd, "PWD=", 4);
+    if (getcwd(a->pwd + 4, sizeof a->pwd - 4)) a->envp[a->envn] = a->pwd, a->envp[a->envn + 1] = NULL;
+    exec_in_path(a->words, a->envp);
+    a->envp[a->envn] = NULL;
+}
+
+static void command_exec(struct command_args *a)
+{
+    struct machine *m = a->m;
+    const struct filter_prog *fp = a->fp;
+    const char *dir = a->dir;
+    bool tsc_fault = a->tsc_fault;
+    char *const *argv = a->argv, *const *envp = a->envp;
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     /* pid 1 first becomes the machine's init (init_exec): until then, its
      * command line and name are dsim's, and the command must not look. */
@@ -630,22 +658,16 @@ static void command_exec(struct machine *m, const struct filter_prog *fp, const 
     struct sock_fprog prog = { (unsigned short)fp->len, fp->insns };
     if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) _exit(126);
     if (m->conf->argv) exec_in_path(m->conf->argv, envp);
-    else execve(argv[0], argv, envp);
+    else {
+        if (a->words) exec_words(a);
+        execve(argv[0], argv, envp);
+    }
     _exit(127);
 }
 
-struct command_args {
-    struct machine *m;
-    const struct filter_prog *fp;
-    const char *dir;
-    bool tsc_fault;
-    char *const *argv, *const *envp;
-};
-
 static int command_main(void *arg)
 {
-    struct command_args *a = arg;
-    command_exec(a->m, a->fp, a->dir, a->tsc_fault, a->argv, a->envp);
+    command_exec(arg);
     return 127;
 }
 
@@ -755,7 +777,7 @@ static void init_exec(void)
 static char **build_env(struct machine *m)
 {
     size_t n = sizeof default_env / sizeof *default_env;
-    char **env = calloc(n + m->conf->nenv + 2, sizeof *env);
+    char **env = calloc(n + m->conf->nenv + 3, sizeof *env);     /* and PWD's slot, and NULL */
     size_t k = 0;
     for (size_t i = 0; i < n; i++) env[k++] = strdup(default_env[i]);
     if (asprintf(&env[k], "HOSTNAME=%s", m->name) > 0) k++;
@@ -847,6 +869,7 @@ struct spawn {
     struct command_args ca;
     char *argv[4];
     char **envp;
+    char **words;               /* the command's, if it runs without the shell */
 };
 
 /* Runs fn(arg) as a process of the pid namespace pidns: a child of the
@@ -1119,7 +1142,12 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
     }
     /* The machine's last command is gone (this is a new seed, or its
      * restart): its arguments can go. */
-    if (s->envp) free_env(s->envp);
+    if (s->envp) {
+        s->envp[s->ca.envn] = NULL;     /* PWD's slot: the command's process's buffer, not ours */
+        free_env(s->envp);
+    }
+    free(s->words);
+    s->words = NULL;
     s->w = w;
     s->m = m;
     s->dsim = getpid();
@@ -1139,7 +1167,13 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
     s->argv[2] = command;
     s->argv[3] = NULL;
     s->envp = build_env(m);
-    s->ca = (struct command_args){ m, fp, NULL, !w->tsc_rewrite, s->argv, s->envp };
+    size_t envn = 0;
+    bool has_pwd = false;
+    for (; s->envp[envn]; envn++) has_pwd |= !strncmp(s->envp[envn], "PWD=", 4);
+    /* A PWD of the config's: the shell would keep it or not (dash's rule). */
+    if (w->conf->command_shell == COMMAND_SHELL_AUTO && !has_pwd) s->words = command_words(command);
+    s->ca = (struct command_args){ .m = m, .fp = fp, .tsc_fault = !w->tsc_rewrite, .argv = s->argv,
+                                   .envp = s->envp, .envn = envn, .words = s->words };
     /* The helper shares dsim's fd table (CLONE_FILES): the machine's
      * ns_last_pid it opens is dsim's. */
     pid_t helper = clone(helper_main, helper_stack, CLONE_VM | CLONE_FILES | CLONE_NEWNS | CLONE_NEWUTS |

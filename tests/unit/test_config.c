@@ -340,6 +340,12 @@ START_TEST(test_defaults)
     c = LOAD_OK("[simulation]\nclock_reads = stop\n[machine a]\ncommand = ./a\n");
     ck_assert_int_eq(c->clock_reads, CLOCK_READS_STOP);
     config_free(c);
+    c = LOAD_OK("[machine a]\ncommand = ./a\n");
+    ck_assert_int_eq(c->command_shell, COMMAND_SHELL_AUTO);
+    config_free(c);
+    c = LOAD_OK("[simulation]\ncommand_shell = always\n[machine a]\ncommand = ./a\n");
+    ck_assert_int_eq(c->command_shell, COMMAND_SHELL_ALWAYS);
+    config_free(c);
 
     c = LOAD_OK("[machine a]\ncommand = ./a\ndisk = 64M\n[machine b]\ncommand = ./b\n");
     ck_assert_uint_eq(c->machines[0].disk_bytes, 64ULL << 20);
@@ -622,6 +628,8 @@ START_TEST(test_err_bad_values)
                "2: bad tsc \"sometimes\" (use auto, trap or rewrite)");
     EXPECT_ERR("[simulation]\nclock_reads = vdso\n",
                "2: bad clock_reads \"vdso\" (use stop or page)");
+    EXPECT_ERR("[simulation]\ncommand_shell = never\n",
+               "2: bad command_shell \"never\" (use auto or always)");
     static const char *const bad_epochs[] = { "2030-13-01", "2030-02-29", "1969-12-31", "2201-01-01",
                                               "2030-06-01T24:00:00Z", "2030-06-01T10:00:00", "tomorrow",
                                               "2030-6-1", "2030-06-01 10:00:00Z" };
@@ -1169,6 +1177,41 @@ START_TEST(test_exec_config)
 }
 END_TEST
 
+/* Which commands run without /bin/sh: plain words whose first is a
+ * program, not shell syntax, an assignment, a builtin or a keyword. */
+START_TEST(test_command_words)
+{
+    static const struct { const char *cmd; const char *want; } cases[] = {
+        { "./server --port=7000 a,b", "./server|--port=7000|a,b" },
+        { "  python3\tx.py  1 ", "python3|x.py|1" },
+        { "exec /usr/bin/redis-server --port 6379", "/usr/bin/redis-server|--port|6379" },
+        { "exec", NULL }, { "exec -a name prog", NULL }, { "", NULL }, { "   ", NULL },
+        { "echo hi", NULL }, { "true", NULL }, { "test -f x", NULL }, { "kill -9 1", NULL },
+        { "cd /tmp", NULL }, { "exec echo hi", NULL }, { "FOO=1 prog", NULL }, { "if", NULL },
+        { "prog > out", NULL }, { "prog; other", NULL }, { "prog && other", NULL }, { "prog | other", NULL },
+        { "prog $HOME", NULL }, { "prog 'a b'", NULL }, { "prog \"a\"", NULL }, { "prog a\\ b", NULL },
+        { "prog *.c", NULL }, { "prog ~/x", NULL }, { "prog #c", NULL }, { "prog `id`", NULL },
+        { "prog\nother", NULL }, { "(prog)", NULL }, { "prog &", NULL }, { "! prog", NULL },
+        { "prog {a,b}", NULL }, { "prog x?", NULL }, { "prog [ab]", NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char **w = command_words(cases[i].cmd);
+        if (!cases[i].want) {
+            ck_assert_msg(w == NULL, "%s: should need the shell", cases[i].cmd);
+            continue;
+        }
+        ck_assert_msg(w != NULL, "%s: should run directly", cases[i].cmd);
+        char got[256] = "";
+        for (char **p = w; *p; p++) {
+            if (p != w) strcat(got, "|");
+            strcat(got, *p);
+        }
+        ck_assert_str_eq(got, cases[i].want);
+        free(w);
+    }
+}
+END_TEST
+
 /* `sh -c COMMAND` must see exactly argv. */
 START_TEST(test_exec_quoting_roundtrip)
 {
@@ -1358,6 +1401,7 @@ static Suite *config_suite(void)
     tc = tcase_create("exec");
     tcase_add_test(tc, test_exec_config);
     tcase_add_test(tc, test_exec_quoting_roundtrip);
+    tcase_add_test(tc, test_command_words);
     suite_add_tcase(s, tc);
     return s;
 }
