@@ -26,7 +26,7 @@ hash=$(variance_matrix "$D" tj.conf 1) || exit 1
 out=$TMP/var/base/out/seed-1/m.stdout
 [ "$(tail -n 1 "$out")" = ok ] || fail "thread_journal failed: $(cat "$out")"
 grep -qx "cwd /dsim/config" "$out" || fail "the machine did not start in /dsim/config: $(head -n 1 "$out")"
-grep -qx "env 6 HOSTNAME HOME TERM PATH LANG PWD" "$out" || fail "the machine's environment: $(sed -n 2p "$out")"
+grep -qx "env 6 PATH HOME LANG TERM HOSTNAME PWD" "$out" || fail "the machine's environment: $(sed -n 2p "$out")"
 j1=$(grep '^journal ' "$out")
 j2=$(grep '^journal ' "$TMP/var/j1/out/seed-2/m.stdout")
 [ "$j1" != "$j2" ] || fail "seeds 1 and 2 gave one journal order"
