@@ -1156,9 +1156,16 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
     s->dsim_sync = sync[1];
     s->dsim_report = report[0];
     s->proc_pidns = proc_pidns;
-    s->cap_bset = 0;
-    for (int cap = 0; cap < 64; cap++)
-        if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1) s->cap_bset |= 1ULL << cap;
+    /* dsim's bounding set only shrinks by its own PR_CAPBSET_DROP, which
+     * it never makes: read once (64 calls a machine start otherwise). */
+    static uint64_t cap_bset;
+    static bool cap_bset_read;
+    if (!cap_bset_read) {
+        for (int cap = 0; cap < 64; cap++)
+            if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1) cap_bset |= 1ULL << cap;
+        cap_bset_read = true;
+    }
+    s->cap_bset = cap_bset;
     s->init_stack = init_stack;
     s->init = 0;
     s->pid_cursor_fd = -1;
