@@ -5,6 +5,7 @@
 #include "disk/confined.h"
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -163,20 +164,59 @@ fail_root:
     return -1;
 }
 
+/* Whether path's last component, for thread t, is a symlink: 1 or 0, or
+ * -1 if a quick look cannot tell. The quick look is one openat2 from the
+ * thread's root (an absolute path, scoped to it) or its cwd or dirfd (a
+ * relative one, kept beneath it) that follows no symlink on the way: a
+ * path that needs one, or "..", or a /proc magic link, is left to
+ * resolve_as, a component at a time. */
+static int last_is_symlink(struct thread *t, int dirfd, const char *path)
+{
+    char base[64];
+    if (path[0] == '/') snprintf(base, sizeof base, "/proc/%d/root", t->tid);
+    else if (dirfd == AT_FDCWD) snprintf(base, sizeof base, "/proc/%d/cwd", t->tid);
+    else snprintf(base, sizeof base, "/proc/%d/fd/%d", t->tid, dirfd);
+    int b = open(base, O_PATH | O_CLOEXEC);
+    if (b < 0) return -1;
+    struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                            .resolve = RESOLVE_NO_SYMLINKS | (path[0] == '/' ? RESOLVE_IN_ROOT : RESOLVE_BENEATH) };
+    int fd = (int)syscall(SYS_openat2, b, path, &how, sizeof how);
+    int e = errno;
+    close(b);
+    if (fd < 0) return e == ENOENT || e == ENOTDIR ? 0 : -1;   /* no such file: the open makes or fails */
+    struct stat st;
+    int r = fstat(fd, &st) == 0 ? S_ISLNK(st.st_mode) : -1;
+    close(fd);
+    return r;
+}
+
 /* True if an open of path (at addr, relative to dirfd) with flags, for
  * writing, would open the machine's init's memory: /proc/1/mem or
  * /proc/1/task/1/mem of its /proc, however named. init is not traced: code
- * written there would run outside the simulation. Only a path whose last
- * component is "mem", or a number in an "fd" directory (a reopen of an
- * O_PATH fd), is looked at. */
+ * written there would run outside the simulation. A path reaches it only
+ * through a last component named "mem", a number in an "fd" directory (a
+ * reopen of an O_PATH fd), or a symlink (procfs has no hard links, and a
+ * machine makes no mounts): any other path costs a look at its last
+ * component, not followed (last_is_symlink), to see that it is no symlink. */
 static bool opens_init_mem(struct thread *t, int dirfd, uint64_t addr, int flags)
 {
     char path[4096];
-    if (mem_read_str(t->tid, addr, path, sizeof path) < 3) return false;
+    if (mem_read_str(t->tid, addr, path, sizeof path) < 1) return false;
     size_t n = strlen(path), d = n;
     while (d > 0 && path[d - 1] >= '0' && path[d - 1] <= '9') d--;
     bool fd_link = d < n && d >= 3 && !strncmp(path + d - 3, "fd/", 3) && (d == 3 || path[d - 4] == '/');
-    if (!fd_link && (strcmp(path + n - 3, "mem") || (n > 3 && path[n - 4] != '/'))) return false;
+    bool named = fd_link || (n >= 3 && !strcmp(path + n - 3, "mem") && (n == 3 || path[n - 4] == '/'));
+    if (!named) {
+        if (flags & O_NOFOLLOW) return false;   /* a last symlink fails with ELOOP */
+        int link = last_is_symlink(t, dirfd, path);
+        if (link < 0) {
+            int lfd = resolve_as(t, dirfd, path, false);
+            struct stat lst;
+            link = lfd >= 0 && fstat(lfd, &lst) == 0 && S_ISLNK(lst.st_mode);
+            if (lfd >= 0) close(lfd);
+        }
+        if (!link) return false;
+    }
     int fd = resolve_as(t, dirfd, path, !(flags & O_NOFOLLOW));
     struct stat st, init_st;
     bool hit = false;

@@ -48,12 +48,16 @@ expect "kill -KILL 1" "ok"
 # reading it, and writing one's own, as the kernel has them.
 for what in "/proc/1/mem rw" "/proc/1/mem wronly" "/proc/1/task/1/mem rw" "/proc/self/../1/mem rw" \
     "thread-self ../../../1/mem rw" "openat /proc/1 mem rw" "/proc/self/fd/N/mem rw" "chdir /proc/1, mem rw" \
-    "chdir /proc/1, ./mem rw" "chdir /proc/1, task/1/mem rw" "symlink /tmp mem rw" "creat /proc/1/mem" "O_PATH fd reopened rw"; do
+    "chdir /proc/1, ./mem rw" "chdir /proc/1, task/1/mem rw" "symlink /tmp mem rw" "creat /proc/1/mem" "O_PATH fd reopened rw" \
+    "symlink other name rw" "symlink chain rw" "creat through symlink" "symlink task mem rw" "symlink relative rw" \
+    "symlink to fd link rw" "short relative name rw"; do
     expect "$what" "EACCES"
 done
 expect "/proc/1/mem rdonly" "ok"
 expect "/proc/self/mem rw" "ok"
 expect "symlink /tmp mem rdonly" "ok"
+expect "symlink other name rdonly" "ok"
+expect "symlink O_NOFOLLOW rw" "ELOOP"
 expect "ns_last_pid write" "(EROFS|EACCES|EPERM)"
 # The host, seen from outside.
 [ ! -e "/dev/$tag" ] || fail "a file the machine made in /dev is on the host"

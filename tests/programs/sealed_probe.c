@@ -130,6 +130,29 @@ int main(int argc, char **argv)
     show("/proc/self/mem rw", open("/proc/self/mem", O_RDWR));
     show("symlink /tmp mem rdonly", open(text, O_RDONLY));
     unlink(text);
+    /* Under another name: a symlink, a chain of two, one to the task's
+     * file, one relative, one to an O_PATH fd's link; creat through one. */
+    char other[600], second[600];
+    snprintf(other, sizeof other, "/tmp/%s/x", tag);
+    snprintf(second, sizeof second, "/tmp/%s/y", tag);
+    show("symlink other name rw", symlink("/proc/1/mem", other) < 0 ? -1 : open(other, O_RDWR));
+    show("symlink chain rw", symlink(other, second) < 0 ? -1 : open(second, O_WRONLY));
+    show("creat through symlink", creat(other, 0600));
+    unlink(second);
+    unlink(other);
+    show("symlink task mem rw", symlink("/proc/1/task/1/mem", other) < 0 ? -1 : open(other, O_RDWR));
+    unlink(other);
+    show("symlink relative rw", symlink("../../proc/1/mem", other) < 0 ? -1 : open(other, O_RDWR));
+    unlink(other);
+    char fdlink[64];
+    snprintf(fdlink, sizeof fdlink, "/proc/self/fd/%d", opath);
+    show("symlink to fd link rw", opath < 0 || symlink(fdlink, other) < 0 ? -1 : open(other, O_RDWR));
+    show("symlink other name rdonly", open(other, O_RDONLY));
+    show("symlink O_NOFOLLOW rw", open(other, O_RDWR | O_NOFOLLOW));
+    int back = open(".", O_PATH | O_DIRECTORY);
+    show("short relative name rw", chdir(path) < 0 ? -1 : open("x", O_RDWR));
+    if (back >= 0 && fchdir(back) == 0) close(back);
+    unlink(other);
     rmdir(path);
     /* The machine's next-pid cursor (its pid namespace's): dsim's alone. */
     show("ns_last_pid write", write_same("/proc/sys/kernel/ns_last_pid"));
