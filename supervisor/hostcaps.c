@@ -123,6 +123,18 @@ int proc_mount_resolve(bool *pidns, char *err, size_t errlen)
     return 0;
 }
 
+int netns_reuse_resolve(bool *reuse, char *err, size_t errlen)
+{
+    const char *how = getenv("DSIM_NETNS");
+    if (!how || !*how || !strcmp(how, "reuse")) *reuse = true;
+    else if (!strcmp(how, "fresh")) *reuse = false;
+    else {
+        snprintf(err, errlen, "DSIM_NETNS=%s: reuse or fresh expected", how);
+        return -1;
+    }
+    return 0;
+}
+
 int supervisor_tsc_resolve(bool *fault, char *err, size_t errlen)
 {
     const char *how = getenv("DSIM_SUPERVISOR_TSC");

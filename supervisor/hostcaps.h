@@ -40,6 +40,12 @@ int tsc_resolve(enum tsc_mode mode, bool *rewrite, char *err, size_t errlen);
  * be honoured on this host. */
 int proc_mount_resolve(bool *pidns, char *err, size_t errlen);
 
+/* Whether a machine joins the network namespace its index had in the
+ * last seed when nothing is left in it (true), or always gets a new one;
+ * the environment's DSIM_NETNS=reuse|fresh forces either (default reuse).
+ * -1 (and why, in err) if that setting is unknown. */
+int netns_reuse_resolve(bool *reuse, char *err, size_t errlen);
+
 /* Whether the supervisor arms the machines' rdtsc fault for itself while
  * they run (supervisor_tsc_fault), when they have it: a context switch
  * between two tasks whose PR_SET_TSC differ writes CR4, which a hypervisor

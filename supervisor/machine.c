@@ -521,18 +521,6 @@ static bool machine_rest(struct world *w, struct machine *m, const char *root, c
     struct timespec root_times[2] = { host_root->st_mtim, host_root->st_mtim };
     utimensat(AT_FDCWD, "/", root_times, 0);
     if (chdir("/") != 0) init_fail(report, "chdir /");
-    /* Bring up lo so localhost works; the namespace has no other interface. */
-    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (s >= 0) {
-        struct ifreq ifr;
-        memset(&ifr, 0, sizeof ifr);
-        strcpy(ifr.ifr_name, "lo");
-        if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0) {
-            ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-            ioctl(s, SIOCSIFFLAGS, &ifr);
-        }
-        close(s);
-    }
     return config_mounted;
 }
 
@@ -866,6 +854,13 @@ struct spawn {
      * ns_last_pid (-1: none), in dsim's fd table, which it shares. */
     pid_t init;
     int pid_cursor_fd;
+    /* The machine's network namespace: netns_fd, the one kept for this
+     * machine index (-1: none yet), which the helper joins if nothing of an
+     * earlier machine is left in it (netns_reused), else it makes a new
+     * one and leaves it open at netns_new for dsim to keep. */
+    bool netns_reuse;
+    int netns_fd, netns_new;
+    bool netns_reused;
     struct command_args ca;
     char *argv[4];
     char **envp;
@@ -990,6 +985,44 @@ static void machine_proc(struct spawn *s, const char *dst, int pidns)
 
 static int init_main(void *arg);
 
+/* True if no socket is left in the network namespace the caller is in:
+ * its unix sockets are the only kernel state a machine can leave there (it
+ * cannot change lo, routes or sysctls: the host's user namespace owns the
+ * namespace, and TCP and UDP are simulated). */
+static bool netns_empty(void)
+{
+    char text[256];
+    int fd = open("/proc/self/net/unix", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t n = read(fd, text, sizeof text);
+    close(fd);
+    return n > 0 && memchr(text, '\n', (size_t)n) == text + n - 1;    /* the header alone */
+}
+
+/* Puts the helper (and so init and the command) in the machine's network
+ * namespace: the one kept for the machine's index when it is empty (a new
+ * namespace and its teardown cost 1.3 ms of a short seed's ~10 here, and
+ * the kernel's cleanup of dead ones is one worker for all), else a new
+ * one, with lo up, which dsim keeps from then on. */
+static void machine_netns(struct spawn *s)
+{
+    s->netns_reused = s->netns_reuse && s->netns_fd >= 0 && setns(s->netns_fd, CLONE_NEWNET) == 0 && netns_empty();
+    if (s->netns_reused) return;
+    if (unshare(CLONE_NEWNET) != 0) init_fail(s->report, "make the machine's network namespace");
+    int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (sock >= 0) {
+        struct ifreq ifr;
+        memset(&ifr, 0, sizeof ifr);
+        strcpy(ifr.ifr_name, "lo");
+        if (ioctl(sock, SIOCGIFFLAGS, &ifr) == 0) {
+            ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+            ioctl(sock, SIOCSIFFLAGS, &ifr);
+        }
+        close(sock);
+    }
+    if (s->netns_reuse) s->netns_new = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+}
+
 /* The machine's helper, a child of dsim's and host root, in the machine's
  * new mount, UTS, net and IPC namespaces (the host's user namespace owns
  * them: nothing in the machine can change its mounts, hostname or
@@ -1007,6 +1040,7 @@ static int helper_main(void *arg)
     struct machine *m = s->m;
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != s->dsim) _exit(1);
+    machine_netns(s);
     char root[600], dst[1200];
     struct stat host_root;
     machine_base(w, m, root, sizeof root, &host_root);
@@ -1104,6 +1138,7 @@ static struct spawn *spawn_for(size_t i)
     if (!spawns[i]) {
         struct spawn *s = calloc(1, sizeof *s);
         if (!s || !(s->cmd_stack = spawn_stack())) { free(s); return NULL; }
+        s->netns_fd = s->netns_new = -1;
         spawns[i] = s;
     }
     return spawns[i];
@@ -1120,8 +1155,9 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
     m->pid_cursor_fd = -1;
     char *command = m->incarnation > 0 && m->conf->command_after_restart ? m->conf->command_after_restart
                                                                          : m->conf->command;
-    bool proc_pidns;
-    if (proc_mount_resolve(&proc_pidns, why, whylen) != 0) return -1;
+    bool proc_pidns, netns_reuse;
+    if (proc_mount_resolve(&proc_pidns, why, whylen) != 0 || netns_reuse_resolve(&netns_reuse, why, whylen) != 0)
+        return -1;
     struct spawn *s = spawn_for((size_t)m->index);
     if (!init_stack) init_stack = spawn_stack();
     if (!helper_stack) helper_stack = spawn_stack();
@@ -1183,8 +1219,10 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
                                    .envp = s->envp, .envn = envn, .words = s->words };
     /* The helper shares dsim's fd table (CLONE_FILES): the machine's
      * ns_last_pid it opens is dsim's. */
+    s->netns_reuse = netns_reuse;
+    s->netns_new = -1;
     pid_t helper = clone(helper_main, helper_stack, CLONE_VM | CLONE_FILES | CLONE_NEWNS | CLONE_NEWUTS |
-                         CLONE_NEWNET | CLONE_NEWIPC | SIGCHLD, s);
+                         CLONE_NEWIPC | SIGCHLD, s);
     int clone_errno = errno, status;
     /* The watchdog's SIGALRM interrupts these waits (no SA_RESTART). */
     pid_t got = helper < 0 ? -1 : waitpid_again(helper, &status);
@@ -1195,6 +1233,11 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
     }
     close(sync[0]);
     close(report[1]);
+    if (s->netns_new >= 0) {        /* a new namespace: kept for the next start */
+        if (s->netns_fd >= 0) close(s->netns_fd);
+        s->netns_fd = s->netns_new;
+        s->netns_new = -1;
+    }
     pid_t init = s->init;
     m->pid_cursor_fd = s->pid_cursor_fd;
     if (got != helper || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
