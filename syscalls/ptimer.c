@@ -82,6 +82,9 @@ enum sys_action sys_timer_create(struct world *w, struct thread *t)
     if (!e && (clk < 0 || clk == CLOCK_PROCESS_CPUTIME_ID || clk == CLOCK_THREAD_CPUTIME_ID) &&
         !cpu_clock_target(w, t, clk, false, &pt.timer.cpu_p, &pt.timer.cpu_t))
         e = -EINVAL;
+    /* The clock's own check, after the id is out: a machine has a real-time
+     * clock with alarms, and its root no CAP_WAKE_ALARM on the host. */
+    if (!e && (clk == CLOCK_REALTIME_ALARM || clk == CLOCK_BOOTTIME_ALARM)) e = -EPERM;
     pt.deleted = e != 0;
     GROW(w->ptimers, w->nptimers, w->capptimers);
     w->ptimers[w->nptimers++] = pt;

@@ -132,11 +132,49 @@ enum sys_action sys_clock_getres(struct world *w, struct thread *t)
     return emulate(t, ARG1(t) ? write_timespec(t, ARG1(t), tick ? TICK_NS : 1) : 0);
 }
 
+/* The last second settimeofday and clock_settime accept (the kernel's
+ * TIME_SETTOD_SEC_MAX: KTIME_SEC_MAX less 30 years of uptime). */
+#define SETTOD_SEC_MAX (9223372036LL - 30LL * 365 * 24 * 3600)
+
+/* clock_settime, as for a caller without CAP_SYS_TIME on the host (a
+ * machine's root): only CLOCK_REALTIME, the CPU clocks and clock fds can be
+ * set at all (EINVAL, before the time is read); then EFAULT; a clock fd
+ * is no PTP clock, a CPU clock must name a process (EINVAL); a bad time
+ * is EINVAL; else EPERM. Per-machine clock offsets come with clock faults. */
+static int settime_errno(struct world *w, struct thread *t)
+{
+    int clk = (int)ARG0(t);
+    if (clk != CLOCK_REALTIME && clk >= 0) return -EINVAL;
+    struct timespec ts;
+    if (mem_read(t->tid, ARG1(t), &ts, sizeof ts)) return -EFAULT;
+    if (clk < 0) {
+        struct process *p;
+        struct thread *th;
+        return !is_fd_clock(clk) && cpu_clock_target(w, t, clk, false, &p, &th) ? -EPERM : -EINVAL;
+    }
+    if (ts.tv_sec < 0 || ts.tv_sec >= SETTOD_SEC_MAX || ts.tv_nsec < 0 || ts.tv_nsec >= (long)NS) return -EINVAL;
+    return -EPERM;
+}
+
+/* settimeofday: the time read (EFAULT) and its microseconds checked, the
+ * zone read (EFAULT), the time checked as a whole (EINVAL), then the
+ * privilege (EPERM), which comes before the zone's range. */
+static int settimeofday_errno(struct thread *t)
+{
+    struct timeval tv;
+    struct timezone tz;
+    if (ARG0(t)) {
+        if (mem_read(t->tid, ARG0(t), &tv, sizeof tv)) return -EFAULT;
+        if (tv.tv_usec > 1000000 || tv.tv_usec < 0) return -EINVAL;
+    }
+    if (ARG1(t) && mem_read(t->tid, ARG1(t), &tz, sizeof tz)) return -EFAULT;
+    if (ARG0(t) && (tv.tv_sec < 0 || tv.tv_sec >= SETTOD_SEC_MAX || tv.tv_usec >= 1000000)) return -EINVAL;
+    return -EPERM;
+}
+
 enum sys_action sys_clock_settime(struct world *w, struct thread *t)
 {
-    /* Setting the host clock would escape the simulation; per-machine clock
-     * offsets come with clock faults. Refuse as an unprivileged caller would. */
-    return emulate(t, -EPERM);
+    return emulate(t, SYSNR(t) == SYS_settimeofday ? settimeofday_errno(t) : settime_errno(w, t));
 }
 
 enum sys_action sys_gettimeofday(struct world *w, struct thread *t)
@@ -232,6 +270,10 @@ enum sys_action sys_clock_nanosleep(struct world *w, struct thread *t)
         uint64_t ns;
         int e = read_timespec(t, ARG2(t), &ns);
         if (e) return emulate(t, e);
+        /* A machine has a real-time clock with alarms, and its root no
+         * CAP_WAKE_ALARM on the host (alarm_timer_nsleep). */
+        if (clk == CLOCK_REALTIME_ALARM || clk == CLOCK_BOOTTIME_ALARM)
+            return emulate(t, ARG1(t) & ~(uint64_t)TIMER_ABSTIME ? -EINVAL : -EPERM);
         if (kind == 1) {
             /* The caller's own thread clock could never move; then the
              * clock must name a thread or process (posix_cpu_nsleep). */
@@ -401,6 +443,8 @@ enum sys_action sys_timerfd_create(struct world *w, struct thread *t)
         clk != CLOCK_REALTIME_ALARM && clk != CLOCK_BOOTTIME_ALARM)
         return emulate(t, -EINVAL);
     if (flags & ~(TFD_CLOEXEC | TFD_NONBLOCK)) return emulate(t, -EINVAL);
+    /* No CAP_WAKE_ALARM on the host. */
+    if (clk == CLOCK_REALTIME_ALARM || clk == CLOCK_BOOTTIME_ALARM) return emulate(t, -EPERM);
     /* Becomes eventfd2(0, flags): the same read/poll semantics, and only the
      * supervisor ever adds to it. TFD_* and EFD_* flags share values. */
     t->call.timerfd_create.clk = ARG0(t);
