@@ -10,6 +10,7 @@
 #include "supervisor/stack.h"
 #include "world/tracer.h"
 #include "syscalls/sys.h"
+#include "net/sim/netsim.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -387,6 +388,23 @@ static bool calm(long nr)
     }
 }
 
+/* Calls that move io_epoch (they change readiness) but write to no fd:
+ * reads, waits for readiness, futexes and sleeps. None makes a relay end
+ * readable (only a tracee's write, close or death does). */
+static bool relay_calm(long nr)
+{
+    switch (nr) {
+    case SYS_read: case SYS_readv: case SYS_pread64: case SYS_preadv: case SYS_preadv2:
+    case SYS_recvfrom: case SYS_recvmsg: case SYS_recvmmsg:
+    case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6:
+    case SYS_epoll_wait: case SYS_epoll_pwait: case SYS_epoll_pwait2:
+    case SYS_futex: case SYS_nanosleep: case SYS_clock_nanosleep:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void step_call(struct world *w, struct thread *t);
 
 void step(struct world *w, struct thread *t)
@@ -395,7 +413,10 @@ void step(struct world *w, struct thread *t)
     if (w->running && w->running != t && w->running->state == TS_READY) w->running->nivcsw++;
     w->running = t;
     clockpage_refresh(w, t);
-    if (t->state == TS_NEW || t->state == TS_HELD || !calm(SYSNR(t)) || t->proc->m->ndirty) w->io_epoch++;
+    uint64_t before = w->io_epoch;
+    bool fresh = t->state == TS_NEW || t->state == TS_HELD;
+    if (fresh || !calm(SYSNR(t)) || t->proc->m->ndirty) w->io_epoch++;
+    if (!fresh && w->io_epoch != before && relay_calm(SYSNR(t))) netsim_quiet_through(w, before);
     if (t->state == TS_NEW || t->state == TS_HELD) {
         resume(t, 0);
         settle(w, t);

@@ -110,6 +110,10 @@ bool fd_ready_check(struct world *w, struct thread *t)
 uint64_t sock_deadline(struct world *w, struct thread *t, int copy, const struct stat *st, int name)
 {
     if (t->retry) return t->deadline;
+    /* A simulated socket's timeouts are set only through its setsockopt,
+     * which keeps them: none kept, none set (no getsockopt a wait). */
+    struct simsock *s = S_ISSOCK(st->st_mode) ? netsim_lookup(w, st->st_ino) : NULL;
+    if (s && !netsim_opt(s, SOL_SOCKET, name)) return UINT64_MAX;
     struct timeval tv;
     socklen_t len = sizeof tv;
     if (!S_ISSOCK(st->st_mode) || getsockopt(copy, SOL_SOCKET, name, &tv, &len) != 0 || (!tv.tv_sec && !tv.tv_usec))

@@ -78,6 +78,10 @@ int netsim_reseed(struct world *w, uint64_t seed);
 
 /* After each step: read what tracees wrote into the relay, schedule it. */
 void netsim_poll(struct world *w);
+/* A step moved io_epoch from `before`, but its call only reads, waits or
+ * sleeps: it cannot have made a relay end readable, so a relay found
+ * empty at `before` needs no look after it either. */
+void netsim_quiet_through(struct world *w, uint64_t before);
 /* Deliver everything due by now; the next due time, or UINT64_MAX. */
 void netsim_fire(struct world *w);
 uint64_t netsim_next(struct world *w);

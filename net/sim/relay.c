@@ -253,8 +253,11 @@ static void enqueue(struct conn *c, int r, const void *data, size_t len, bool fi
 static void unhold(struct world *w, struct conn *c, int d);
 
 /* Reads what side d wrote, up to the window, into segments. A held side
- * gives only its full segments; the rest waits (MSG_MORE, TCP_CORK). */
-static void read_side(struct world *w, struct conn *c, int d)
+ * gives only its full segments; the rest waits (MSG_MORE, TCP_CORK).
+ * polled: the epoll events that brought it here, or 0 if none: with no
+ * hangup among them, a short read has taken all there is (no tracee runs
+ * meanwhile), and the read that would say EAGAIN is not made. */
+static void read_side_polled(struct world *w, struct conn *c, int d, uint32_t polled)
 {
     static char buf[CHUNK];
     size_t budget = SIZE_MAX;
@@ -277,6 +280,7 @@ static void read_side(struct world *w, struct conn *c, int d)
             c->inflight[d] += (size_t)n;
             budget -= (size_t)n;
             send_segment(w, e);
+            if (polled && !(polled & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) && (size_t)n < want) return;
             continue;
         }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
@@ -296,6 +300,8 @@ static void read_side(struct world *w, struct conn *c, int d)
     }
     if (c->inflight[d] >= WINDOW) poll_end(w, c, d, false);
 }
+
+static void read_side(struct world *w, struct conn *c, int d) { read_side_polled(w, c, d, 0); }
 
 /* ---- MSG_MORE and TCP_CORK ---- */
 
@@ -345,6 +351,12 @@ static void push_due(struct world *w, struct nev *e)
     read_side(w, c, d);
 }
 
+void netsim_quiet_through(struct world *w, uint64_t before)
+{
+    struct netsim *n = w->net;
+    if (n && n->quiet_epoch == before) n->quiet_epoch = w->io_epoch;
+}
+
 void netsim_poll(struct world *w)
 {
     struct netsim *n = w->net;
@@ -377,7 +389,7 @@ void netsim_poll(struct world *w)
     for (int i = 0; i < k; i++) {
         struct conn_end *e = evs[i].data.ptr;
         if (evs[i].events & (EPOLLRDHUP | EPOLLHUP)) unhold(w, e->c, e->side);    /* a close sends all */
-        read_side(w, e->c, e->side);
+        read_side_polled(w, e->c, e->side, evs[i].events);
     }
 }
 
