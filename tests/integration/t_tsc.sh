@@ -86,6 +86,10 @@ if host_traps_rdtsc; then
     re=$(DSIM_SUPERVISOR_TSC=enable run_all trap 1) || exit 1
     [ "$re" = "$r1" ] || fail "DSIM_SUPERVISOR_TSC=enable gives other hashes: $re vs $r1"
     for f in hw vd cl; do cmp -s "$TMP/first.$f" "$TMP/trap.1.$f" || fail "DSIM_SUPERVISOR_TSC=enable: $f output differs"; done
+    # An rdtsc of dsim's own while armed is answered, not a supervisor crash.
+    DSIM_TEST_OWN_RDTSC=1 EXEC_OPTS="--tsc trap" dsim_exec 1 "$hw" --all >"$TMP/own.hw" ||
+        { cat "$TMP/exec.err" >&2; fail "dsim's own rdtsc, armed: the run failed"; }
+    [ "$(exec_hash)" = "${r1%% *}" ] || fail "dsim's own rdtsc, armed: hash $(exec_hash), not ${r1%% *}"
     note "this host faults rdtsc: trap and rewrite agree, with dsim's own rdtsc faulting or not"
 else
     "$DSIM" exec --tsc trap -- /bin/true 2>"$TMP/trap.err"
