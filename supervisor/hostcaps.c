@@ -124,28 +124,27 @@ int proc_mount_resolve(bool *pidns, char *err, size_t errlen)
     return 0;
 }
 
-int netns_reuse_resolve(bool *reuse, char *err, size_t errlen)
+/* An environment switch of two values: unset or empty is `yes`. */
+static int env_switch(const char *name, const char *yes, const char *no, bool *value, char *err, size_t errlen)
 {
-    const char *how = getenv("DSIM_NETNS");
-    if (!how || !*how || !strcmp(how, "reuse")) *reuse = true;
-    else if (!strcmp(how, "fresh")) *reuse = false;
+    const char *how = getenv(name);
+    if (!how || !*how || !strcmp(how, yes)) *value = true;
+    else if (!strcmp(how, no)) *value = false;
     else {
-        snprintf(err, errlen, "DSIM_NETNS=%s: reuse or fresh expected", how);
+        snprintf(err, errlen, "%s=%s: %s or %s expected", name, how, yes, no);
         return -1;
     }
     return 0;
 }
 
+int netns_reuse_resolve(bool *reuse, char *err, size_t errlen)
+{
+    return env_switch("DSIM_NETNS", "reuse", "fresh", reuse, err, errlen);
+}
+
 int supervisor_tsc_resolve(bool *fault, char *err, size_t errlen)
 {
-    const char *how = getenv("DSIM_SUPERVISOR_TSC");
-    if (!how || !*how || !strcmp(how, "fault")) *fault = true;
-    else if (!strcmp(how, "enable")) *fault = false;
-    else {
-        snprintf(err, errlen, "DSIM_SUPERVISOR_TSC=%s: fault or enable expected", how);
-        return -1;
-    }
-    return 0;
+    return env_switch("DSIM_SUPERVISOR_TSC", "fault", "enable", fault, err, errlen);
 }
 
 /* dsim's own rdtsc or rdtscp while its fault is armed (a library's, a

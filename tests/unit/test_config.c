@@ -333,19 +333,24 @@ START_TEST(test_defaults)
     ck_assert(!c->strict_names);
     ck_assert_int_eq(c->tsc, TSC_AUTO);
     ck_assert_int_eq(c->clock_reads, CLOCK_READS_PAGE);
-    config_free(c);
-    c = LOAD_OK("[simulation]\nclock_reads = page\n[machine a]\ncommand = ./a\n");
-    ck_assert_int_eq(c->clock_reads, CLOCK_READS_PAGE);
-    config_free(c);
-    c = LOAD_OK("[simulation]\nclock_reads = stop\n[machine a]\ncommand = ./a\n");
-    ck_assert_int_eq(c->clock_reads, CLOCK_READS_STOP);
-    config_free(c);
-    c = LOAD_OK("[machine a]\ncommand = ./a\n");
     ck_assert_int_eq(c->command_shell, COMMAND_SHELL_AUTO);
     config_free(c);
-    c = LOAD_OK("[simulation]\ncommand_shell = always\n[machine a]\ncommand = ./a\n");
-    ck_assert_int_eq(c->command_shell, COMMAND_SHELL_ALWAYS);
-    config_free(c);
+    /* Each setting, and the field it gives. */
+    static const struct { const char *line; size_t off; int want; } modes[] = {
+        { "clock_reads = page", offsetof(struct config, clock_reads), CLOCK_READS_PAGE },
+        { "clock_reads = stop", offsetof(struct config, clock_reads), CLOCK_READS_STOP },
+        { "command_shell = auto", offsetof(struct config, command_shell), COMMAND_SHELL_AUTO },
+        { "command_shell = always", offsetof(struct config, command_shell), COMMAND_SHELL_ALWAYS },
+    };
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "[simulation]\n%s\n[machine a]\ncommand = ./a\n", modes[i].line);
+        c = LOAD_OK(text);
+        int got;
+        memcpy(&got, (char *)c + modes[i].off, sizeof got);
+        ck_assert_msg(got == modes[i].want, "%s: %d", modes[i].line, got);
+        config_free(c);
+    }
 
     c = LOAD_OK("[machine a]\ncommand = ./a\ndisk = 64M\n[machine b]\ncommand = ./b\n");
     ck_assert_uint_eq(c->machines[0].disk_bytes, 64ULL << 20);
