@@ -83,8 +83,18 @@ static bool ready_now(struct world *w, struct thread *t)
 {
     bool fds = ready_on_fds(t->ready);
     if (fds && t->unready_epoch == w->io_epoch) return false;
+    /* One simulated socket, found not ready, and since then only steps
+     * that read, waited or slept: none of those could make it ready. */
+    bool one_sim = t->ready == fd_ready_check && t->copy_sim;
+    if (one_sim && t->unready_epoch != UINT64_MAX &&
+        w->io_epoch - t->unready_epoch == w->io_calm_moves - t->unready_calm)
+        return false;
     bool r = t->ready(w, t);
-    if (fds && !r) t->unready_epoch = w->io_epoch;
+    if (fds && !r) {
+        t->unready_epoch = w->io_epoch;
+        t->unready_calm = w->io_calm_moves;
+    }
+    if (one_sim && r) t->ready_epoch = w->io_epoch;     /* step_call need not poll again */
     return r;
 }
 

@@ -416,7 +416,13 @@ void step(struct world *w, struct thread *t)
     uint64_t before = w->io_epoch;
     bool fresh = t->state == TS_NEW || t->state == TS_HELD;
     if (fresh || !calm(SYSNR(t)) || t->proc->m->ndirty) w->io_epoch++;
-    if (!fresh && w->io_epoch != before && relay_calm(SYSNR(t))) netsim_quiet_through(w, before);
+    /* A poll of this thread's one fd that found it ready at the epoch this
+     * step starts in stands (nothing ran since). */
+    t->ready_known = t->ready == fd_ready_check && t->ready_epoch == before;
+    if (!fresh && w->io_epoch != before && relay_calm(SYSNR(t))) {
+        netsim_quiet_through(w, before);
+        w->io_calm_moves++;
+    }
     if (t->state == TS_NEW || t->state == TS_HELD) {
         resume(t, 0);
         settle(w, t);
@@ -449,7 +455,8 @@ static void step_call(struct world *w, struct thread *t)
     const struct sys_entry *e = sys_lookup(SYSNR(t));
     enum sys_action a;
     /* A call whose condition came true completes; the signal follows it. */
-    bool done = t->woken || t->timed_out || (t->ready && t->ready(w, t));
+    bool done = t->woken || t->timed_out || (t->ready && (t->ready_known || t->ready(w, t)));
+    t->ready_known = false;
     t->exit_note = NULL;
     if (t->interrupted && !done) a = signal_interrupt(w, t, e);
     else a = e && e->handler ? e->handler(w, t) : SYS_FENCE;

@@ -39,6 +39,7 @@ void hold_copy(struct thread *t, int copy, short events)
     thread_drop_copy(t);
     t->copy_fd = copy;
     t->copy_events = events;
+    t->copy_sim = false;        /* set by the callers that know it is */
 }
 
 int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st)
@@ -93,6 +94,7 @@ static int must_wait(struct world *w, struct thread *t, int copy, const struct s
         return 0;
     }
     hold_copy(t, fd_own(t, copy), events);
+    t->copy_sim = S_ISSOCK(st->st_mode) && netsim_lookup(w, st->st_ino);
     return 1;
 }
 

@@ -347,6 +347,7 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
             return write_end(t, -EAGAIN);       /* the send timeout: what moved, or EAGAIN */
         }
         hold_copy(t, fd_own(t, copy), POLLOUT);
+        t->copy_sim = sock && netsim_lookup(w, st.st_ino);
         return block(t, deadline, fd_ready_check);
     }
     fd_return(t, copy);

@@ -48,6 +48,7 @@ static inline enum sys_action block(struct thread *t, uint64_t deadline, ready_f
     t->deadline = deadline;
     t->ready = ready;
     t->unready_epoch = UINT64_MAX;
+    t->ready_epoch = 0;
     t->woken = false;
     return SYS_BLOCK;
 }

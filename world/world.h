@@ -117,6 +117,10 @@ struct thread {
     uint64_t ctid_addr;     /* CLONE_CHILD_CLEARTID / set_tid_address */
     uint64_t steps;
     uint64_t unready_epoch; /* its fd readiness was polled false at this io_epoch (UINT64_MAX: not since it blocked) */
+    uint64_t unready_calm;  /* and io_calm_moves then */
+    bool copy_sim;          /* copy_fd is a simulated socket's */
+    uint64_t ready_epoch;   /* fd_ready_check found copy_fd ready at this io_epoch (0: not) */
+    bool ready_known;       /* and io_epoch has not moved since: its step need not poll */
     uint64_t start_ns;      /* made at this machine monotonic time */
     uint64_t nvcsw, nivcsw; /* it blocked; another was picked while it was ready */
     bool exit_expected;     /* its own exit(): no group death follows */
@@ -324,6 +328,10 @@ struct world {
      * signal, a timer, a fault, a delivery or a read of the network. A
      * readiness poll that found nothing is not made again until it moves. */
     uint64_t io_epoch;
+    /* How many of io_epoch's moves were steps whose call only read, waited
+     * or slept (step.c relay_calm): none of those makes a simulated socket
+     * readable or writable (only the relay, or a shutdown, does). */
+    uint64_t io_calm_moves;
     struct thread *running;
     struct thread *held_at_exit; /* its call returned; it goes on once the
                                   * deaths the call caused have been seen */
