@@ -50,7 +50,7 @@ for what in "/proc/1/mem rw" "/proc/1/mem wronly" "/proc/1/task/1/mem rw" "/proc
     "thread-self ../../../1/mem rw" "openat /proc/1 mem rw" "/proc/self/fd/N/mem rw" "chdir /proc/1, mem rw" \
     "chdir /proc/1, ./mem rw" "chdir /proc/1, task/1/mem rw" "symlink /tmp mem rw" "creat /proc/1/mem" "O_PATH fd reopened rw" \
     "symlink other name rw" "symlink chain rw" "creat through symlink" "symlink task mem rw" "symlink relative rw" \
-    "symlink to fd link rw" "short relative name rw"; do
+    "symlink to fd link rw" "short relative name rw" "via a symlinked dir rw" "via .. rw"; do
     expect "$what" "EACCES"
 done
 expect "/proc/1/mem rdonly" "ok"

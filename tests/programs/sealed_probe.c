@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -149,6 +150,21 @@ int main(int argc, char **argv)
     show("symlink to fd link rw", opath < 0 || symlink(fdlink, other) < 0 ? -1 : open(other, O_RDWR));
     show("symlink other name rdonly", open(other, O_RDONLY));
     show("symlink O_NOFOLLOW rw", open(other, O_RDWR | O_NOFOLLOW));
+    /* Paths the quick look leaves to the walk: a symlinked directory on
+     * the way, and "..". */
+    char dir[600], ldir[600], via[700];
+    snprintf(dir, sizeof dir, "/tmp/%s/d", tag);
+    snprintf(ldir, sizeof ldir, "/tmp/%s/ld", tag);
+    snprintf(via, sizeof via, "%s/x", dir);
+    bool made = mkdir(dir, 0755) == 0 && symlink("d", ldir) == 0 && symlink("/proc/1/mem", via) == 0;
+    snprintf(via, sizeof via, "%s/x", ldir);
+    show("via a symlinked dir rw", made ? open(via, O_RDWR) : -1);
+    snprintf(via, sizeof via, "%s/../d/x", dir);
+    show("via .. rw", made ? open(via, O_RDWR) : -1);
+    snprintf(via, sizeof via, "%s/x", dir);
+    unlink(via);
+    unlink(ldir);
+    rmdir(dir);
     int back = open(".", O_PATH | O_DIRECTORY);
     show("short relative name rw", chdir(path) < 0 ? -1 : open("x", O_RDWR));
     if (back >= 0 && fchdir(back) == 0) close(back);
