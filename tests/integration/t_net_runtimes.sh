@@ -2,11 +2,10 @@
 # TCP from the Go runtime (netpoller) and Node (libuv) under dsim: a server
 # and 3 clients over 127.0.0.1 print what they print natively, and one seed
 # gives one trace hash. Everything runs inside `unshare --net`.
+# netns.sh re-executes the script in an empty network namespace before
+# lib.sh makes $TMP (a re-exec after it left the first one behind).
+. "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
-if [ -z "${DSIM_IN_NETNS:-}" ]; then
-    DSIM_IN_NETNS=1 exec unshare --net bash "$0" "$@"
-fi
-ip link set lo up 2>/dev/null || true
 command -v go >/dev/null || fail "go is not installed (.ci/run installs golang-go)"
 command -v node >/dev/null || fail "node is not installed (.ci/run installs nodejs)"
 
