@@ -28,6 +28,13 @@ run() {
 first_exec() { gzip -dcf "$1.trace" | grep -m1 ' execve(' | sed 's/.*execve(\("[^"]*"\).*/\1/'; }
 steps() { gzip -dcf "$1.trace" | grep -c '^[0-9]'; }
 
+# Whether this host's /bin/sh forks a lone command (dash) or execs it
+# (bash): what the program saw through the shell.
+shpid_ppid=$(bash -c 'echo $$; /bin/sh -c "./show_start"; :' | sed -n '1p;s/^pid [0-9]* ppid //p' | tr '\n' ' ')
+set -- $shpid_ppid
+if [ "$1" = "$2" ]; then lone='pid 2 ppid 1'; else lone='pid 3 ppid 2'; fi
+note "/bin/sh -c with a lone command: $lone through the shell"
+
 for cmd in "./show_start a --b=c d,e" "exec ./show_start x" "show_start y"; do
     conf auto.conf auto "$cmd"
     conf always.conf always "$cmd"
@@ -42,7 +49,7 @@ for cmd in "./show_start a --b=c d,e" "exec ./show_start x" "show_start y"; do
         { diff "$TMP/always.seen" "$TMP/auto.seen" >&2; fail "$cmd: the program saw another start"; }
     case $cmd in
     exec*) want='pid 2 ppid 1' ;;
-    *) want='pid 3 ppid 2' ;;
+    *) want=$lone ;;
     esac
     grep -q "^$want\$" "$TMP/always/seed-1/m.stdout" || fail "$cmd: through the shell, not $want"
     grep -q '^env PWD=/dsim/config$' "$TMP/auto/seed-1/m.stdout" || fail "$cmd: no PWD: $(cat "$TMP/auto/seed-1/m.stdout")"
