@@ -30,12 +30,12 @@ static const unsigned int safe_ioctls[] = {
 
 enum sys_action sys_ioctl(struct world *w, struct thread *t)
 {
-    (void)w;
     unsigned int req = (unsigned int)ARG1(t);   /* Linux takes the request as an unsigned int */
     /* Reflinks depend on the host's file system (xfs and btrfs share
      * extents, ext4 cannot): refused as ext4 and overlayfs on it refuse
      * them, so cp falls back to copying, the same on every host. */
     if (req == FICLONE || req == FICLONERANGE || req == FIDEDUPERANGE) return emulate(t, -EOPNOTSUPP);
+    if (req == FIONBIO) return sock_nonblock_call(w, t);
     for (size_t i = 0; i < sizeof safe_ioctls / sizeof *safe_ioctls; i++)
         if (safe_ioctls[i] == req) return SYS_PASS;
     return SYS_FENCE;
@@ -123,6 +123,7 @@ static bool lock_ready(struct world *w, struct thread *t)
 enum sys_action sys_fcntl(struct world *w, struct thread *t)
 {
     int cmd = (int)ARG1(t), fd = (int)ARG0(t);
+    if (cmd == F_SETFL) return sock_nonblock_call(w, t);
     if (cmd != F_SETLKW && cmd != F_OFD_SETLKW) return SYS_PASS;
     int copy = fd_copy(w, t, fd);
     if (copy < 0) return fd_copy_error(w, t, fd);

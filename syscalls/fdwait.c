@@ -75,13 +75,16 @@ bool fd_external(const struct world *w, const struct stat *st)
 
 /* Decides on a probed copy, which it consumes: 0 (closed) if a blocking call
  * can go now, 1 (held in t->copy_fd) if it must wait for `events`. */
-static int must_wait(struct world *w, struct thread *t, int copy, const struct stat *st, short events)
+static int must_wait(struct world *w, struct thread *t, int copy, const struct stat *st, short events,
+                     const struct simsock *s)
 {
     mode_t type = st->st_mode & S_IFMT;
     bool wait = type != S_IFREG && type != S_IFDIR && type != S_IFBLK && type != S_IFCHR &&
                 !fd_external(w, st);
     if (wait) {
-        int fl = fcntl(copy, F_GETFL), acc = fl & O_ACCMODE;
+        /* A simulated socket's flags are known (read and write, and its
+         * O_NONBLOCK); anything else's are asked. */
+        int fl = s ? O_RDWR | (s->nonblock ? O_NONBLOCK : 0) : fcntl(copy, F_GETFL), acc = fl & O_ACCMODE;
         struct pollfd p = { copy, events, 0 };
         /* An fd not open for the direction (a pipe's other end) fails at
          * once (EBADF): the kernel says so. A failed poll (EINTR) waits:
@@ -126,9 +129,9 @@ uint64_t sock_deadline(struct world *w, struct thread *t, int copy, const struct
 /* The end of a handler that waits for readiness on a probed copy. A socket
  * whose receive timeout passes fails with EAGAIN, as Linux's does. */
 static enum sys_action wait_or_pass(struct world *w, struct thread *t, int copy, const struct stat *st,
-                                    short events)
+                                    short events, const struct simsock *s)
 {
-    if (!must_wait(w, t, copy, st, events)) return SYS_PASS;
+    if (!must_wait(w, t, copy, st, events, s)) return SYS_PASS;
     uint64_t deadline = sock_deadline(w, t, t->copy_fd, st, SO_RCVTIMEO);
     if (deadline > w->now) return block(t, deadline, fd_ready_check);
     thread_drop_copy(t);
@@ -155,7 +158,7 @@ enum sys_action read_or_wait(struct world *w, struct thread *t, int copy, const 
         fd_return(t, copy);
         return a;
     }
-    if (wait_or_pass(w, t, copy, st, events) == SYS_BLOCK) {
+    if (wait_or_pass(w, t, copy, st, events, s) == SYS_BLOCK) {
         t->on_exit = NULL;      /* set again when the call is retried */
         return SYS_BLOCK;
     }

@@ -308,7 +308,8 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
     int copy = c->probed ? c->copy : fd_lend(w, t, c->fd, &st);
     if (copy < 0) return again && errno == EBADF ? write_end(t, -EBADF) : fd_copy_error(w, t, c->fd);
     bool sock = S_ISSOCK(st.st_mode);
-    int fl = fcntl(copy, F_GETFL);
+    struct simsock *sim = sock ? netsim_lookup(w, st.st_ino) : NULL;
+    int fl = sim ? O_RDWR | (sim->nonblock ? O_NONBLOCK : 0) : fcntl(copy, F_GETFL);
     bool ours = (S_ISFIFO(st.st_mode) || sock) && !fd_external(w, &st) && fl >= 0 &&
                 !(fl & O_NONBLOCK) && !(c->flags & MSG_DONTWAIT) && (fl & O_ACCMODE) != O_RDONLY;
     /* A datagram goes whole or not at all: one over a step is too big
@@ -347,7 +348,7 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
             return write_end(t, -EAGAIN);       /* the send timeout: what moved, or EAGAIN */
         }
         hold_copy(t, fd_own(t, copy), POLLOUT);
-        t->copy_sim = sock && netsim_lookup(w, st.st_ino);
+        t->copy_sim = sim != NULL;
         return block(t, deadline, fd_ready_check);
     }
     fd_return(t, copy);

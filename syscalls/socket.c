@@ -164,6 +164,7 @@ static void socket_done(struct world *w, struct thread *t, long result)
     int copy = fd_lend(w, t, (int)result, &st);
     struct simsock *s = copy >= 0 ? netsim_add(w, st.st_ino, t->proc->m->index, family, type) : NULL;
     if (s) s->protocol = t->call.socket.protocol == IPPROTO_UDPLITE ? IPPROTO_UDPLITE : type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
+    if (s) s->nonblock = ARG1(t) & SOCK_NONBLOCK;       /* the caller's type, flags and all */
     fd_return(t, copy);
 }
 
@@ -348,6 +349,32 @@ enum sys_action sys_connect(struct world *w, struct thread *t)
     return block(t, UINT64_MAX, connect_ready);
 }
 
+/* ---- O_NONBLOCK of a simulated socket ---- */
+
+static void nonblock_done(struct world *w, struct thread *t, long result)
+{
+    (void)w;
+    struct simsock *s = t->call.nonblock.sock;
+    if (result != 0) return;
+    if (SYSNR(t) == SYS_fcntl) {
+        s->nonblock = ARG2(t) & O_NONBLOCK;
+    } else {
+        int on;
+        if (mem_read(t->tid, ARG2(t), &on, sizeof on) == 0) s->nonblock = on != 0;
+    }
+}
+
+/* fcntl(F_SETFL) and ioctl(FIONBIO): on a simulated socket, its O_NONBLOCK
+ * is kept from the exit stop on; anything else passes as it is. */
+enum sys_action sock_nonblock_call(struct world *w, struct thread *t)
+{
+    struct simsock *s = sock_of(w, t, (int)ARG0(t), NULL);
+    if (!s) return SYS_PASS;
+    t->call.nonblock.sock = s;
+    t->exit_quiet = nonblock_done;     /* the event stays a passed call's: hashes as before */
+    return SYS_PASS;
+}
+
 /* ---- accept and names ---- */
 
 static void accept_done(struct world *w, struct thread *t, long result)
@@ -357,6 +384,7 @@ static void accept_done(struct world *w, struct thread *t, long result)
     struct stat st;
     int copy = fd_lend(w, t, (int)result, &st);
     struct simsock *s = copy >= 0 ? netsim_accepted(w, l, st.st_ino) : NULL;
+    if (s) s->nonblock = SYSNR(t) == SYS_accept4 && (ARG3(t) & SOCK_NONBLOCK);
     fd_return(t, copy);
     if (s) put_saddr_room(t, s->family, &s->peer, ARG1(t), ARG2(t), t->call.accept.room);
 }

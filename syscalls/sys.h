@@ -79,6 +79,8 @@ bool fd_external(const struct world *w, const struct stat *st);
 uint64_t sock_deadline(struct world *w, struct thread *t, int copy, const struct stat *st, int name);
 /* Reads and accepts: the socket layer's answer, or a wait for `events` on
  * the probed copy (consumed) if may_wait. */
+/* fcntl F_SETFL, ioctl FIONBIO: a simulated socket's O_NONBLOCK (socket.c). */
+enum sys_action sock_nonblock_call(struct world *w, struct thread *t);
 enum sys_action read_or_wait(struct world *w, struct thread *t, int copy, const struct stat *st, short events,
                              bool may_wait);
 

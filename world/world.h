@@ -54,6 +54,7 @@ union call_state {
     struct { int family, type, protocol; } socket;
     struct { struct simsock *sock; } connect;
     struct { struct simsock *listener; int room; } accept;
+    struct { struct simsock *sock; } nonblock;              /* fcntl F_SETFL, ioctl FIONBIO (socket.c) */
     struct { struct simsock *sock; int room; bool oob; } recv_dgram;
     struct { uint64_t name; } recv_stream;
     struct { unsigned long flags; uint64_t ctid; } clone;   /* clone, fork, vfork, clone3 (process.c) */
@@ -109,6 +110,7 @@ struct thread {
     bool retry;             /* the handler runs again after a block */
 
     exit_fn on_exit;        /* called at the syscall-exit stop */
+    exit_fn exit_quiet;     /* and this, for a passed call, without recording the call's result */
     unsigned char pending_rec[640];  /* the call's trace record (callrec.h), ended at exit */
     size_t pending_len;
     bool note_result;       /* its passed call's result goes in a note at exit */

@@ -68,6 +68,11 @@ struct simsock {
     bool had_conn;          /* TCP: it had a connection (one that ended reads EOF) */
     int protocol;           /* IPPROTO_TCP, IPPROTO_UDP or IPPROTO_UDPLITE */
     bool dead;              /* its machine crashed */
+    /* Its open file description's O_NONBLOCK, as the calls that set it left
+     * it (socket and accept4 flags, fcntl F_SETFL, ioctl FIONBIO, all seen
+     * at their exit stops; dup and fork share the description, and a
+     * socket has no other): a wait needs no F_GETFL. */
+    bool nonblock;
 };
 
 /* World setup and teardown. 0, or -1 with errno. */
