@@ -52,10 +52,4 @@ char **command_words(const char *command)
     return words;
 }
 
-int command_shell_parse(const char *s, enum command_shell *out)
-{
-    if (!strcmp(s, "auto")) *out = COMMAND_SHELL_AUTO;
-    else if (!strcmp(s, "always")) *out = COMMAND_SHELL_ALWAYS;
-    else return -1;
-    return 0;
-}
+const char *const command_shell_names[2] = { "auto", "always" };

@@ -14,6 +14,5 @@ char **command_words(const char *command);
 /* How a machine's command runs ([simulation] command_shell): always by
  * /bin/sh -c, or directly when command_words says it can (auto). */
 enum command_shell { COMMAND_SHELL_AUTO, COMMAND_SHELL_ALWAYS };
-/* "auto", "always": 0, or -1 for anything else. */
-int command_shell_parse(const char *s, enum command_shell *out);
+extern const char *const command_shell_names[2];      /* "auto", "always" */
 #endif

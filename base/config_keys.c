@@ -21,7 +21,7 @@ struct key;
 typedef int key_reader(struct parser *p, const struct key *k, void *obj, const char *value);
 static key_reader read_duration, read_positive, read_signed, read_range, read_signed_range, read_positive_range,
     read_bool, read_string, read_env, read_disk, read_drift, read_address, read_cpus, read_memory, read_epoch,
-    read_tsc, read_clock_reads, read_command_shell, read_kind, read_span, read_targets, read_sides, read_links, read_percent, read_percent_range,
+    read_choice, read_kind, read_span, read_targets, read_sides, read_links, read_percent, read_percent_range,
     read_link_percent, read_partition_every, read_heal, read_partition_sides, read_seed, read_warm;
 
 enum key_flags {
@@ -39,10 +39,13 @@ static const struct key {
     size_t line_off;        /* 1 + where the line it is on is kept, or 0 */
     unsigned flags;         /* enum key_flags */
     unsigned fault_key;     /* [fault]: its enum fault_key, for the kind's rules */
+    const char *const *names;   /* read_choice: the values, in the order of the enum they name */
+    size_t nnames;
 } keys[] = {
 #define AT(type, field) .off = offsetof(type, field), .size = sizeof ((type *)0)->field
 #define PAIR(type, lo) .off = offsetof(type, lo), .size = 2 * sizeof ((type *)0)->lo    /* lo, hi */
 #define LINE(type, field) .line_off = offsetof(type, field) + 1
+#define CHOICES(names_) .names = (names_), .nnames = sizeof (names_) / sizeof *(names_)
     { SEC_SIMULATION, "duration", read_positive, AT(struct config, duration_ns) },
     { SEC_SIMULATION, "quantum", read_positive, AT(struct config, quantum_ns) },
     { SEC_SIMULATION, "cpus", read_cpus, AT(struct config, cpus) },
@@ -50,9 +53,9 @@ static const struct key {
     { SEC_SIMULATION, "spin_limit", read_positive, AT(struct config, spin_limit_ns) },
     { SEC_SIMULATION, "strict_names", read_bool, AT(struct config, strict_names) },
     { SEC_SIMULATION, "epoch", read_epoch, AT(struct config, epoch_s) },
-    { SEC_SIMULATION, "tsc", read_tsc, AT(struct config, tsc) },
-    { SEC_SIMULATION, "clock_reads", read_clock_reads, AT(struct config, clock_reads) },
-    { SEC_SIMULATION, "command_shell", read_command_shell, AT(struct config, command_shell) },
+    { SEC_SIMULATION, "tsc", read_choice, AT(struct config, tsc), CHOICES(tsc_mode_names) },
+    { SEC_SIMULATION, "clock_reads", read_choice, AT(struct config, clock_reads), CHOICES(clock_reads_names) },
+    { SEC_SIMULATION, "command_shell", read_choice, AT(struct config, command_shell), CHOICES(command_shell_names) },
     { SEC_SIMULATION, "warm_start", read_warm, AT(struct config, warm_start_ns), LINE(struct config, warm_start_line) },
     { SEC_SIMULATION, "warm_seed", read_seed, AT(struct config, warm_seed) },
     { SEC_MACHINE, "command", read_string, AT(struct machine_conf, command), .flags = REQUIRED },
@@ -411,11 +414,23 @@ int tsc_mode_parse(const char *s, enum tsc_mode *out)
     return -1;
 }
 
-static int read_tsc(struct parser *p, const struct key *k, void *obj, const char *value)
+/* A key whose value is one of its names: the field (an enum) takes the
+ * name's index. */
+_Static_assert(sizeof(enum tsc_mode) == sizeof(int) && sizeof(enum clock_reads) == sizeof(int) &&
+                   sizeof(enum command_shell) == sizeof(int),
+               "read_choice writes an int");
+static int read_choice(struct parser *p, const struct key *k, void *obj, const char *value)
 {
-    if (tsc_mode_parse(value, FIELD(enum tsc_mode, k, obj)) < 0)
-        return parser_fail(p, p->lineno, "bad tsc \"%s\" (use auto, trap or rewrite)", value);
-    return 1;
+    for (size_t i = 0; i < k->nnames; i++)
+        if (!strcmp(value, k->names[i])) {
+            *FIELD(int, k, obj) = (int)i;
+            return 1;
+        }
+    char use[160] = "";
+    for (size_t i = 0, n = 0; i < k->nnames && n < sizeof use; i++)
+        n += (size_t)snprintf(use + n, sizeof use - n, "%s%s", i == 0 ? "" : i + 1 == k->nnames ? " or " : ", ",
+                              k->names[i]);
+    return parser_fail(p, p->lineno, "bad %s \"%s\" (use %s)", k->name, value, use);
 }
 
 const char *const clock_reads_names[2] = { "stop", "page" };
@@ -425,20 +440,6 @@ int clock_reads_parse(const char *s, enum clock_reads *out)
     for (int i = 0; i < 2; i++)
         if (!strcmp(s, clock_reads_names[i])) { *out = (enum clock_reads)i; return 0; }
     return -1;
-}
-
-static int read_clock_reads(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    if (clock_reads_parse(value, FIELD(enum clock_reads, k, obj)) < 0)
-        return parser_fail(p, p->lineno, "bad clock_reads \"%s\" (use stop or page)", value);
-    return 1;
-}
-
-static int read_command_shell(struct parser *p, const struct key *k, void *obj, const char *value)
-{
-    if (command_shell_parse(value, FIELD(enum command_shell, k, obj)) < 0)
-        return parser_fail(p, p->lineno, "bad command_shell \"%s\" (use auto or always)", value);
-    return 1;
 }
 
 static int read_kind(struct parser *p, const struct key *k, void *obj, const char *value)
