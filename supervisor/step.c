@@ -449,6 +449,9 @@ void step(struct world *w, struct thread *t)
 void step_from_point(struct world *w, struct thread *t)
 {
     warm_point(w);
+    /* Its step() ran at the start-up's io_epoch, another world's: its
+     * fd must be polled again in this seed. */
+    t->ready_known = false;
     step_call(w, t);
 }
 
