@@ -8,6 +8,7 @@
 #include "supervisor/faults.h"
 #include "world/clockpage.h"
 #include "syscalls/sys.h"
+#include <ctype.h>
 #include <inttypes.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -76,6 +77,22 @@ bool warm_due_at_call(const struct world *w, const struct thread *t)
     return family == AF_INET || family == AF_INET6;
 }
 
+/* A file of the machine's network tables, /proc/PID/net/NAME (as
+ * /proc/net/NAME and /proc/self/net/NAME open): what a program that
+ * checks its interfaces reads at its start. Its text is made afresh from
+ * the machine's network namespace, which the copy shares and which holds
+ * nothing of the simulated network's at the point, so the copy that opens
+ * it again and seeks to the offset reads on what the template would. */
+static bool net_table(const char *path)
+{
+    const char *p = path + strlen("/proc/");
+    if (!*p || !isdigit((unsigned char)*p)) return false;
+    while (isdigit((unsigned char)*p)) p++;
+    if (strncmp(p, "/net/", 5)) return false;
+    p += 5;
+    return *p && !strchr(p, '/');
+}
+
 bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long long *pos)
 {
     char name[64], line[256];
@@ -86,7 +103,7 @@ bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long
     path[n] = 0;
     static const char *const kernel[] = { "/proc/", "/sys/", "/dev/" };
     for (int i = 0; i < 3; i++)
-        if (!strncmp(path, kernel[i], strlen(kernel[i]))) return false;
+        if (!strncmp(path, kernel[i], strlen(kernel[i])) && !net_table(path)) return false;
     if (strstr(path, " (deleted)")) return false;
     snprintf(name, sizeof name, "/proc/%d/fdinfo/%d", (int)pid, fd);
     FILE *f = fopen(name, "re");
