@@ -56,24 +56,39 @@ static uint64_t next_event(struct world *w)
     return next;
 }
 
+/* The threads of runnable[0..n) on t's machine, t aside: the only ones
+ * that could be waiting for t's clock reads (memory is shared within a
+ * machine at most; another machine learns of t only through a system
+ * call, which stops). */
+static size_t machine_mates(const struct thread *t, struct thread *const *runnable, size_t n)
+{
+    size_t mates = 0;
+    for (size_t i = 0; i < n; i++)
+        if (runnable[i] != t && runnable[i]->proc->m == t->proc->m) mates++;
+    return mates;
+}
+
 /* clock_reads = page: how many clock reads the page answers in t's next
  * step (docs/design.md §5 "Reads without a stop, while nothing else could
  * run"). Each read moves the time a quantum, as a step does. While another
- * thread could run (others), every read is the system call, a stop and a
- * scheduling point, as every read is under stop: on Linux that thread
- * would run beside t, and here it must not wait for 64 of t's reads to
- * get a turn (Go's runtime waits so for a thread that will stop the world
- * before it spins, and etcd spun for ever in half its seeds). Else the
- * reads up to the next event of the world (a blocked thread's deadline, a
- * timer, a fault, a packet, a machine's start) are answered, and the one
- * that would carry the time to it is the stop where that event happens. */
-static uint64_t clock_reads_left(struct world *w, size_t others)
+ * thread of t's machine could run (mates), every read is the system call,
+ * a stop and a scheduling point, as every read is under stop: on Linux
+ * that thread would run beside t, and here it must not wait for 64 of t's
+ * reads to get a turn (Go's runtime waits so for a thread that will stop
+ * the world before it spins, and etcd spun for ever in half its seeds).
+ * While only other machines' threads could (others), a few reads a turn:
+ * they wait for t's turn, and each read is a quantum of their time. Else
+ * the reads up to the next event of the world (a blocked thread's
+ * deadline, a timer, a fault, a packet, a machine's start) are answered,
+ * and the one that would carry the time to it is the stop where that
+ * event happens. */
+static uint64_t clock_reads_left(struct world *w, size_t mates, size_t others)
 {
-    if (others) return 0;
+    if (mates) return 0;
     uint64_t next = next_event(w), q = w->conf->quantum_ns;
     if (next <= w->now) return 0;
-    uint64_t reads = (next - w->now + q - 1) / q;
-    return reads < CLOCK_PAGE_LIMIT ? reads : CLOCK_PAGE_LIMIT;
+    uint64_t reads = (next - w->now + q - 1) / q, limit = others ? CLOCK_PAGE_LIMIT_SHARED : CLOCK_PAGE_LIMIT;
+    return reads < limit ? reads : limit;
 }
 
 /* A blocked thread's ready(): a poll of fd readiness that found nothing is
@@ -156,7 +171,7 @@ static void loop(struct world *w, const struct filter_prog *fp)
         }
         if (w->now >= limit) break;
         struct thread *t = runnable[prng_below(&w->sched, n)];
-        if (w->conf->clock_reads == CLOCK_READS_PAGE) w->clock_reads_left = clock_reads_left(w, n - 1);
+        if (w->conf->clock_reads == CLOCK_READS_PAGE) w->clock_reads_left = clock_reads_left(w, machine_mates(t, runnable, n), n - 1);
         step(w, t);
         if (w->at_point) return;    /* stopped in the step: step_from_point goes on */
         after_step(w);

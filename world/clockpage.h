@@ -29,6 +29,7 @@
 
 /* Reads a page answers between two stops of a thread. */
 #define CLOCK_PAGE_LIMIT 64
+#define CLOCK_PAGE_LIMIT_SHARED 4     /* while only other machines' threads could run */
 #define CLOCK_PAGE_MAGIC 0x6b636f6c636d6973ULL     /* "simclock" */
 
 /* The page as clockstub.S reads it (offsets fixed there). */
