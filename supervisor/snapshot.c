@@ -12,6 +12,7 @@
 #include "disk/layout.h"
 #include "disk/treecopy.h"
 #include "supervisor/machine.h"
+#include "supervisor/snapfds.h"
 #include "supervisor/step.h"
 #include "supervisor/warm.h"
 #include "syscalls/sys.h"
@@ -28,8 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -77,11 +80,11 @@ static int event_of(int status) { return WIFSTOPPED(status) ? status >> 16 : -1;
 /* The tracee makes call nr; its result (-errno on failure), or -ENOTRECOVERABLE
  * if it left the stops expected. A child it makes (clone) is *child. It
  * ends at the call's exit stop. */
-static long inject(struct tracee *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, pid_t *child)
+static long inject4(struct tracee *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, pid_t *child)
 {
     struct user_regs_struct r = t->home;
     int status;
-    r.rdi = a0, r.rsi = a1, r.rdx = a2, r.r10 = r.r8 = r.r9 = 0;
+    r.rdi = a0, r.rsi = a1, r.rdx = a2, r.r10 = a3, r.r8 = r.r9 = 0;
     if (t->at_seccomp) {
         /* At the seccomp stop: the pending call becomes nr (the kernel
          * checks it against the filter again; a second trace means allow). */
@@ -106,6 +109,11 @@ static long inject(struct tracee *t, long nr, uint64_t a0, uint64_t a1, uint64_t
     }
     if (tracer_getregs(t->pid, &r) != 0) return -ENOTRECOVERABLE;
     return (long)r.rax;
+}
+
+static long inject(struct tracee *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, pid_t *child)
+{
+    return inject4(t, nr, a0, a1, a2, 0, child);
 }
 
 /* Back at the seccomp stop of its call at the point, every register as it
@@ -166,6 +174,17 @@ static long inject_path(struct tracee *t, long nr, const char *path)
     return r;
 }
 
+/* fd `made` of t moved to fd (over the template's file, which the copy
+ * shares there) with the point's O_CLOEXEC and O_NONBLOCK: 0 or -errno. */
+static long settle_fd(struct tracee *t, int made, int fd, int flags)
+{
+    long r = inject(t, SYS_dup3, (uint64_t)made, (uint64_t)fd, (uint64_t)(flags & O_CLOEXEC), NULL);
+    long c = inject(t, SYS_close, (uint64_t)made, 0, 0, NULL);
+    if (r != fd) return r < 0 ? r : -EBADF;
+    if (c != 0) return c;
+    return flags & O_NONBLOCK ? inject(t, SYS_fcntl, (uint64_t)fd, F_SETFL, O_NONBLOCK, NULL) : 0;
+}
+
 /* t opens path (its own open file description) as fd, with the flags and
  * at the offset it had at the point; 0 or -errno. */
 static long reopen(struct tracee *t, int fd, const char *path, int flags, long long pos)
@@ -178,14 +197,40 @@ static long reopen(struct tracee *t, int fd, const char *path, int flags, long l
                  ? inject(t, SYS_openat, (uint64_t)AT_FDCWD, base, (uint64_t)(flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC)), NULL)
                  : -EFAULT;
     if (mem_write(t->pid, base, saved, sizeof saved) != 0 && r >= 0) r = -EFAULT;
-    if (r < 0) return r;
-    long tmp = r;
-    r = inject(t, SYS_dup3, (uint64_t)tmp, (uint64_t)fd, (uint64_t)(flags & O_CLOEXEC), NULL);
-    long c = inject(t, SYS_close, (uint64_t)tmp, 0, 0, NULL);
-    if (r != fd) return r < 0 ? r : -EBADF;
-    if (c != 0) return c;
+    if (r < 0 || (r = settle_fd(t, (int)r, fd, flags & O_CLOEXEC)) != 0) return r;
     r = inject(t, SYS_lseek, (uint64_t)fd, (uint64_t)pos, SEEK_SET, NULL);
     return r == pos ? 0 : r < 0 ? r : -ESPIPE;
+}
+
+/* The copy makes its own socket pairs and epoll sets, alike, at the
+ * template's fd numbers (snapfds.h): 0 or -errno. */
+static long make_afresh(struct tracee *t, const struct snap_fds *f)
+{
+    if (!f->npairs && !f->nepolls) return 0;
+    uint64_t base = scratch_addr(t);
+    char saved[SCRATCH_LEN];
+    if (mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
+    long r = 0;
+    for (int i = 0; i < f->npairs && !r; i++) {
+        const struct snap_pair *p = &f->pairs[i];
+        int sv[2];
+        r = inject4(t, SYS_socketpair, AF_UNIX, (uint64_t)(p->type | SOCK_CLOEXEC), 0, base, NULL);
+        if (!r && mem_read(t->pid, base, sv, sizeof sv) != 0) r = -EFAULT;
+        for (int k = 0; k < 2 && !r; k++) r = settle_fd(t, sv[k], p->fd[k], p->flags[k]);
+    }
+    for (int i = 0; i < f->nepolls && !r; i++) {
+        const struct snap_epoll *e = &f->epolls[i];
+        r = inject(t, SYS_epoll_create1, EPOLL_CLOEXEC, 0, 0, NULL);
+        if (r >= 0) r = settle_fd(t, (int)r, e->fd, e->flags);
+        for (int k = 0; k < e->nwatches && !r; k++) {
+            struct epoll_event ev = { .events = e->watches[k].events, .data.u64 = e->watches[k].data };
+            r = mem_write(t->pid, base, &ev, sizeof ev) == 0
+                    ? inject4(t, SYS_epoll_ctl, (uint64_t)e->fd, EPOLL_CTL_ADD, (uint64_t)e->watches[k].fd, base, NULL)
+                    : -EFAULT;
+        }
+    }
+    if (mem_write(t->pid, base, saved, sizeof saved) != 0 && !r) r = -EFAULT;
+    return r;
 }
 
 /* ---- templates ---- */
@@ -214,6 +259,7 @@ struct snap_machine {
      * again for itself (its own offset). */
     struct reopened { int fd, flags; long long pos; char path[4096]; } *files;
     int nfiles;
+    struct snap_fds afresh;         /* the socket pairs and epoll sets it makes anew */
     /* The crash model's files at the point (durable.h: disk/NAME/grave and
      * content/NAME), "\0"-separated: what a seed adds goes after it. What
      * it changes or removes there matters only at a crash, a fault a
@@ -350,6 +396,7 @@ static void snap_free(struct snapshot *s)
         if (s->sm[i].mntns >= 0) close(s->sm[i].mntns);
         if (s->sm[i].troot >= 0) close(s->sm[i].troot);
         free(s->sm[i].files);
+        snap_fds_free(&s->sm[i].afresh);
         free(s->sm[i].kept[0]);
         free(s->sm[i].kept[1]);
     }
@@ -432,17 +479,31 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
         snprintf(path, sizeof path, "/proc/%d/fd", (int)t->tid);
         DIR *d = opendir(path);
         bool files_ok = d != NULL;
+        int *afresh = NULL, nafresh = 0;
         for (struct dirent *e; files_ok && (e = readdir(d));) {
             int fd = atoi(e->d_name);
             if (e->d_name[0] == '.' || fd <= 2) continue;
             if (!(sm->files = realloc(sm->files, (size_t)(sm->nfiles + 1) * sizeof *sm->files))) abort();
-            struct reopened *f = &sm->files[sm->nfiles++];
+            struct reopened *f = &sm->files[sm->nfiles];
             f->fd = fd;
-            files_ok = warm_reopenable(t->tid, fd, f->path, sizeof f->path, &f->flags, &f->pos);
+            if (warm_reopenable(t->tid, fd, f->path, sizeof f->path, &f->flags, &f->pos)) sm->nfiles++;
+            else if (snap_fd_afresh_kind(t->tid, fd)) {
+                if (!(afresh = realloc(afresh, (size_t)(nafresh + 1) * sizeof *afresh))) abort();
+                afresh[nafresh++] = fd;
+            } else files_ok = false;
         }
         if (d) closedir(d);
+        char fds_why[256] = "an fd past 2 changed at the point";
+        if (files_ok && nafresh) {
+            snprintf(path, sizeof path, "/proc/%d/ns/net", (int)t->tid);
+            int netns = open(path, O_RDONLY | O_CLOEXEC);
+            files_ok = netns >= 0 &&
+                       snap_fds_read(t->tid, netns, afresh, nafresh, &sm->afresh, fds_why, sizeof fds_why) == 0;
+            if (netns >= 0) close(netns);
+        }
+        free(afresh);
         if (!files_ok) {
-            snprintf(why, len, "machine %s: an fd past 2 changed at the point", m->name);
+            snprintf(why, len, "machine %s: %s", m->name, fds_why);
             snap_free(s);
             return NULL;
         }
@@ -716,6 +777,7 @@ static int make_copy(struct snap_machine *sm, char *why, size_t len)
     long r1 = 0, r2 = inject_path(&copy, SYS_chdir, sm->cwd);
     for (int i = 0; i < sm->nfiles && !r1 && !r2; i++)
         r1 = reopen(&copy, sm->files[i].fd, sm->files[i].path, sm->files[i].flags, sm->files[i].pos);
+    if (!r1 && !r2) r1 = make_afresh(&copy, &sm->afresh);
     struct user_regs_struct r = sm->tpl.home;
     r.rip -= 2, r.rax = sm->tpl.home.orig_rax, r.orig_rax = (unsigned long long)-1;
     if (r1 || r2 || tracer_setregs(copy.pid, &r) != 0 || hand_off(copy.pid) != 0) {

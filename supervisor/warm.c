@@ -4,6 +4,7 @@
  * every command does today; a sweep may one day start its seeds from a
  * snapshot taken at the point instead (docs/design.md §6 "Warm start"). */
 #include "supervisor/warm.h"
+#include "supervisor/snapfds.h"
 #include "net/sim/netsim.h"
 #include "supervisor/faults.h"
 #include "world/clockpage.h"
@@ -133,7 +134,8 @@ static const char *unforkable(const struct process *p, char *buf, size_t len)
     DIR *d = opendir(path);
     for (struct dirent *e; d && (e = readdir(d));)
         if (e->d_name[0] != '.' && atoi(e->d_name) > 2 &&
-            !warm_reopenable(pid, atoi(e->d_name), file, sizeof file, &flags, &pos)) {
+            !warm_reopenable(pid, atoi(e->d_name), file, sizeof file, &flags, &pos) &&
+            !snap_fd_afresh_kind(pid, atoi(e->d_name))) {
             snprintf(buf, len, "fd %s open", e->d_name);
             closedir(d);
             return buf;

@@ -10,8 +10,13 @@
 #     finds no earlier seed's file, and its child is pid 3.
 #  2. Three machines, at a time and (in a network namespace) at the first
 #     network call with datagrams between them: the same three ways agree.
+#     So do an asyncio event loop across the point (its epoll set and
+#     self-pipe, which each copy makes anew; another thread wakes the loop
+#     through it) and three asyncio machines over TCP started at once (the
+#     id allocator), at the first network call.
 #  3. Where a snapshot cannot serve, the sweep says why once and runs cold
-#     with the same hashes: an fd past 2 at the point (a fence), a [fault]
+#     with the same hashes: an fd past 2 at the point (a fence), a socket
+#     pair with a byte in it at the point, a [fault]
 #     section (the config), and a seed that leaves a file in /dev/shm,
 #     which the copies share (the snapshot serves no seed after it).
 #  4. --warm cold says nothing; a bad --warm is a usage error.
@@ -87,11 +92,35 @@ three_ways net.conf net
 grep -qx 'from c' out-net/seed-3/a.stdout || fail "net: a got no datagram from c"
 grep -qx 'dsim: warm start: seeds start from a snapshot of the point' net.err || { cat net.err >&2; fail "net: no snapshot"; }
 
+# An asyncio event loop across the point (an epoll set watching its
+# self-pipe, a socket pair): each copy makes its own, and another thread
+# wakes the loop through it. Three asyncio machines over TCP, all started
+# at once, at the first network call (the id allocator of t_net_idalloc).
+conf loop.conf 1s m 'exec python3 warm_probe.py'
+printf 'env = PYTHONDONTWRITEBYTECODE=1\nenv = WARM_PROBE_LOOP=1\n' >>c/loop.conf
+three_ways loop.conf loop
+grep -qx 'dsim: warm start: seeds start from a snapshot of the point' loop.err || { cat loop.err >&2; fail "loop: no snapshot"; }
+for s in 1 5; do grep -qx 'loop woken' out-loop/seed-$s/m.stdout || fail "loop: seed $s: $(cat out-loop/seed-$s/m.stdout)"; done
+cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$PROGS/netcheck.py" c/
+{ printf '[simulation]\nduration = 60s\nwarm_start = network\n[defaults]\nenv = PYTHONDONTWRITEBYTECODE=1\n'
+  printf '[network]\nlatency = 1ms..50ms\n[machine alloc]\ncommand = exec python3 idalloc.py server 7000 --fixed --clients 2\n'
+  printf '[machine c1]\ncommand = exec python3 idalloc.py client alloc 7000 c1 5\n'
+  printf '[machine c2]\ncommand = exec python3 idalloc.py client alloc 7000 c2 5\n'
+  printf '[check]\ncommand = python3 "$DSIM_CONFIG_DIR/idalloc_check.py" c1.stdout c2.stdout\n'; } >c/asyncio.conf
+three_ways asyncio.conf asyncio
+grep -qx 'dsim: warm start: seeds start from a snapshot of the point' asyncio.err ||
+    { cat asyncio.err >&2; fail "asyncio: no snapshot"; }
+
 # --- 3. where a snapshot cannot serve ---------------------------------------------
 conf fd.conf 1s m 'exec 3</dev/null; exec python3 warm_probe.py'
 three_ways fd.conf fd
 grep -qx 'dsim: warm start: seeds run cold, not from a snapshot: machine m: fd 3 open' fd.err ||
     { cat fd.err >&2; fail "fd 3 at the point: not said"; }
+conf pair.conf 1s m 'exec python3 warm_probe.py'
+printf 'env = PYTHONDONTWRITEBYTECODE=1\nenv = WARM_PROBE_PAIR=1\n' >>c/pair.conf
+three_ways pair.conf pair
+grep -q '^dsim: warm start: seeds run cold, not from a snapshot: machine m: fd [0-9]*: a socket pair shut down or with bytes in it$' \
+    pair.err || { cat pair.err >&2; fail "a byte in a socket pair at the point: not said"; }
 conf fault.conf 1s m 'exec python3 warm_probe.py'
 printf '[fault f]\nkind = pause\nat = 3s\nmachine = m\nduration = 100ms\n' >>c/fault.conf
 three_ways fault.conf fault

@@ -6,7 +6,11 @@
 # seed writes is there already (an earlier seed's must not be), inode
 # numbers, its child's pid, its directory; with "net", a datagram to the
 # next machine and one from the previous; with WARM_PROBE_SHM set, a file
-# in /dev/shm (which a snapshot's seeds share: the last it serves).
+# in /dev/shm (which a snapshot's seeds share: the last it serves); with
+# WARM_PROBE_LOOP set, an asyncio event loop made before the point (its
+# epoll set and self-pipe, which each copy makes anew), woken after it
+# through the self-pipe by another thread; with WARM_PROBE_PAIR set, a
+# socket pair with a byte in it at the point (no copy can have it).
 import os, socket, sys, time
 os.chdir('/var/tmp')
 with open('before', 'w') as f:
@@ -15,6 +19,13 @@ ino = os.stat('before').st_ino
 print('start-up', os.getpid(), os.getppid(), ino, flush=True)
 src = open('/dsim/config/warm_probe.py', 'rb', buffering=0)    # open across the point
 head = src.read(7)
+loop = None
+if os.environ.get('WARM_PROBE_LOOP'):
+    import asyncio, threading
+    loop = asyncio.new_event_loop()
+if os.environ.get('WARM_PROBE_PAIR'):
+    pair = socket.socketpair()
+    pair[0].send(b'x')
 time.sleep(2)
 net = len(sys.argv) > 1
 if net:
@@ -40,6 +51,13 @@ if net:
     nxt = peers[(peers.index(me) + 1) % len(peers)]
     s.sendto(me.encode(), (nxt, 7300))
     print('from', s.recvfrom(100)[0].decode(), flush=True)
+if loop:
+    woken = loop.create_future()
+    def wake():
+        time.sleep(0.1)
+        loop.call_soon_threadsafe(woken.set_result, 'woken')
+    threading.Thread(target=wake).start()
+    print('loop', loop.run_until_complete(asyncio.wait_for(woken, 5)), flush=True)
 if os.environ.get('WARM_PROBE_SHM'):
     with open('/dev/shm/left', 'w') as f:
         f.write('x')

@@ -1,0 +1,246 @@
+/* What a copy makes afresh at a warm start's point: unix socket pairs and
+ * the epoll sets that watch them (snapfds.h). Read from /proc (the fds'
+ * flags, an epoll set's watches) and from the kernel's unix socket
+ * listing of the machine's network namespace (sock_diag: each socket's
+ * peer, queued bytes and shutdown), which nothing else shows. */
+#include "supervisor/snapfds.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool snap_fd_afresh_kind(pid_t pid, int fd)
+{
+    char path[64], link[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n <= 0) return false;
+    link[n] = 0;
+    return !strcmp(link, "anon_inode:[eventpoll]") || !strncmp(link, "socket:[", 8);
+}
+
+/* -1, and why not. */
+__attribute__((format(printf, 3, 4))) static int refuse(char *why, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* ---- the unix sockets of a network namespace ---- */
+
+struct unix_sock {
+    uint32_t ino, peer;
+    int type;
+    unsigned shutdown, queued;      /* queued: bytes to read, or sent and not yet read */
+};
+
+/* A netlink socket of the namespace netns: made there, used from here. */
+static int diag_socket_in(int netns)
+{
+    int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+    if (self < 0) return -1;
+    int nl = -1, e = 0;
+    if (setns(netns, CLONE_NEWNET) == 0) {
+        nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+        e = errno;
+        if (setns(self, CLONE_NEWNET) != 0) {
+            /* dsim's own calls would be in the machine's namespace. */
+            fprintf(stderr, "dsim: cannot go back to its own network namespace: %s\n", strerror(errno));
+            abort();
+        }
+    } else {
+        e = errno;
+    }
+    close(self);
+    errno = e;
+    return nl;
+}
+
+static void unix_sock_attrs(struct unix_sock *s, const struct nlmsghdr *h)
+{
+    const struct unix_diag_msg *m = NLMSG_DATA(h);
+    int left = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof *m);
+    for (const struct rtattr *a = (const void *)(m + 1); RTA_OK(a, left); a = RTA_NEXT(a, left)) {
+        if (a->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(a) >= 4) memcpy(&s->peer, RTA_DATA(a), 4);
+        else if (a->rta_type == UNIX_DIAG_SHUTDOWN && RTA_PAYLOAD(a) >= 1) s->shutdown = *(const uint8_t *)RTA_DATA(a);
+        else if (a->rta_type == UNIX_DIAG_RQLEN && RTA_PAYLOAD(a) >= sizeof(struct unix_diag_rqlen)) {
+            struct unix_diag_rqlen q;
+            memcpy(&q, RTA_DATA(a), sizeof q);
+            s->queued = q.udiag_rqueue + q.udiag_wqueue;
+        }
+    }
+}
+
+/* Every unix socket of the namespace; 0 or -1. */
+static int unix_socks(int netns, struct unix_sock **out, size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    int nl = diag_socket_in(netns);
+    if (nl < 0) return -1;
+    struct { struct nlmsghdr nh; struct unix_diag_req r; } req = {
+        .nh = { .nlmsg_len = sizeof req, .nlmsg_type = SOCK_DIAG_BY_FAMILY, .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+        .r = { .sdiag_family = AF_UNIX, .udiag_states = ~0u, .udiag_show = UDIAG_SHOW_PEER | UDIAG_SHOW_RQLEN },
+    };
+    int rc = send(nl, &req, sizeof req, 0) == (ssize_t)sizeof req ? 1 : -1;
+    static char buf[32768] __attribute__((aligned(NLMSG_ALIGNTO)));
+    while (rc > 0) {
+        ssize_t k = recv(nl, buf, sizeof buf, 0);
+        if (k <= 0) { rc = -1; break; }
+        int left = (int)k;
+        for (const struct nlmsghdr *h = (const void *)buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+            if (h->nlmsg_type == NLMSG_DONE) { rc = 0; break; }
+            if (h->nlmsg_type == NLMSG_ERROR || h->nlmsg_len < NLMSG_LENGTH(sizeof(struct unix_diag_msg))) {
+                rc = -1;
+                break;
+            }
+            const struct unix_diag_msg *m = NLMSG_DATA(h);
+            if (!(*out = realloc(*out, (*nout + 1) * sizeof **out))) abort();
+            struct unix_sock *s = &(*out)[(*nout)++];
+            *s = (struct unix_sock){ .ino = m->udiag_ino, .type = m->udiag_type };
+            unix_sock_attrs(s, h);
+        }
+    }
+    close(nl);
+    return rc;
+}
+
+static const struct unix_sock *unix_sock_of(const struct unix_sock *s, size_t n, uint64_t ino)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i].ino == ino) return &s[i];
+    return NULL;
+}
+
+/* ---- the process's fds ---- */
+
+static int fd_flags(pid_t pid, int fd)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, fd);
+    FILE *f = fopen(path, "re");
+    unsigned flags = 0;
+    bool got = false;
+    while (f && !got && fgets(line, sizeof line, f)) got = sscanf(line, "flags: %o", &flags) == 1;
+    if (f) fclose(f);
+    return got ? (int)(flags & (O_NONBLOCK | O_CLOEXEC)) : -1;
+}
+
+static uint64_t fd_ino(pid_t pid, int fd)
+{
+    char path[64];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
+    return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+static bool is_epoll(pid_t pid, int fd)
+{
+    char path[64], link[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    return n > 0 && (link[n] = 0, !strcmp(link, "anon_inode:[eventpoll]"));
+}
+
+static bool pair_end(const struct snap_fds *f, int fd)
+{
+    for (int i = 0; i < f->npairs; i++)
+        if (f->pairs[i].fd[0] == fd || f->pairs[i].fd[1] == fd) return true;
+    return false;
+}
+
+/* An epoll set's watches, from its fdinfo: each of a pair's end (by fd
+ * number and inode), level-triggered and not one-shot. 0, or -1 and why. */
+static int read_watches(pid_t pid, struct snap_epoll *e, const struct snap_fds *f, char *why, size_t len)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, e->fd);
+    FILE *in = fopen(path, "re");
+    if (!in) return refuse(why, len, "fd %d: its fdinfo: %s", e->fd, strerror(errno));
+    int rc = 0;
+    while (!rc && fgets(line, sizeof line, in)) {
+        int tfd;
+        unsigned events;
+        unsigned long long data, ino;
+        if (sscanf(line, "tfd: %d events: %x data: %llx pos:%*d ino:%llx", &tfd, &events, &data, &ino) != 4) continue;
+        if (!pair_end(f, tfd) || fd_ino(pid, tfd) != ino)
+            rc = refuse(why, len, "fd %d: an epoll set watching fd %d, not an end of a socket pair", e->fd, tfd);
+        else if (events & (EPOLLET | EPOLLONESHOT | EPOLLWAKEUP))
+            rc = refuse(why, len, "fd %d: an edge-triggered or one-shot epoll watch of fd %d", e->fd, tfd);
+        else {
+            if (!(e->watches = realloc(e->watches, (size_t)(e->nwatches + 1) * sizeof *e->watches))) abort();
+            e->watches[e->nwatches++] = (struct snap_watch){ tfd, events, data };
+        }
+    }
+    fclose(in);
+    return rc;
+}
+
+int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *out, char *why, size_t len)
+{
+    memset(out, 0, sizeof *out);
+    struct unix_sock *socks = NULL;
+    size_t nsocks = 0;
+    bool listed_socks = false;
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {        /* the pairs first: the watches name them */
+        int fd = fds[i];
+        if (is_epoll(pid, fd) || pair_end(out, fd)) continue;
+        if (!listed_socks && (listed_socks = true, unix_socks(netns, &socks, &nsocks) != 0)) {
+            rc = refuse(why, len, "the machine's unix sockets could not be listed: %s", strerror(errno));
+            break;
+        }
+        const struct unix_sock *s = unix_sock_of(socks, nsocks, fd_ino(pid, fd)), *p = NULL;
+        int peer_fd = -1;
+        if (s && s->peer)
+            for (int k = 0; k < n && peer_fd < 0; k++)
+                if (fds[k] != fd && fd_ino(pid, fds[k]) == s->peer) peer_fd = fds[k];
+        if (peer_fd >= 0) p = unix_sock_of(socks, nsocks, s->peer);
+        if (!s || !p || p->peer != s->ino) {
+            rc = refuse(why, len, "fd %d open (not a socket pair both of whose ends it holds)", fd);
+        } else if (s->shutdown || p->shutdown || s->queued || p->queued) {
+            rc = refuse(why, len, "fd %d: a socket pair shut down or with bytes in it", fd);
+        } else {
+            if (!(out->pairs = realloc(out->pairs, (size_t)(out->npairs + 1) * sizeof *out->pairs))) abort();
+            out->pairs[out->npairs++] = (struct snap_pair){ { fd, peer_fd }, { fd_flags(pid, fd), fd_flags(pid, peer_fd) },
+                                                            s->type };
+        }
+    }
+    for (int i = 0; i < out->npairs && !rc; i++)
+        if (out->pairs[i].flags[0] < 0 || out->pairs[i].flags[1] < 0)
+            rc = refuse(why, len, "fd %d: its socket pair's flags could not be read", out->pairs[i].fd[0]);
+    for (int i = 0; i < n && !rc; i++) {
+        if (!is_epoll(pid, fds[i])) continue;
+        if (!(out->epolls = realloc(out->epolls, (size_t)(out->nepolls + 1) * sizeof *out->epolls))) abort();
+        struct snap_epoll *e = &out->epolls[out->nepolls++];
+        *e = (struct snap_epoll){ .fd = fds[i], .flags = fd_flags(pid, fds[i]) };
+        if (e->flags < 0) rc = refuse(why, len, "fd %d: its flags could not be read", e->fd);
+        else rc = read_watches(pid, e, out, why, len);
+    }
+    free(socks);
+    if (rc) snap_fds_free(out);
+    return rc;
+}
+
+void snap_fds_free(struct snap_fds *f)
+{
+    for (int i = 0; i < f->nepolls; i++) free(f->epolls[i].watches);
+    free(f->epolls);
+    free(f->pairs);
+    memset(f, 0, sizeof *f);
+}
