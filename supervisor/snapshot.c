@@ -46,9 +46,6 @@ const char *snapshot_config_fence(const struct config *c, const struct run_opts 
     if (c->chaos) return snprintf(buf, len, "[chaos]"), buf;
     if (o->exec_stdio || o->trace_out || o->watch || o->pick || o->stacks)
         return snprintf(buf, len, "a traced or watched run"), buf;
-    for (size_t i = 0; i < c->nmachines; i++)
-        if (c->machines[i].start_ns)
-            return snprintf(buf, len, "machine %s starts later than the others", c->machines[i].name), buf;
     return NULL;
 }
 
@@ -268,11 +265,22 @@ struct snap_machine {
     size_t nkept[2];
 };
 
+/* A machine not started at the point (it starts later, in each seed, as
+ * in a cold run): what a seed leaves of it goes after the seed. */
+struct late_machine {
+    struct machine *m;
+    off_t out_size, err_size;       /* its output at the point (none, unless a run before wrote it) */
+    char *kept[3];                  /* the names its disk, graveyard and contents held at the point */
+    size_t nkept[3];
+};
+
 struct snapshot {
     struct startup *su;
     struct world *w;
     struct snap_machine *sm;
     size_t n;
+    struct late_machine *late;
+    size_t nlate;
 };
 
 /* Whether every started machine's process stands at a system call's stop
@@ -401,7 +409,49 @@ static void snap_free(struct snapshot *s)
         free(s->sm[i].kept[1]);
     }
     free(s->sm);
+    for (size_t i = 0; i < s->nlate; i++)
+        for (int k = 0; k < 3; k++) free(s->late[i].kept[k]);
+    free(s->late);
     free(s);
+}
+
+/* [0] a late machine's disk, [1] its graveyard, [2] its durable contents. */
+static void late_dirs(struct world *w, const struct machine *m, char dirs[3][4200])
+{
+    disk_dir(w, m, "", dirs[0], sizeof dirs[0]);
+    disk_dir(w, m, "grave", dirs[1], sizeof dirs[1]);
+    disk_content_dir(w, m, dirs[2], sizeof dirs[2]);
+}
+
+/* The machines not started at the point, as they stand there. */
+static void note_late(struct snapshot *s)
+{
+    struct world *w = s->w;
+    for (size_t i = 0; i < w->nmachines; i++) {
+        struct machine *m = &w->machines[i];
+        struct stat so, se;
+        if (m->started || m->exited) continue;      /* a copy's, or over before the point */
+        if (!(s->late = realloc(s->late, (s->nlate + 1) * sizeof *s->late))) abort();
+        struct late_machine *l = &s->late[s->nlate++];
+        *l = (struct late_machine){ .m = m };
+        l->out_size = fstat(m->out_fd, &so) == 0 ? so.st_size : 0;
+        l->err_size = fstat(m->err_fd, &se) == 0 ? se.st_size : 0;
+        char dirs[3][4200];
+        late_dirs(w, m, dirs);
+        for (int k = 0; k < 3; k++) l->kept[k] = names_in(dirs[k], &l->nkept[k]);
+    }
+}
+
+/* After a seed: a late machine's disk (its upper layers, made by its
+ * init, new for the next seed's), crash records and output as they were
+ * at the point. Its init was the seed supervisor's; its mounts went with
+ * its mount namespace. */
+static int late_reset(struct snapshot *s, struct late_machine *l)
+{
+    char dirs[3][4200];
+    late_dirs(s->w, l->m, dirs);
+    for (int k = 2; k >= 0; k--) remove_added(dirs[k], l->kept[k], l->nkept[k]);
+    return ftruncate(l->m->out_fd, l->out_size) == 0 && ftruncate(l->m->err_fd, l->err_size) == 0 ? 0 : 1;
 }
 
 struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
@@ -516,6 +566,7 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
         for (size_t k2 = 0; k2 < w->nthreads; k2++)
             if (w->threads[k2]->proc->m == m && w->threads[k2]->vtid > sm->last_pid) sm->last_pid = w->threads[k2]->vtid;
     }
+    note_late(s);
     /* Every template made: the machines' disks are frozen, and the
      * processes the templates were made from go (init reaps them). */
     for (size_t i = 0; i < s->n; i++) {
@@ -1004,6 +1055,8 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
         for (int k = 0; k < 2; k++) remove_added(dirs[k], sm->kept[k], sm->nkept[k]);
         if (ftruncate(sm->m->out_fd, sm->out_size) != 0 || ftruncate(sm->m->err_fd, sm->err_size) != 0) rc = rc ? rc : 1;
     }
+    for (size_t i = 0; i < s->nlate; i++)
+        if (late_reset(s, &s->late[i]) != 0) rc = rc ? rc : 1;
     remove_entry(w->run_dir, "net");
     remove_entry(w->run_dir, "check.out");
     return rc;

@@ -13,7 +13,9 @@
 #     So do an asyncio event loop across the point (its epoll set and
 #     self-pipe, which each copy makes anew; another thread wakes the loop
 #     through it) and three asyncio machines over TCP started at once (the
-#     id allocator), at the first network call.
+#     id allocator), at the first network call. A machine that starts
+#     after the point starts in each seed, as cold (its disk and output
+#     the point's again after each), and so do the id allocator's clients.
 #  3. Where a snapshot cannot serve, the sweep says why once and runs cold
 #     with the same hashes: an fd past 2 at the point (a fence), a socket
 #     pair with a byte in it at the point, a [fault]
@@ -110,6 +112,23 @@ cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$PROGS/netcheck.py" c/
 three_ways asyncio.conf asyncio
 grep -qx 'dsim: warm start: seeds start from a snapshot of the point' asyncio.err ||
     { cat asyncio.err >&2; fail "asyncio: no snapshot"; }
+
+# A machine that starts after the point starts in each seed, as cold: its
+# disk, crash records and output are the point's again after each seed
+# (warm_probe finds no earlier seed's file), and the id allocator's
+# clients, which start 100 ms in, after its server's first network call.
+conf late.conf 1s m 'exec python3 warm_probe.py'
+printf '[machine l]\nstart = 1500ms\ncommand = exec python3 warm_probe.py\n' >>c/late.conf
+three_ways late.conf late
+grep -qx 'dsim: warm start: seeds start from a snapshot of the point' late.err || { cat late.err >&2; fail "late: no snapshot"; }
+for s in 1 2 3 4 5; do
+    grep -qx 'after there already: False' out-late/seed-$s/l.stdout || fail "late: seed $s found an earlier seed's file"
+    [ "$(grep -c '^start-up' out-late/seed-$s/l.stdout)" = 1 ] || fail "late: seed $s: $(cat out-late/seed-$s/l.stdout)"
+done
+sed -e 's/^command = exec python3 idalloc.py client/start = 100ms\n&/' c/asyncio.conf >c/asyncio-late.conf
+three_ways asyncio-late.conf asyncio-late
+grep -qx 'dsim: warm start: seeds start from a snapshot of the point' asyncio-late.err ||
+    { cat asyncio-late.err >&2; fail "asyncio-late: no snapshot"; }
 
 # --- 3. where a snapshot cannot serve ---------------------------------------------
 conf fd.conf 1s m 'exec 3</dev/null; exec python3 warm_probe.py'
