@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,7 +30,8 @@ bool snap_fd_afresh_kind(pid_t pid, int fd)
     ssize_t n = readlink(path, link, sizeof link - 1);
     if (n <= 0) return false;
     link[n] = 0;
-    return !strcmp(link, "anon_inode:[eventpoll]") || !strncmp(link, "socket:[", 8);
+    return !strcmp(link, "anon_inode:[eventpoll]") || !strcmp(link, "anon_inode:[eventfd]") ||
+           !strncmp(link, "socket:[", 8) || !strncmp(link, "pipe:[", 6);
 }
 
 /* -1, and why not. */
@@ -129,7 +132,7 @@ static const struct unix_sock *unix_sock_of(const struct unix_sock *s, size_t n,
 
 /* ---- the process's fds ---- */
 
-static int fd_flags(pid_t pid, int fd)
+static int fd_flags_all(pid_t pid, int fd)
 {
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, fd);
@@ -138,7 +141,13 @@ static int fd_flags(pid_t pid, int fd)
     bool got = false;
     while (f && !got && fgets(line, sizeof line, f)) got = sscanf(line, "flags: %o", &flags) == 1;
     if (f) fclose(f);
-    return got ? (int)(flags & (O_NONBLOCK | O_CLOEXEC)) : -1;
+    return got ? (int)flags : -1;
+}
+
+static int fd_flags(pid_t pid, int fd)
+{
+    int flags = fd_flags_all(pid, fd);
+    return flags < 0 ? -1 : flags & (O_NONBLOCK | O_CLOEXEC);
 }
 
 static uint64_t fd_ino(pid_t pid, int fd)
@@ -149,12 +158,20 @@ static uint64_t fd_ino(pid_t pid, int fd)
     return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
+/* What /proc/PID/fd/FD links to ("" if nothing). */
+static void fd_link(pid_t pid, int fd, char *link, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
+    ssize_t n = readlink(path, link, len - 1);
+    link[n > 0 ? n : 0] = 0;
+}
+
 static bool is_epoll(pid_t pid, int fd)
 {
-    char path[64], link[64];
-    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
-    ssize_t n = readlink(path, link, sizeof link - 1);
-    return n > 0 && (link[n] = 0, !strcmp(link, "anon_inode:[eventpoll]"));
+    char link[64];
+    fd_link(pid, fd, link, sizeof link);
+    return !strcmp(link, "anon_inode:[eventpoll]");
 }
 
 static bool pair_end(const struct snap_fds *f, int fd)
@@ -164,8 +181,76 @@ static bool pair_end(const struct snap_fds *f, int fd)
     return false;
 }
 
-/* An epoll set's watches, from its fdinfo: each of a pair's end (by fd
- * number and inode), level-triggered and not one-shot. 0, or -1 and why. */
+/* Whether the copy makes fd anew before its epoll sets: what they may watch. */
+static bool made_anew(const struct snap_fds *f, int fd)
+{
+    for (int i = 0; i < f->neventfds; i++)
+        if (f->eventfds[i].fd == fd) return true;
+    return pair_end(f, fd);
+}
+
+/* dsim's own copy of fd of pid (its open file, not a new one), or -1. */
+static int copy_fd(pid_t pid, int fd)
+{
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pidfd < 0) return -1;
+    int copy = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+    close(pidfd);
+    return copy;
+}
+
+/* A pipe both of whose ends fd (one of them) and another fd of fds are,
+ * empty: into *p; 0, or -1 and why not. */
+static int read_pipe(pid_t pid, int fd, const int *fds, int n, struct snap_pair *p, char *why, size_t len)
+{
+    char link[64], other[64];
+    fd_link(pid, fd, link, sizeof link);
+    int ends[2] = { -1, -1 }, count = 0;
+    for (int k = 0; k < n; k++) {
+        fd_link(pid, fds[k], other, sizeof other);
+        if (strcmp(other, link)) continue;
+        count++;
+        int fl = fd_flags_all(pid, fds[k]);
+        if (fl >= 0 && (fl & O_ACCMODE) == O_RDONLY && ends[0] < 0) ends[0] = fds[k];
+        else if (fl >= 0 && (fl & O_ACCMODE) == O_WRONLY && ends[1] < 0) ends[1] = fds[k];
+    }
+    if (count != 2 || ends[0] < 0 || ends[1] < 0)
+        return refuse(why, len, "fd %d open (not a pipe both of whose ends it holds, once each)", fd);
+    int copy = copy_fd(pid, ends[0]), queued = -1, size = -1;
+    if (copy >= 0) {
+        if (ioctl(copy, FIONREAD, &queued) != 0) queued = -1;
+        size = fcntl(copy, F_GETPIPE_SZ);
+        close(copy);
+    }
+    if (queued != 0 || size <= 0) return refuse(why, len, "fd %d: a pipe with bytes in it", fd);
+    *p = (struct snap_pair){ { ends[0], ends[1] }, { fd_flags(pid, ends[0]), fd_flags(pid, ends[1]) }, 0, size };
+    return 0;
+}
+
+/* An eventfd's count and mode, from its fdinfo: 0, or -1 and why not. */
+static int read_eventfd(pid_t pid, int fd, struct snap_eventfd *e, char *why, size_t len)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, fd);
+    FILE *in = fopen(path, "re");
+    unsigned long long count = 0;
+    int sem = -1;
+    bool got_count = false;
+    while (in && fgets(line, sizeof line, in)) {
+        if (sscanf(line, "eventfd-count: %llx", &count) == 1) got_count = true;
+        else sscanf(line, "eventfd-semaphore: %d", &sem);
+    }
+    if (in) fclose(in);
+    /* A kernel before 6.3 does not say whether it counts as a semaphore. */
+    if (!got_count || sem < 0 || count > 0xffffffffULL)
+        return refuse(why, len, "fd %d: an eventfd whose count or mode its fdinfo does not tell", fd);
+    *e = (struct snap_eventfd){ fd, fd_flags(pid, fd), count, sem != 0 };
+    return 0;
+}
+
+/* An epoll set's watches, from its fdinfo: each of a pair's end or an
+ * eventfd (by fd number and inode), level-triggered and not one-shot. 0,
+ * or -1 and why. */
 static int read_watches(pid_t pid, struct snap_epoll *e, const struct snap_fds *f, char *why, size_t len)
 {
     char path[64], line[256];
@@ -178,8 +263,8 @@ static int read_watches(pid_t pid, struct snap_epoll *e, const struct snap_fds *
         unsigned events;
         unsigned long long data, ino;
         if (sscanf(line, "tfd: %d events: %x data: %llx pos:%*d ino:%llx", &tfd, &events, &data, &ino) != 4) continue;
-        if (!pair_end(f, tfd) || fd_ino(pid, tfd) != ino)
-            rc = refuse(why, len, "fd %d: an epoll set watching fd %d, not an end of a socket pair", e->fd, tfd);
+        if (!made_anew(f, tfd) || fd_ino(pid, tfd) != ino)
+            rc = refuse(why, len, "fd %d: an epoll set watching fd %d, which its copies do not make anew", e->fd, tfd);
         else if (events & (EPOLLET | EPOLLONESHOT | EPOLLWAKEUP))
             rc = refuse(why, len, "fd %d: an edge-triggered or one-shot epoll watch of fd %d", e->fd, tfd);
         else {
@@ -200,7 +285,19 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *
     int rc = 0;
     for (int i = 0; i < n && !rc; i++) {        /* the pairs first: the watches name them */
         int fd = fds[i];
+        char link[64];
+        fd_link(pid, fd, link, sizeof link);
         if (is_epoll(pid, fd) || pair_end(out, fd)) continue;
+        if (!strcmp(link, "anon_inode:[eventfd]")) {
+            if (!(out->eventfds = realloc(out->eventfds, (size_t)(out->neventfds + 1) * sizeof *out->eventfds))) abort();
+            rc = read_eventfd(pid, fd, &out->eventfds[out->neventfds++], why, len);
+            continue;
+        }
+        if (!strncmp(link, "pipe:[", 6)) {
+            if (!(out->pairs = realloc(out->pairs, (size_t)(out->npairs + 1) * sizeof *out->pairs))) abort();
+            rc = read_pipe(pid, fd, fds, n, &out->pairs[out->npairs++], why, len);
+            continue;
+        }
         if (!listed_socks && (listed_socks = true, unix_socks(netns, &socks, &nsocks) != 0)) {
             rc = refuse(why, len, "the machine's unix sockets could not be listed: %s", strerror(errno));
             break;
@@ -218,12 +315,14 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *
         } else {
             if (!(out->pairs = realloc(out->pairs, (size_t)(out->npairs + 1) * sizeof *out->pairs))) abort();
             out->pairs[out->npairs++] = (struct snap_pair){ { fd, peer_fd }, { fd_flags(pid, fd), fd_flags(pid, peer_fd) },
-                                                            s->type };
+                                                            s->type, 0 };
         }
     }
     for (int i = 0; i < out->npairs && !rc; i++)
         if (out->pairs[i].flags[0] < 0 || out->pairs[i].flags[1] < 0)
-            rc = refuse(why, len, "fd %d: its socket pair's flags could not be read", out->pairs[i].fd[0]);
+            rc = refuse(why, len, "fd %d: its pair's flags could not be read", out->pairs[i].fd[0]);
+    for (int i = 0; i < out->neventfds && !rc; i++)
+        if (out->eventfds[i].flags < 0) rc = refuse(why, len, "fd %d: its flags could not be read", out->eventfds[i].fd);
     for (int i = 0; i < n && !rc; i++) {
         if (!is_epoll(pid, fds[i])) continue;
         if (!(out->epolls = realloc(out->epolls, (size_t)(out->nepolls + 1) * sizeof *out->epolls))) abort();
@@ -242,5 +341,6 @@ void snap_fds_free(struct snap_fds *f)
     for (int i = 0; i < f->nepolls; i++) free(f->epolls[i].watches);
     free(f->epolls);
     free(f->pairs);
+    free(f->eventfds);
     memset(f, 0, sizeof *f);
 }

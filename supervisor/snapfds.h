@@ -1,8 +1,9 @@
 /* The fds of a process at a warm start's point that its copies make
  * afresh (docs/design.md §6 "Warm start from a snapshot"): unix socket
- * pairs whose two ends it holds, empty, and epoll sets watching them,
- * as an asyncio event loop has (its epoll fd and its self-pipe) before
- * its first network call. A copy shares its template's open files; these
+ * pairs and pipes whose two ends it holds, empty, eventfds, and epoll
+ * sets watching them, as an event loop has (asyncio: its epoll fd and its
+ * self-pipe, a socket pair; Twisted's and libevent's a pipe or an
+ * eventfd) before its first network call. A copy shares its template's open files; these
  * it must not share (a write to the pair, an epoll_ctl, would reach the
  * template and the seeds after), so it makes its own, alike. */
 #ifndef DSIM_SNAPFDS_H
@@ -13,10 +14,13 @@
 #include <sys/types.h>
 
 struct snap_pair {
-    int fd[2];              /* the two ends, as the process numbers them */
+    int fd[2];              /* the two ends, as the process numbers them (a pipe's read end first) */
     int flags[2];           /* their O_NONBLOCK and O_CLOEXEC */
-    int type;               /* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET */
+    int type;               /* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET; 0: a pipe */
+    int pipe_size;          /* a pipe's capacity */
 };
+
+struct snap_eventfd { int fd, flags; uint64_t count; bool semaphore; };
 
 struct snap_watch { int fd; uint32_t events; uint64_t data; };
 
@@ -31,15 +35,18 @@ struct snap_fds {
     int npairs;
     struct snap_epoll *epolls;
     int nepolls;
+    struct snap_eventfd *eventfds;
+    int neventfds;
 };
 
 /* Whether fd of pid is of a kind a copy can make afresh (an epoll set, a
- * socket): the fences' first look (warm.c); snap_fds_read decides. */
+ * socket, a pipe, an eventfd): the fences' first look (warm.c);
+ * snap_fds_read decides. */
 bool snap_fd_afresh_kind(pid_t pid, int fd);
 
 /* Reads fds[0..n) of pid, every one of which a copy must make afresh: 0,
- * or -1 and why not (an fd of another kind, a socket not a pair of its
- * own or not empty, a watch of something else, a one-shot or
+ * or -1 and why not (an fd of another kind, a socket or pipe not a pair
+ * of its own or not empty, a watch of something else, a one-shot or
  * edge-triggered watch). netns: an fd of pid's network namespace, where
  * its unix sockets are listed. */
 int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *out, char *why, size_t len);

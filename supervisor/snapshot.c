@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -199,11 +200,11 @@ static long reopen(struct tracee *t, int fd, const char *path, int flags, long l
     return r == pos ? 0 : r < 0 ? r : -ESPIPE;
 }
 
-/* The copy makes its own socket pairs and epoll sets, alike, at the
- * template's fd numbers (snapfds.h): 0 or -errno. */
+/* The copy makes its own socket pairs, pipes, eventfds and epoll sets,
+ * alike, at the template's fd numbers (snapfds.h): 0 or -errno. */
 static long make_afresh(struct tracee *t, const struct snap_fds *f)
 {
-    if (!f->npairs && !f->nepolls) return 0;
+    if (!f->npairs && !f->nepolls && !f->neventfds) return 0;
     uint64_t base = scratch_addr(t);
     char saved[SCRATCH_LEN];
     if (mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
@@ -211,9 +212,19 @@ static long make_afresh(struct tracee *t, const struct snap_fds *f)
     for (int i = 0; i < f->npairs && !r; i++) {
         const struct snap_pair *p = &f->pairs[i];
         int sv[2];
-        r = inject4(t, SYS_socketpair, AF_UNIX, (uint64_t)(p->type | SOCK_CLOEXEC), 0, base, NULL);
+        r = p->type ? inject4(t, SYS_socketpair, AF_UNIX, (uint64_t)(p->type | SOCK_CLOEXEC), 0, base, NULL)
+                    : inject(t, SYS_pipe2, base, O_CLOEXEC, 0, NULL);
         if (!r && mem_read(t->pid, base, sv, sizeof sv) != 0) r = -EFAULT;
         for (int k = 0; k < 2 && !r; k++) r = settle_fd(t, sv[k], p->fd[k], p->flags[k]);
+        if (!r && !p->type) {
+            r = inject(t, SYS_fcntl, (uint64_t)p->fd[0], F_SETPIPE_SZ, (uint64_t)p->pipe_size, NULL);
+            r = r == p->pipe_size ? 0 : r < 0 ? r : -EINVAL;
+        }
+    }
+    for (int i = 0; i < f->neventfds && !r; i++) {
+        const struct snap_eventfd *e = &f->eventfds[i];
+        r = inject(t, SYS_eventfd2, e->count, EFD_CLOEXEC | (e->semaphore ? EFD_SEMAPHORE : 0), 0, NULL);
+        if (r >= 0) r = settle_fd(t, (int)r, e->fd, e->flags);
     }
     for (int i = 0; i < f->nepolls && !r; i++) {
         const struct snap_epoll *e = &f->epolls[i];

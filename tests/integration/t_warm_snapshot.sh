@@ -12,7 +12,7 @@
 #     network call with datagrams between them: the same three ways agree.
 #     So do an asyncio event loop across the point (its epoll set and
 #     self-pipe, which each copy makes anew; another thread wakes the loop
-#     through it) and three asyncio machines over TCP started at once (the
+#     through it), a pipe and an eventfd watched by an epoll set and three asyncio machines over TCP started at once (the
 #     id allocator), at the first network call. A machine that starts
 #     after the point starts in each seed, as cold (its disk and output
 #     the point's again after each), and so do the id allocator's clients.
@@ -103,6 +103,17 @@ printf 'env = PYTHONDONTWRITEBYTECODE=1\nenv = WARM_PROBE_LOOP=1\n' >>c/loop.con
 three_ways loop.conf loop
 grep -qx 'dsim: warm start: seeds start from a snapshot of the point' loop.err || { cat loop.err >&2; fail "loop: no snapshot"; }
 for s in 1 5; do grep -qx 'loop woken' out-loop/seed-$s/m.stdout || fail "loop: seed $s: $(cat out-loop/seed-$s/m.stdout)"; done
+# A pipe and an eventfd watched by an epoll set across the point: each
+# copy has its own, the eventfd's count (3) in it, the pipe written after
+# the point by another thread.
+conf pipe.conf 1s m 'exec python3 warm_probe.py'
+printf 'env = PYTHONDONTWRITEBYTECODE=1\nenv = WARM_PROBE_PIPE=1\n' >>c/pipe.conf
+three_ways pipe.conf pipe
+grep -qx 'dsim: warm start: seeds start from a snapshot of the point' pipe.err || { cat pipe.err >&2; fail "pipe: no snapshot"; }
+for s in 1 5; do
+    grep -qx 'eventfd \[True\] 3 \[\]' out-pipe/seed-$s/m.stdout && grep -qx "pipe \[True\] b'p'" out-pipe/seed-$s/m.stdout ||
+        fail "pipe: seed $s: $(cat out-pipe/seed-$s/m.stdout)"
+done
 cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$PROGS/netcheck.py" c/
 { printf '[simulation]\nduration = 60s\nwarm_start = network\n[defaults]\nenv = PYTHONDONTWRITEBYTECODE=1\n'
   printf '[network]\nlatency = 1ms..50ms\n[machine alloc]\ncommand = exec python3 idalloc.py server 7000 --fixed --clients 2\n'

@@ -10,7 +10,9 @@
 # WARM_PROBE_LOOP set, an asyncio event loop made before the point (its
 # epoll set and self-pipe, which each copy makes anew), woken after it
 # through the self-pipe by another thread; with WARM_PROBE_PAIR set, a
-# socket pair with a byte in it at the point (no copy can have it).
+# socket pair with a byte in it at the point (no copy can have it); with
+# WARM_PROBE_PIPE set, a pipe and an eventfd (count 3) watched by an epoll
+# set across the point, the pipe written after it by another thread.
 import os, socket, sys, time
 os.chdir('/var/tmp')
 with open('before', 'w') as f:
@@ -23,6 +25,13 @@ loop = None
 if os.environ.get('WARM_PROBE_LOOP'):
     import asyncio, threading
     loop = asyncio.new_event_loop()
+if os.environ.get('WARM_PROBE_PIPE'):
+    import select, threading
+    pipe_r, pipe_w = os.pipe()
+    efd = os.eventfd(3, os.EFD_NONBLOCK)
+    ep = select.epoll()
+    ep.register(pipe_r, select.EPOLLIN)
+    ep.register(efd, select.EPOLLIN)
 if os.environ.get('WARM_PROBE_PAIR'):
     pair = socket.socketpair()
     pair[0].send(b'x')
@@ -58,6 +67,10 @@ if loop:
         loop.call_soon_threadsafe(woken.set_result, 'woken')
     threading.Thread(target=wake).start()
     print('loop', loop.run_until_complete(asyncio.wait_for(woken, 5)), flush=True)
+if os.environ.get('WARM_PROBE_PIPE'):
+    print('eventfd', sorted(fd == efd for fd, _ in ep.poll(0)), os.eventfd_read(efd), ep.poll(0), flush=True)
+    threading.Thread(target=lambda: (time.sleep(0.1), os.write(pipe_w, b'p'))).start()
+    print('pipe', [fd == pipe_r for fd, _ in ep.poll(5)], os.read(pipe_r, 1), flush=True)
 if os.environ.get('WARM_PROBE_SHM'):
     with open('/dev/shm/left', 'w') as f:
         f.write('x')
