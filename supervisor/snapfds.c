@@ -23,17 +23,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-bool snap_fd_afresh_kind(pid_t pid, int fd)
-{
-    char path[64], link[64];
-    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
-    ssize_t n = readlink(path, link, sizeof link - 1);
-    if (n <= 0) return false;
-    link[n] = 0;
-    return !strcmp(link, "anon_inode:[eventpoll]") || !strcmp(link, "anon_inode:[eventfd]") ||
-           !strncmp(link, "socket:[", 8) || !strncmp(link, "pipe:[", 6);
-}
-
 /* -1, and why not. */
 __attribute__((format(printf, 3, 4))) static int refuse(char *why, size_t len, const char *fmt, ...)
 {
@@ -165,6 +154,14 @@ static void fd_link(pid_t pid, int fd, char *link, size_t len)
     snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
     ssize_t n = readlink(path, link, len - 1);
     link[n > 0 ? n : 0] = 0;
+}
+
+bool snap_fd_afresh_kind(pid_t pid, int fd)
+{
+    char link[64];
+    fd_link(pid, fd, link, sizeof link);
+    return !strcmp(link, "anon_inode:[eventpoll]") || !strcmp(link, "anon_inode:[eventfd]") ||
+           !strncmp(link, "socket:[", 8) || !strncmp(link, "pipe:[", 6);
 }
 
 static bool is_epoll(pid_t pid, int fd)

@@ -70,10 +70,17 @@ three_ways() {
     note "$n: seeds ${SEEDS:-1-5} from the snapshot, cold and replayed: one hash each ($(hashes "$n.jsonl" | cut -c1-8)...)"
 }
 
+# snapshot_said NAME: the sweep NAME said its seeds start from a snapshot.
+snapshot_said() {
+    grep -qx 'dsim: warm start: seeds start from a snapshot of the point' "$1.err" || { cat "$1.err" >&2; fail "$1: no snapshot"; }
+}
+# probe_env CONF VAR: warm_probe.py in CONF's machines gets VAR=1.
+probe_env() { printf 'env = PYTHONDONTWRITEBYTECODE=1\nenv = %s=1\n' "$2" >>"c/$1"; }
+
 # --- 1. one CPython machine ----------------------------------------------------
 conf one.conf 1s m 'exec python3 warm_probe.py'
 three_ways one.conf one
-grep -qx 'dsim: warm start: seeds start from a snapshot of the point' one.err || { cat one.err >&2; fail "one: no word of the snapshot"; }
+snapshot_said one
 [ "$(wc -l <one.err)" = 1 ] || { cat one.err >&2; fail "one: more than one line on stderr"; }
 for s in 1 2 3 4 5; do
     out=out-one/seed-$s/m.stdout
@@ -88,28 +95,28 @@ done
 # --- 2. three machines, at a time and at the first network call -----------------
 conf three.conf 1s 'a b c' 'exec python3 warm_probe.py'
 three_ways three.conf three
-grep -qx 'dsim: warm start: seeds start from a snapshot of the point' three.err || { cat three.err >&2; fail "three: no snapshot"; }
+snapshot_said three
 conf net.conf network 'a b c' 'exec python3 warm_probe.py NAME a,b,c'
 three_ways net.conf net
 grep -qx 'from c' out-net/seed-3/a.stdout || fail "net: a got no datagram from c"
-grep -qx 'dsim: warm start: seeds start from a snapshot of the point' net.err || { cat net.err >&2; fail "net: no snapshot"; }
+snapshot_said net
 
 # An asyncio event loop across the point (an epoll set watching its
 # self-pipe, a socket pair): each copy makes its own, and another thread
 # wakes the loop through it. Three asyncio machines over TCP, all started
 # at once, at the first network call (the id allocator of t_net_idalloc).
 conf loop.conf 1s m 'exec python3 warm_probe.py'
-printf 'env = PYTHONDONTWRITEBYTECODE=1\nenv = WARM_PROBE_LOOP=1\n' >>c/loop.conf
+probe_env loop.conf WARM_PROBE_LOOP
 three_ways loop.conf loop
-grep -qx 'dsim: warm start: seeds start from a snapshot of the point' loop.err || { cat loop.err >&2; fail "loop: no snapshot"; }
+snapshot_said loop
 for s in 1 5; do grep -qx 'loop woken' out-loop/seed-$s/m.stdout || fail "loop: seed $s: $(cat out-loop/seed-$s/m.stdout)"; done
 # A pipe and an eventfd watched by an epoll set across the point: each
 # copy has its own, the eventfd's count (3) in it, the pipe written after
 # the point by another thread.
 conf pipe.conf 1s m 'exec python3 warm_probe.py'
-printf 'env = PYTHONDONTWRITEBYTECODE=1\nenv = WARM_PROBE_PIPE=1\n' >>c/pipe.conf
+probe_env pipe.conf WARM_PROBE_PIPE
 three_ways pipe.conf pipe
-grep -qx 'dsim: warm start: seeds start from a snapshot of the point' pipe.err || { cat pipe.err >&2; fail "pipe: no snapshot"; }
+snapshot_said pipe
 for s in 1 5; do
     grep -qx 'eventfd \[True\] 3 \[\]' out-pipe/seed-$s/m.stdout && grep -qx "pipe \[True\] b'p'" out-pipe/seed-$s/m.stdout ||
         fail "pipe: seed $s: $(cat out-pipe/seed-$s/m.stdout)"
@@ -121,8 +128,7 @@ cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$PROGS/netcheck.py" c/
   printf '[machine c2]\ncommand = exec python3 idalloc.py client alloc 7000 c2 5\n'
   printf '[check]\ncommand = python3 "$DSIM_CONFIG_DIR/idalloc_check.py" c1.stdout c2.stdout\n'; } >c/asyncio.conf
 three_ways asyncio.conf asyncio
-grep -qx 'dsim: warm start: seeds start from a snapshot of the point' asyncio.err ||
-    { cat asyncio.err >&2; fail "asyncio: no snapshot"; }
+snapshot_said asyncio
 
 # A machine that starts after the point starts in each seed, as cold: its
 # disk, crash records and output are the point's again after each seed
@@ -131,15 +137,14 @@ grep -qx 'dsim: warm start: seeds start from a snapshot of the point' asyncio.er
 conf late.conf 1s m 'exec python3 warm_probe.py'
 printf '[machine l]\nstart = 1500ms\ncommand = exec python3 warm_probe.py\n' >>c/late.conf
 three_ways late.conf late
-grep -qx 'dsim: warm start: seeds start from a snapshot of the point' late.err || { cat late.err >&2; fail "late: no snapshot"; }
+snapshot_said late
 for s in 1 2 3 4 5; do
     grep -qx 'after there already: False' out-late/seed-$s/l.stdout || fail "late: seed $s found an earlier seed's file"
     [ "$(grep -c '^start-up' out-late/seed-$s/l.stdout)" = 1 ] || fail "late: seed $s: $(cat out-late/seed-$s/l.stdout)"
 done
 sed -e 's/^command = exec python3 idalloc.py client/start = 100ms\n&/' c/asyncio.conf >c/asyncio-late.conf
 three_ways asyncio-late.conf asyncio-late
-grep -qx 'dsim: warm start: seeds start from a snapshot of the point' asyncio-late.err ||
-    { cat asyncio-late.err >&2; fail "asyncio-late: no snapshot"; }
+snapshot_said asyncio-late
 
 # --- 3. where a snapshot cannot serve ---------------------------------------------
 conf fd.conf 1s m 'exec 3</dev/null; exec python3 warm_probe.py'
@@ -147,7 +152,7 @@ three_ways fd.conf fd
 grep -qx 'dsim: warm start: seeds run cold, not from a snapshot: machine m: fd 3 open' fd.err ||
     { cat fd.err >&2; fail "fd 3 at the point: not said"; }
 conf pair.conf 1s m 'exec python3 warm_probe.py'
-printf 'env = PYTHONDONTWRITEBYTECODE=1\nenv = WARM_PROBE_PAIR=1\n' >>c/pair.conf
+probe_env pair.conf WARM_PROBE_PAIR
 three_ways pair.conf pair
 grep -q '^dsim: warm start: seeds run cold, not from a snapshot: machine m: fd [0-9]*: a socket pair shut down or with bytes in it$' \
     pair.err || { cat pair.err >&2; fail "a byte in a socket pair at the point: not said"; }
@@ -157,7 +162,7 @@ three_ways fault.conf fault
 grep -qx 'dsim: warm start: seeds run cold, not from a snapshot: \[fault\] sections' fault.err ||
     { cat fault.err >&2; fail "[fault]: not said"; }
 conf shm.conf 1s m 'exec python3 warm_probe.py'
-printf 'env = PYTHONDONTWRITEBYTECODE=1\nenv = WARM_PROBE_SHM=1\n' >>c/shm.conf
+probe_env shm.conf WARM_PROBE_SHM
 three_ways shm.conf shm
 grep -q '^dsim: warm start: the snapshot serves no more seeds, which run cold: a seed changed the machines. shared state' \
     shm.err || { cat shm.err >&2; fail "/dev/shm: not said"; }
@@ -171,7 +176,7 @@ cp "$PROGS/warm_tree.py" c/
 mkdir -p c/tree/sub && echo gone >c/tree/gone && echo keep >c/tree/keep && echo x >c/tree/sub/x
 conf tree.conf 1s m 'exec python3 warm_tree.py'
 SEEDS=1-6 three_ways tree.conf tree
-grep -qx 'dsim: warm start: seeds start from a snapshot of the point' tree.err || { cat tree.err >&2; fail "tree: no snapshot"; }
+snapshot_said tree
 for s in 1 6; do
     out=out-tree/seed-$s/m.stdout
     grep -qx 'ok' "$out" || fail "tree: seed $s did not finish: $(tail -n 3 "$out")"
