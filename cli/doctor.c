@@ -3,6 +3,7 @@
  * A seed replays on any host; how dsim gets there differs. */
 #include "cli/cli.h"
 #include "supervisor/hostcaps.h"
+#include "supervisor/snapfds.h"
 #include <stdio.h>
 
 struct fact { const char *what; bool yes; const char *if_yes, *if_no; bool required; };
@@ -36,6 +37,9 @@ int cmd_doctor(int argc, char **argv)
         { "proc of a given pid namespace", h->proc_pidns,
           "each machine's /proc is made by dsim with fsconfig \"pidns\"",
           "each machine's /proc is mounted by a helper forked into its pid namespace (Linux before 6.17)", false },
+        { "unix sock_diag, eventfd mode in fdinfo", snap_fds_host_tells(),
+          "a warm start's copies make event loops' pipes, socket pairs, eventfds and epoll sets anew",
+          "a warm start with such fds at its point runs cold (Linux before 6.3, or no unix_diag)", false },
         { "legacy vsyscall page", h->vsyscall,
           "mapped: its time calls are emulated by the kernel as system calls, which dsim traps",
           "not mapped", false },
@@ -66,6 +70,13 @@ int cmd_doctor(int argc, char **argv)
         ok = false;
     } else {
         printf("machines' /proc here: %s\n", pidns ? "pidns (fsconfig)" : "helper (mounted in the pid namespace)");
+    }
+    bool host_fds;
+    if (warm_fds_resolve(&host_fds, err, sizeof err) != 0) {
+        printf("warm start's fds made anew: %s\n", err);
+        ok = false;
+    } else if (!host_fds) {
+        printf("warm start's fds made anew: refused, as on a host that cannot tell them (DSIM_WARM_FDS=old-host)\n");
     }
     printf("%s\n", ok ? "dsim can run here; a seed gives the same trace hash as on any other host with the same files"
                       : "dsim cannot run deterministically here");

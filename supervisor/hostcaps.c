@@ -147,6 +147,11 @@ int supervisor_tsc_resolve(bool *fault, char *err, size_t errlen)
     return env_switch("DSIM_SUPERVISOR_TSC", "fault", "enable", fault, err, errlen);
 }
 
+int warm_fds_resolve(bool *host, char *err, size_t errlen)
+{
+    return env_switch("DSIM_WARM_FDS", "host", "old-host", host, err, errlen);
+}
+
 /* dsim's own rdtsc or rdtscp while its fault is armed (a library's, a
  * later glibc's): answered from the host's clock instead of killing the
  * supervisor. Any other SIGSEGV gets the default action back and faults

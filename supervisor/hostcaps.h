@@ -53,6 +53,12 @@ int netns_reuse_resolve(bool *reuse, char *err, size_t errlen);
  * DSIM_SUPERVISOR_TSC=fault|enable forces either. -1 (and why, in err) if
  * that setting is unknown. */
 int supervisor_tsc_resolve(bool *fault, char *err, size_t errlen);
+/* DSIM_WARM_FDS=host (default) or old-host: whether a warm start's
+ * snapshot reads the fds a copy makes anew (supervisor/snapfds.c) as this
+ * host tells them, or as a host that cannot (no unix sock_diag, no
+ * eventfd mode in fdinfo: Linux before 6.3), which refuses them and runs
+ * cold with the same hashes. t_warm_snapshot runs both. */
+int warm_fds_resolve(bool *host, char *err, size_t errlen);
 /* Arms (on) or disarms rdtsc's fault for the calling thread. While armed,
  * the thread must read no TSC: its clock reads are system calls
  * (host_clock_ns), and a child that execs anything but a machine's command

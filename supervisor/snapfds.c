@@ -4,6 +4,7 @@
  * listing of the machine's network namespace (sock_diag: each socket's
  * peer, queued bytes and shutdown), which nothing else shows. */
 #include "supervisor/snapfds.h"
+#include "supervisor/hostcaps.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/netlink.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -79,10 +81,11 @@ static void unix_sock_attrs(struct unix_sock *s, const struct nlmsghdr *h)
 }
 
 /* Every unix socket of the namespace; 0 or -1. */
-static int unix_socks(int netns, struct unix_sock **out, size_t *nout)
+static int unix_socks(int netns, bool old_host, struct unix_sock **out, size_t *nout)
 {
     *out = NULL;
     *nout = 0;
+    if (old_host) return errno = EPROTONOSUPPORT, -1;
     int nl = diag_socket_in(netns);
     if (nl < 0) return -1;
     struct { struct nlmsghdr nh; struct unix_diag_req r; } req = {
@@ -225,7 +228,7 @@ static int read_pipe(pid_t pid, int fd, const int *fds, int n, struct snap_pair 
 }
 
 /* An eventfd's count and mode, from its fdinfo: 0, or -1 and why not. */
-static int read_eventfd(pid_t pid, int fd, struct snap_eventfd *e, char *why, size_t len)
+static int read_eventfd(pid_t pid, int fd, bool old_host, struct snap_eventfd *e, char *why, size_t len)
 {
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, fd);
@@ -235,7 +238,7 @@ static int read_eventfd(pid_t pid, int fd, struct snap_eventfd *e, char *why, si
     bool got_count = false;
     while (in && fgets(line, sizeof line, in)) {
         if (sscanf(line, "eventfd-count: %llx", &count) == 1) got_count = true;
-        else sscanf(line, "eventfd-semaphore: %d", &sem);
+        else if (!old_host) sscanf(line, "eventfd-semaphore: %d", &sem);
     }
     if (in) fclose(in);
     /* A kernel before 6.3 does not say whether it counts as a semaphore. */
@@ -276,6 +279,8 @@ static int read_watches(pid_t pid, struct snap_epoll *e, const struct snap_fds *
 int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *out, char *why, size_t len)
 {
     memset(out, 0, sizeof *out);
+    bool host;
+    if (warm_fds_resolve(&host, why, len) != 0) return -1;
     struct unix_sock *socks = NULL;
     size_t nsocks = 0;
     bool listed_socks = false;
@@ -287,7 +292,7 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *
         if (is_epoll(pid, fd) || pair_end(out, fd)) continue;
         if (!strcmp(link, "anon_inode:[eventfd]")) {
             if (!(out->eventfds = realloc(out->eventfds, (size_t)(out->neventfds + 1) * sizeof *out->eventfds))) abort();
-            rc = read_eventfd(pid, fd, &out->eventfds[out->neventfds++], why, len);
+            rc = read_eventfd(pid, fd, !host, &out->eventfds[out->neventfds++], why, len);
             continue;
         }
         if (!strncmp(link, "pipe:[", 6)) {
@@ -295,7 +300,7 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *
             rc = read_pipe(pid, fd, fds, n, &out->pairs[out->npairs++], why, len);
             continue;
         }
-        if (!listed_socks && (listed_socks = true, unix_socks(netns, &socks, &nsocks) != 0)) {
+        if (!listed_socks && (listed_socks = true, unix_socks(netns, !host, &socks, &nsocks) != 0)) {
             rc = refuse(why, len, "the machine's unix sockets could not be listed: %s", strerror(errno));
             break;
         }
@@ -340,4 +345,33 @@ void snap_fds_free(struct snap_fds *f)
     free(f->pairs);
     free(f->eventfds);
     memset(f, 0, sizeof *f);
+}
+
+bool snap_fds_host_tells(void)
+{
+    bool tells = false;
+    int efd = eventfd(0, EFD_CLOEXEC), sv[2] = { -1, -1 };
+    if (efd >= 0) {
+        char path[64], line[256];
+        snprintf(path, sizeof path, "/proc/self/fdinfo/%d", efd);
+        FILE *in = fopen(path, "re");
+        while (in && !tells && fgets(line, sizeof line, in)) tells = !strncmp(line, "eventfd-semaphore:", 18);
+        if (in) fclose(in);
+        close(efd);
+    }
+    int netns = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+    struct unix_sock *socks = NULL;
+    size_t n = 0;
+    if (tells && netns >= 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 &&
+        unix_socks(netns, false, &socks, &n) == 0) {
+        struct stat a, b;
+        const struct unix_sock *s = fstat(sv[0], &a) == 0 && fstat(sv[1], &b) == 0 ? unix_sock_of(socks, n, a.st_ino) : NULL;
+        tells = s && s->peer == b.st_ino;
+    } else {
+        tells = false;
+    }
+    free(socks);
+    if (sv[0] >= 0) close(sv[0]), close(sv[1]);
+    if (netns >= 0) close(netns);
+    return tells;
 }

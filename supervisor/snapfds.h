@@ -51,4 +51,9 @@ bool snap_fd_afresh_kind(pid_t pid, int fd);
  * its unix sockets are listed. */
 int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *out, char *why, size_t len);
 void snap_fds_free(struct snap_fds *f);
+
+/* Whether this host tells what those copies need: a unix socket's peer
+ * and queued bytes (sock_diag) and an eventfd's mode (fdinfo, Linux 6.3).
+ * dsim doctor says it; a host that does not refuses such fds (cold). */
+bool snap_fds_host_tells(void);
 #endif

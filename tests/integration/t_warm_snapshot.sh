@@ -12,7 +12,8 @@
 #     network call with datagrams between them: the same three ways agree.
 #     So do an asyncio event loop across the point (its epoll set and
 #     self-pipe, which each copy makes anew; another thread wakes the loop
-#     through it), a pipe and an eventfd watched by an epoll set and three asyncio machines over TCP started at once (the
+#     through it), a pipe and an eventfd watched by an epoll set (and, as
+#     on a host that cannot tell them, DSIM_WARM_FDS=old-host, refused) and three asyncio machines over TCP started at once (the
 #     id allocator), at the first network call. A machine that starts
 #     after the point starts in each seed, as cold (its disk and output
 #     the point's again after each), and so do the id allocator's clients.
@@ -121,6 +122,17 @@ for s in 1 5; do
     grep -qx 'eventfd \[True\] 3 \[\]' out-pipe/seed-$s/m.stdout && grep -qx "pipe \[True\] b'p'" out-pipe/seed-$s/m.stdout ||
         fail "pipe: seed $s: $(cat out-pipe/seed-$s/m.stdout)"
 done
+# The same two as on a host that cannot tell a socket's peer or an
+# eventfd's mode (DSIM_WARM_FDS=old-host: no unix sock_diag, Linux before
+# 6.3): refused, said, cold, the same hashes.
+DSIM_WARM_FDS=old-host three_ways loop.conf loop-old
+grep -q "^dsim: warm start: seeds run cold, not from a snapshot: machine m: the machine's unix sockets could not be listed" \
+    loop-old.err || { cat loop-old.err >&2; fail "loop, old host: not said"; }
+DSIM_WARM_FDS=old-host three_ways pipe.conf pipe-old
+grep -q '^dsim: warm start: seeds run cold, not from a snapshot: machine m: fd [0-9]*: an eventfd whose count or mode' \
+    pipe-old.err || { cat pipe-old.err >&2; fail "pipe, old host: not said"; }
+DSIM_WARM_FDS=new "$DSIM" run c/loop.conf --seeds 1 >bad.out 2>&1; [ $? = 2 ] || fail "a bad DSIM_WARM_FDS was not refused with status 2"
+grep -q 'DSIM_WARM_FDS=new: host or old-host expected' bad.out || fail "bad DSIM_WARM_FDS: $(cat bad.out)"
 cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$PROGS/netcheck.py" c/
 { printf '[simulation]\nduration = 60s\nwarm_start = network\n[defaults]\nenv = PYTHONDONTWRITEBYTECODE=1\n'
   printf '[network]\nlatency = 1ms..50ms\n[machine alloc]\ncommand = exec python3 idalloc.py server 7000 --fixed --clients 2\n'
