@@ -43,9 +43,11 @@ struct unix_sock {
     unsigned shutdown, queued;      /* queued: bytes to read, or sent and not yet read */
 };
 
-/* A netlink socket of the namespace netns: made there, used from here. */
+/* A netlink socket of the namespace netns (-1: dsim's own): made there,
+ * used from here. */
 static int diag_socket_in(int netns)
 {
+    if (netns < 0) return socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
     int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
     if (self < 0) return -1;
     int nl = -1, e = 0;
@@ -359,11 +361,9 @@ bool snap_fds_host_tells(void)
         if (in) fclose(in);
         close(efd);
     }
-    int netns = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
     struct unix_sock *socks = NULL;
     size_t n = 0;
-    if (tells && netns >= 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 &&
-        unix_socks(netns, false, &socks, &n) == 0) {
+    if (tells && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 && unix_socks(-1, false, &socks, &n) == 0) {
         struct stat a, b;
         const struct unix_sock *s = fstat(sv[0], &a) == 0 && fstat(sv[1], &b) == 0 ? unix_sock_of(socks, n, a.st_ino) : NULL;
         tells = s && s->peer == b.st_ino;
@@ -372,6 +372,5 @@ bool snap_fds_host_tells(void)
     }
     free(socks);
     if (sv[0] >= 0) close(sv[0]), close(sv[1]);
-    if (netns >= 0) close(netns);
     return tells;
 }

@@ -75,6 +75,14 @@ three_ways() {
 snapshot_said() {
     grep -qx 'dsim: warm start: seeds start from a snapshot of the point' "$1.err" || { cat "$1.err" >&2; fail "$1: no snapshot"; }
 }
+# afresh_said NAME: the sweep NAME, whose machines hold event loops' fds at
+# the point, started from a snapshot where this host tells what a copy
+# needs to make them anew (dsim doctor), else said why not and ran cold.
+host_tells=$("$DSIM" doctor | grep -c '^  unix sock_diag, eventfd mode in fdinfo *yes')
+afresh_said() {
+    if [ "$host_tells" = 1 ]; then snapshot_said "$1"; return; fi
+    grep -q '^dsim: warm start: seeds run cold, not from a snapshot: machine ' "$1.err" || { cat "$1.err" >&2; fail "$1: not said"; }
+}
 # probe_env CONF VAR: warm_probe.py in CONF's machines gets VAR=1.
 probe_env() { printf 'env = PYTHONDONTWRITEBYTECODE=1\nenv = %s=1\n' "$2" >>"c/$1"; }
 
@@ -109,7 +117,7 @@ snapshot_said net
 conf loop.conf 1s m 'exec python3 warm_probe.py'
 probe_env loop.conf WARM_PROBE_LOOP
 three_ways loop.conf loop
-snapshot_said loop
+afresh_said loop
 for s in 1 5; do grep -qx 'loop woken' out-loop/seed-$s/m.stdout || fail "loop: seed $s: $(cat out-loop/seed-$s/m.stdout)"; done
 # A pipe and an eventfd watched by an epoll set across the point: each
 # copy has its own, the eventfd's count (3) in it, the pipe written after
@@ -117,7 +125,7 @@ for s in 1 5; do grep -qx 'loop woken' out-loop/seed-$s/m.stdout || fail "loop: 
 conf pipe.conf 1s m 'exec python3 warm_probe.py'
 probe_env pipe.conf WARM_PROBE_PIPE
 three_ways pipe.conf pipe
-snapshot_said pipe
+afresh_said pipe
 for s in 1 5; do
     grep -qx 'eventfd \[True\] 3 \[\]' out-pipe/seed-$s/m.stdout && grep -qx "pipe \[True\] b'p'" out-pipe/seed-$s/m.stdout ||
         fail "pipe: seed $s: $(cat out-pipe/seed-$s/m.stdout)"
@@ -131,6 +139,8 @@ grep -q "^dsim: warm start: seeds run cold, not from a snapshot: machine m: the 
 DSIM_WARM_FDS=old-host three_ways pipe.conf pipe-old
 grep -q '^dsim: warm start: seeds run cold, not from a snapshot: machine m: fd [0-9]*: an eventfd whose count or mode' \
     pipe-old.err || { cat pipe-old.err >&2; fail "pipe, old host: not said"; }
+DSIM_WARM_FDS=old-host "$DSIM" doctor | grep -qx "warm start's fds made anew: refused, as on a host that cannot tell them (DSIM_WARM_FDS=old-host)" ||
+    fail "dsim doctor does not say DSIM_WARM_FDS=old-host"
 DSIM_WARM_FDS=new "$DSIM" run c/loop.conf --seeds 1 >bad.out 2>&1; [ $? = 2 ] || fail "a bad DSIM_WARM_FDS was not refused with status 2"
 grep -q 'DSIM_WARM_FDS=new: host or old-host expected' bad.out || fail "bad DSIM_WARM_FDS: $(cat bad.out)"
 cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$PROGS/netcheck.py" c/
@@ -140,7 +150,7 @@ cp "$PROGS/idalloc.py" "$PROGS/idalloc_check.py" "$PROGS/netcheck.py" c/
   printf '[machine c2]\ncommand = exec python3 idalloc.py client alloc 7000 c2 5\n'
   printf '[check]\ncommand = python3 "$DSIM_CONFIG_DIR/idalloc_check.py" c1.stdout c2.stdout\n'; } >c/asyncio.conf
 three_ways asyncio.conf asyncio
-snapshot_said asyncio
+afresh_said asyncio
 
 # A machine that starts after the point starts in each seed, as cold: its
 # disk, crash records and output are the point's again after each seed
@@ -156,7 +166,7 @@ for s in 1 2 3 4 5; do
 done
 sed -e 's/^command = exec python3 idalloc.py client/start = 100ms\n&/' c/asyncio.conf >c/asyncio-late.conf
 three_ways asyncio-late.conf asyncio-late
-snapshot_said asyncio-late
+afresh_said asyncio-late
 
 # --- 3. where a snapshot cannot serve ---------------------------------------------
 conf fd.conf 1s m 'exec 3</dev/null; exec python3 warm_probe.py'
