@@ -1,8 +1,10 @@
-/* What a copy makes afresh at a warm start's point: unix socket pairs and
- * the epoll sets that watch them (snapfds.h). Read from /proc (the fds'
- * flags, an epoll set's watches) and from the kernel's unix socket
- * listing of the machine's network namespace (sock_diag: each socket's
- * peer, queued bytes and shutdown), which nothing else shows. */
+/* What a copy makes afresh at a warm start's point: unix socket pairs,
+ * pipes, eventfds and the epoll sets that watch them (snapfds.h). Read
+ * from /proc (the fds' flags, an eventfd's count, an epoll set's
+ * watches), from dsim's own copy of a pipe (its bytes, its capacity) and
+ * from the kernel's unix socket listing of the machine's network
+ * namespace (sock_diag: each socket's peer, queued bytes and shutdown),
+ * which nothing else shows. */
 #include "supervisor/snapfds.h"
 #include "supervisor/hostcaps.h"
 #include <errno.h>
@@ -291,7 +293,7 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *
         int fd = fds[i];
         char link[64];
         fd_link(pid, fd, link, sizeof link);
-        if (is_epoll(pid, fd) || pair_end(out, fd)) continue;
+        if (!strcmp(link, "anon_inode:[eventpoll]") || pair_end(out, fd)) continue;
         if (!strcmp(link, "anon_inode:[eventfd]")) {
             if (!(out->eventfds = realloc(out->eventfds, (size_t)(out->neventfds + 1) * sizeof *out->eventfds))) abort();
             rc = read_eventfd(pid, fd, !host, &out->eventfds[out->neventfds++], why, len);

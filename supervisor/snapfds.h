@@ -3,9 +3,10 @@
  * pairs and pipes whose two ends it holds, empty, eventfds, and epoll
  * sets watching them, as an event loop has (asyncio: its epoll fd and its
  * self-pipe, a socket pair; Twisted's and libevent's a pipe or an
- * eventfd) before its first network call. A copy shares its template's open files; these
- * it must not share (a write to the pair, an epoll_ctl, would reach the
- * template and the seeds after), so it makes its own, alike. */
+ * eventfd) before its first network call. A copy shares its template's
+ * open files; these it must not share (a write to the pair, an
+ * epoll_ctl, would reach the template and the seeds after), so it makes
+ * its own, alike. */
 #ifndef DSIM_SNAPFDS_H
 #define DSIM_SNAPFDS_H
 #include <stdbool.h>
