@@ -152,6 +152,11 @@ int warm_fds_resolve(bool *host, char *err, size_t errlen)
     return env_switch("DSIM_WARM_FDS", "host", "old-host", host, err, errlen);
 }
 
+int tcp_writes_resolve(bool *relay, char *err, size_t errlen)
+{
+    return env_switch("DSIM_TCP_WRITES", "relay", "kernel", relay, err, errlen);
+}
+
 /* dsim's own rdtsc or rdtscp while its fault is armed (a library's, a
  * later glibc's): answered from the host's clock instead of killing the
  * supervisor. Any other SIGSEGV gets the default action back and faults

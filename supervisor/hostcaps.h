@@ -59,6 +59,12 @@ int supervisor_tsc_resolve(bool *fault, char *err, size_t errlen);
  * eventfd mode in fdinfo: Linux before 6.3), which refuses them and runs
  * cold with the same hashes. t_warm_snapshot runs both. */
 int warm_fds_resolve(bool *host, char *err, size_t errlen);
+/* DSIM_TCP_WRITES=relay (default) or kernel: whether a blocking write of
+ * up to 64 KiB to a simulated TCP socket whose relay end is empty goes to
+ * the relay straight from dsim's buffer (netsim_take_write), or through the
+ * kernel socket, as every write did before (the same hashes on a host whose
+ * net.core.wmem_default takes 64 KiB at once; t_net_take runs both). */
+int tcp_writes_resolve(bool *relay, char *err, size_t errlen);
 /* Arms (on) or disarms rdtsc's fault for the calling thread. While armed,
  * the thread must read no TSC: its clock reads are system calls
  * (host_clock_ns), and a child that execs anything but a machine's command

@@ -97,19 +97,11 @@ static uint64_t clock_reads_left(struct world *w, size_t mates, size_t others)
 static bool ready_now(struct world *w, struct thread *t)
 {
     bool fds = ready_on_fds(t->ready);
-    if (fds && t->unready_epoch == w->io_epoch) return false;
-    /* One simulated socket, found not ready, and since then only steps
-     * that read, waited or slept: none of those could make it ready. */
-    bool one_sim = t->ready == fd_ready_check && t->copy_sim;
-    if (one_sim && t->unready_epoch != UINT64_MAX &&
-        w->io_epoch - t->unready_epoch == w->io_calm_moves - t->unready_calm)
-        return false;
+    if (fds && fd_still_unready(w, t)) return false;
     bool r = t->ready(w, t);
-    if (fds && !r) {
-        t->unready_epoch = w->io_epoch;
-        t->unready_calm = w->io_calm_moves;
-    }
-    if (one_sim && r) t->ready_epoch = w->io_epoch;     /* step_call need not poll again */
+    if (fds && !r) fd_note_unready(w, t);
+    /* One simulated socket found ready: step_call need not poll again. */
+    if (r && t->ready == fd_ready_check && t->copy_sim) t->ready_epoch = w->io_epoch;
     return r;
 }
 
@@ -313,13 +305,16 @@ static int run_begin(struct config *c, uint64_t seed, const struct run_opts *o, 
     bool tsc_rewrite;
     char tsc_why[1024];
     if (tsc_resolve(c->tsc, &tsc_rewrite, tsc_why, sizeof tsc_why) < 0) return not_run(r, tsc_why);
-    bool supervisor_tsc;
-    if (supervisor_tsc_resolve(&supervisor_tsc, tsc_why, sizeof tsc_why) < 0) return not_run(r, tsc_why);
+    bool supervisor_tsc, tcp_relay;
+    if (supervisor_tsc_resolve(&supervisor_tsc, tsc_why, sizeof tsc_why) < 0 ||
+        tcp_writes_resolve(&tcp_relay, tsc_why, sizeof tsc_why) < 0)
+        return not_run(r, tsc_why);
     struct world *w = calloc(1, sizeof *w);
     w->conf = c;
     w->io_epoch = 1;
     w->tsc_rewrite = tsc_rewrite;
     w->supervisor_tsc_fault = supervisor_tsc && !tsc_rewrite;
+    w->tcp_writes_kernel = !tcp_relay;
     w->seed = seed;
     w->startup_seed = warm_startup_seed(c, seed);
     w->exec_stdio = o->exec_stdio;

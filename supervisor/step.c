@@ -462,11 +462,17 @@ static void step_call(struct world *w, struct thread *t)
     const struct sys_entry *e = sys_lookup(SYSNR(t));
     enum sys_action a;
     /* A call whose condition came true completes; the signal follows it. */
-    bool done = t->woken || t->timed_out || (t->ready && (t->ready_known || t->ready(w, t)));
+    bool done = t->woken || t->timed_out;
+    if (!done && t->ready) {
+        done = t->ready_known || t->ready(w, t);
+        /* Its fd polled ready now (or at this epoch): the handler need not poll it again. */
+        if (done && t->ready == fd_ready_check && t->copy_ready) t->ready_copy = t->copy_fd;
+    }
     t->ready_known = false;
     t->exit_note = NULL;
     if (t->interrupted && !done) a = signal_interrupt(w, t, e);
     else a = e && e->handler ? e->handler(w, t) : SYS_FENCE;
+    t->ready_copy = -1;
     if (a == SYS_BLOCK && t->pending_sig) a = signal_before_block(w, t, e);
     switch (a) {
     case SYS_EMULATE:

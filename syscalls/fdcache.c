@@ -31,16 +31,33 @@
 
 static int kept_all;
 
+/* fd is -1 once the tracee's fd closed while threads still held the copy
+ * across a block (fd_hold): it closes when the last lets go. */
 struct kept_fd {
     int fd, copy;
+    int holds;
     struct stat st;
 };
 
 static struct kept_fd *find(const struct process *p, int fd)
 {
     for (int i = 0; i < p->nkept; i++)
-        if (p->kept[i].fd == fd) return &p->kept[i];
+        if (p->kept[i].fd == fd && fd >= 0) return &p->kept[i];
     return NULL;
+}
+
+static struct kept_fd *by_copy(const struct process *p, int copy)
+{
+    for (int i = 0; i < p->nkept; i++)
+        if (p->kept[i].copy == copy) return &p->kept[i];
+    return NULL;
+}
+
+static void drop(struct process *p, struct kept_fd *k)
+{
+    close(k->copy);
+    *k = p->kept[--p->nkept];
+    kept_all--;
 }
 
 int fd_lend(struct world *w, struct thread *t, int fd, struct stat *st)
@@ -55,26 +72,28 @@ int fd_lend(struct world *w, struct thread *t, int fd, struct stat *st)
     if (copy < 0 || p->fds_unkept || !S_ISSOCK(st->st_mode) || p->nkept >= KEPT_MAX || kept_all >= KEPT_ALL_MAX)
         return copy;
     if (!p->kept && !(p->kept = calloc(KEPT_MAX, sizeof *p->kept))) return copy;
-    p->kept[p->nkept++] = (struct kept_fd){ fd, copy, *st };
+    p->kept[p->nkept++] = (struct kept_fd){ .fd = fd, .copy = copy, .st = *st };
     kept_all++;
     return copy;
 }
 
-static bool lent(const struct process *p, int copy)
-{
-    for (int i = 0; i < p->nkept; i++)
-        if (p->kept[i].copy == copy) return true;
-    return false;
-}
-
 void fd_return(struct thread *t, int copy)
 {
-    if (copy >= 0 && !lent(t->proc, copy)) close(copy);
+    if (copy >= 0 && !by_copy(t->proc, copy)) close(copy);
 }
 
-int fd_own(struct thread *t, int copy)
+void fd_hold(struct thread *t, int copy, short events)
 {
-    return copy >= 0 && lent(t->proc, copy) ? fcntl(copy, F_DUPFD_CLOEXEC, 0) : copy;
+    struct kept_fd *k = copy >= 0 ? by_copy(t->proc, copy) : NULL;
+    hold_copy(t, copy, events);
+    if (k) k->holds++;
+    t->copy_lent = k != NULL;
+}
+
+void fd_unhold(struct process *p, int copy)
+{
+    struct kept_fd *k = by_copy(p, copy);
+    if (k && --k->holds == 0 && k->fd < 0) drop(p, k);
 }
 
 #define PLAIN_MAX 64                /* plain fds one process has known */
@@ -100,21 +119,20 @@ void fdcache_forget(struct process *p, unsigned lo, unsigned hi)
         else i++;
     }
     for (int i = 0; i < p->nkept;) {
-        if ((unsigned)p->kept[i].fd >= lo && (unsigned)p->kept[i].fd <= hi) {
-            close(p->kept[i].copy);
-            p->kept[i] = p->kept[--p->nkept];
-            kept_all--;
-        } else {
-            i++;
-        }
+        struct kept_fd *k = &p->kept[i];
+        if (k->fd < 0 || (unsigned)k->fd < lo || (unsigned)k->fd > hi) i++;
+        else if (k->holds) k->fd = -1, i++;
+        else drop(p, k);
     }
 }
 
 void fdcache_forget_all(struct process *p)
 {
     fdcache_forget(p, 0, ~0u);
-    free(p->kept);
-    p->kept = NULL;
+    if (!p->nkept) {            /* else held copies remain, until their holders let go */
+        free(p->kept);
+        p->kept = NULL;
+    }
     free(p->plain);
     p->plain = NULL;
 }

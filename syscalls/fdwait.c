@@ -24,8 +24,10 @@
  * allocation by what each one is asked; only the copies need closing. */
 void thread_drop_copy(struct thread *t)
 {
-    if (t->copy_fd >= 0) close(t->copy_fd);
+    if (t->copy_fd >= 0 && t->copy_lent) fd_unhold(t->proc, t->copy_fd);
+    else if (t->copy_fd >= 0) close(t->copy_fd);
     t->copy_fd = -1;
+    t->copy_lent = t->copy_ready = false;
     for (int i = 0; i < t->npoll_copies; i++)
         if (t->poll_copies[i] >= 0) close(t->poll_copies[i]);
     free(t->poll_copies);
@@ -39,7 +41,7 @@ void hold_copy(struct thread *t, int copy, short events)
     thread_drop_copy(t);
     t->copy_fd = copy;
     t->copy_events = events;
-    t->copy_sim = false;        /* set by the callers that know it is */
+    t->copy_sim = NULL;         /* set by the callers that know it is */
 }
 
 int fd_probe(struct world *w, struct thread *t, int fd, struct stat *st)
@@ -74,11 +76,19 @@ bool fd_external(const struct world *w, const struct stat *st)
 }
 
 /* Decides on a probed copy, which it consumes: 0 (closed) if a blocking call
- * can go now, 1 (held in t->copy_fd) if it must wait for `events`. */
+ * can go now, 1 (held in t->copy_fd) if it must wait for `events`, 2 if so
+ * and its poll found none (not an error). */
 static int must_wait(struct world *w, struct thread *t, int copy, const struct stat *st, short events,
                      const struct simsock *s)
 {
+    /* The retried call's copy was found ready just before its handler:
+     * nothing has run since, so it still is (a lent copy has one number). */
+    if (copy == t->ready_copy && events == t->copy_events) {
+        fd_return(t, copy);
+        return 0;
+    }
     mode_t type = st->st_mode & S_IFMT;
+    int polled = -1;
     bool wait = type != S_IFREG && type != S_IFDIR && type != S_IFBLK && type != S_IFCHR &&
                 !fd_external(w, st);
     if (wait) {
@@ -90,15 +100,33 @@ static int must_wait(struct world *w, struct thread *t, int copy, const struct s
          * once (EBADF): the kernel says so. A failed poll (EINTR) waits:
          * the ready check polls again. */
         wait = fl >= 0 && !(fl & O_NONBLOCK) && !(events == POLLIN && acc == O_WRONLY) &&
-               !(events == POLLOUT && acc == O_RDONLY) && sig_poll(w, t, &p, 1) <= 0;
+               !(events == POLLOUT && acc == O_RDONLY) && (polled = sig_poll(w, t, &p, 1)) <= 0;
     }
     if (!wait) {
         fd_return(t, copy);
         return 0;
     }
-    hold_copy(t, fd_own(t, copy), events);
-    t->copy_sim = S_ISSOCK(st->st_mode) && netsim_lookup(w, st->st_ino);
-    return 1;
+    fd_hold(t, copy, events);
+    t->copy_sim = s ? s : S_ISSOCK(st->st_mode) ? netsim_lookup(w, st->st_ino) : NULL;
+    return polled == 0 ? 2 : 1;
+}
+
+void fd_note_unready(struct world *w, struct thread *t)
+{
+    t->unready_epoch = w->io_epoch;
+    t->unready_calm = w->io_calm_moves;
+    t->unready_relay = w->io_relay_moves;
+    t->unready_gen = t->copy_sim ? t->copy_sim->relay_gen : 0;
+}
+
+bool fd_still_unready(const struct world *w, const struct thread *t)
+{
+    const struct simsock *s = t->copy_sim;
+    if (t->unready_epoch == UINT64_MAX) return false;
+    if (t->unready_epoch == w->io_epoch) return true;
+    uint64_t calm = w->io_calm_moves - t->unready_calm, relay = w->io_relay_moves - t->unready_relay;
+    return s && t->ready == fd_ready_check && w->io_epoch - t->unready_epoch == calm + relay &&
+           s->relay_gen == t->unready_gen;
 }
 
 bool fd_ready_check(struct world *w, struct thread *t)
@@ -106,7 +134,9 @@ bool fd_ready_check(struct world *w, struct thread *t)
     if (t->copy_fd < 0) return true;    /* nothing held: let the handler decide */
     struct pollfd p = { t->copy_fd, t->copy_events, 0 };
     /* The watchdog's SIGALRM never passes for readiness (sig_poll retries). */
-    return sig_poll(w, t, &p, 1) != 0;  /* an error too: the handler looks again */
+    int n = sig_poll(w, t, &p, 1);
+    t->copy_ready = n > 0;
+    return n != 0;                      /* an error too: the handler looks again */
 }
 
 /* When a call that must wait on a socket gives up: its SO_RCVTIMEO or
@@ -131,9 +161,14 @@ uint64_t sock_deadline(struct world *w, struct thread *t, int copy, const struct
 static enum sys_action wait_or_pass(struct world *w, struct thread *t, int copy, const struct stat *st,
                                     short events, const struct simsock *s)
 {
-    if (!must_wait(w, t, copy, st, events, s)) return SYS_PASS;
+    int wait = must_wait(w, t, copy, st, events, s);
+    if (!wait) return SYS_PASS;
     uint64_t deadline = sock_deadline(w, t, t->copy_fd, st, SO_RCVTIMEO);
-    if (deadline > w->now) return block(t, deadline, fd_ready_check);
+    if (deadline > w->now) {
+        enum sys_action a = block(t, deadline, fd_ready_check);
+        if (wait == 2) fd_note_unready(w, t);   /* must_wait's poll, at this io_epoch */
+        return a;
+    }
     thread_drop_copy(t);
     return emulate(t, -EAGAIN);
 }

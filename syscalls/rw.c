@@ -333,7 +333,12 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
     char *buf = malloc(want);
     if (!buf) abort();
     size_t got = ubufs_gather(t, &c->b, (size_t)t->partial, buf, want);
-    ssize_t k = got ? fd_put(copy, sock, fl, buf, got, c->flags & ~MSG_DONTWAIT) : -1;
+    /* A simulated TCP socket's bytes may go to the relay without the kernel. */
+    int flags = c->flags & ~MSG_DONTWAIT;
+    bool taken = got && sim && !(flags & ~MSG_NOSIGNAL) && netsim_take_write(w, sim, buf, got);
+    /* Then the step's move of io_epoch changed no fd's readiness (run.c ready_now). */
+    if (taken) w->io_calm_moves++;
+    ssize_t k = taken ? (ssize_t)got : got ? fd_put(copy, sock, fl, buf, got, flags) : -1;
     int err = !got ? EFAULT : k < 0 ? errno : 0;
     free(buf);
     if (k > 0) t->partial += k;
@@ -347,8 +352,8 @@ static enum sys_action write_run(struct world *w, struct thread *t, struct wcall
             fd_return(t, copy);
             return write_end(t, -EAGAIN);       /* the send timeout: what moved, or EAGAIN */
         }
-        hold_copy(t, fd_own(t, copy), POLLOUT);
-        t->copy_sim = sim != NULL;
+        fd_hold(t, copy, POLLOUT);
+        t->copy_sim = sim;
         return block(t, deadline, fd_ready_check);
     }
     fd_return(t, copy);

@@ -69,6 +69,12 @@ void thread_drop_copy(struct thread *t);
 /* Whether a ready() tests only fd readiness (fd_ready_check, poll's and
  * select's): its answer changes only when io_epoch moves (run.c). */
 bool ready_on_fds(ready_fn ready);
+/* A thread waiting on fds was found not ready now: noted, so that
+ * fd_still_unready can answer without a poll while nothing that could
+ * change it happened: io_epoch has not moved, or (one simulated socket)
+ * moved only by calm steps and by arrivals on other connections. */
+void fd_note_unready(struct world *w, struct thread *t);
+bool fd_still_unready(const struct world *w, const struct thread *t);
 /* A copy that could not be made: the kernel reports a bad fd; any other
  * failure stops the run. */
 enum sys_action fd_copy_error(struct world *w, struct thread *t, int fd);
@@ -96,11 +102,14 @@ void raise_sigpipe(struct world *w, struct thread *t, bool sock, int flags);
 bool random_dev(const struct stat *st);
 /* fdcache.c: a copy of fd as fd_probe makes, kept for the process when it
  * is a socket and handed out again while the fd stays what it was. Give it
- * back with fd_return (which closes only a copy not kept); fd_own makes one
- * the caller owns (to hold across steps). */
+ * back with fd_return (which closes only a copy not kept). */
 int fd_lend(struct world *w, struct thread *t, int fd, struct stat *st);
 void fd_return(struct thread *t, int copy);
-int fd_own(struct thread *t, int copy);
+/* Holds a lent copy across a block, as hold_copy does an owned one, without
+ * a copy of its own: a kept copy whose fd closes meanwhile stays open until
+ * its last holder lets go (thread_drop_copy, through fd_unhold). */
+void fd_hold(struct thread *t, int copy, short events);
+void fd_unhold(struct process *p, int copy);
 /* Whether fd is known to name a plain file or directory whose reads the
  * kernel makes at once; fd_plain_note records that it does. */
 bool fd_plain(const struct process *p, int fd);

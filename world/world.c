@@ -57,6 +57,7 @@ struct thread *world_add_thread(struct world *w, struct process *p, pid_t tid, p
     t->state = TS_NEW;
     t->deadline = UINT64_MAX;
     t->copy_fd = -1;
+    t->ready_copy = -1;
     sched_state_init(&t->sched, w->conf->cpus);
     if (!p->leader) p->leader = t;
     p->nlive++;

@@ -87,6 +87,9 @@ struct thread {
     bool timed_out;
     int copy_fd;            /* supervisor's copy of the fd waited on, or -1 */
     short copy_events;      /* what fd_ready_check polls copy_fd for */
+    bool copy_lent;         /* copy_fd is its process's kept copy (syscalls/fdcache.c), held, not owned */
+    bool copy_ready;        /* fd_ready_check's last poll of copy_fd found events */
+    int ready_copy;         /* during a retried call's handler: copy_fd, polled ready just before it; else -1 */
     /* The futex waited on, keyed as the kernel keys it: (address space,
      * address) for private memory, (inode, offset) for shared mappings. */
     uint64_t futex_key;     /* address or offset */
@@ -120,7 +123,9 @@ struct thread {
     uint64_t steps;
     uint64_t unready_epoch; /* its fd readiness was polled false at this io_epoch (UINT64_MAX: not since it blocked) */
     uint64_t unready_calm;  /* and io_calm_moves then */
-    bool copy_sim;          /* copy_fd is a simulated socket's */
+    const struct simsock *copy_sim;  /* the simulated socket copy_fd is, or NULL */
+    uint64_t unready_relay; /* io_relay_moves when its fd was polled false */
+    uint64_t unready_gen;   /* and copy_sim's relay_gen then */
     uint64_t ready_epoch;   /* fd_ready_check found copy_fd ready at this io_epoch (0: not) */
     bool ready_known;       /* and io_epoch has not moved since: its step need not poll */
     uint64_t start_ns;      /* made at this machine monotonic time */
@@ -331,9 +336,13 @@ struct world {
      * readiness poll that found nothing is not made again until it moves. */
     uint64_t io_epoch;
     /* How many of io_epoch's moves were steps whose call only read, waited
-     * or slept (step.c relay_calm): none of those makes a simulated socket
-     * readable or writable (only the relay, or a shutdown, does). */
+     * or slept (step.c relay_calm), or wrote to a simulated socket without
+     * the kernel (rw.c, netsim_take_write): none of those makes a simulated
+     * socket readable or writable (only the relay, or a shutdown, does). */
     uint64_t io_calm_moves;
+    /* How many were the relay's arrivals of bytes or a FIN, each on one
+     * connection only, whose sockets' relay_gen it moves (net/sim/relay.c). */
+    uint64_t io_relay_moves;
     struct thread *running;
     struct thread *held_at_exit; /* its call returned; it goes on once the
                                   * deaths the call caused have been seen */
@@ -366,6 +375,7 @@ struct world {
     bool results_of_reads;      /* ... only of the calls that read data in */
     bool tsc_rewrite;           /* rdtsc/rdtscp rewritten in machine code, not faulting (rewrite.h) */
     bool supervisor_tsc_fault;  /* the supervisor arms the machines' fault too while they run (hostcaps.h) */
+    bool tcp_writes_kernel;     /* every TCP write goes through the kernel (DSIM_TCP_WRITES=kernel, hostcaps.h) */
     /* Files outside the simulation (dsim's own stdout/stderr): writes to
      * them pass through, since nothing simulated waits on them. */
     struct { dev_t dev; ino_t ino; } external[2];

@@ -73,6 +73,10 @@ struct simsock {
      * at their exit stops; dup and fork share the description, and a
      * socket has no other): a wait needs no F_GETFL. */
     bool nonblock;
+    /* Moved by each arrival of bytes or a FIN on its connection (relay.c),
+     * which counts it in world io_relay_moves: an arrival elsewhere leaves
+     * its readiness as it was. */
+    uint64_t relay_gen;
 };
 
 /* World setup and teardown. 0, or -1 with errno. */
@@ -87,6 +91,12 @@ void netsim_poll(struct world *w);
  * sleeps: it cannot have made a relay end readable, so a relay found
  * empty at `before` needs no look after it either. */
 void netsim_quiet_through(struct world *w, uint64_t before);
+/* A blocking write of len bytes (at most 64 KiB) on TCP socket s, at its
+ * step: when the relay's end of s is known empty and watched, the relay
+ * takes the bytes from dsim's buffer, as its read after the step would
+ * have (the same segments, draws and trace), and no kernel write or read
+ * is made. True if it took them all; false: write them to the kernel. */
+bool netsim_take_write(struct world *w, struct simsock *s, const void *buf, size_t len);
 /* Deliver everything due by now; the next due time, or UINT64_MAX. */
 void netsim_fire(struct world *w);
 uint64_t netsim_next(struct world *w);

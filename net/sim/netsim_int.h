@@ -9,6 +9,8 @@
 #include <sys/epoll.h>
 #include <sys/un.h>
 
+struct nev;
+
 struct netsim {
     uint32_t *addrs;            /* each machine's IPv4 address, host order */
     uint16_t *next_port;        /* each machine's next ephemeral port */
@@ -29,6 +31,7 @@ struct netsim {
     uint64_t next_change;       /* when a partition next starts or heals */
     bool flush_pending;         /* some connection holds bytes a reader must take */
     uint64_t quiet_epoch;       /* io_epoch of the last epoll_wait (run.c): none since, none needed */
+    struct nev *taken;          /* a write this step that the relay took without the kernel (relay.c) */
     /* Ports held by TIME_WAIT: the side that closed first keeps its
      * address for 60s, and a bind without SO_REUSEADDR fails meanwhile. */
     struct timewait { int machine; struct saddr a; uint64_t until; } *tw;

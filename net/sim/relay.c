@@ -79,6 +79,8 @@ static void ev_free(void *p)
 
 /* ---- connections ---- */
 
+#define NOT_QUIET 0             /* quiet_epoch when the relay must look (io_epoch starts at 1) */
+
 /* Side's end in the relay's epoll set (on) or not. A held end that has
  * shown what it holds is watched only for its close (EPOLLRDHUP), which
  * sends everything; any other for its bytes. */
@@ -90,6 +92,7 @@ static void poll_end(struct world *w, struct conn *c, int side, bool on)
     epoll_ctl(w->net->epfd, !on ? EPOLL_CTL_DEL : c->polling[side] ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd[side], &ev);
     c->polling[side] = on;
     c->watching[side] = on ? want : 0;
+    if (on) w->net->quiet_epoch = NOT_QUIET;    /* an end watched anew may hold bytes */
 }
 
 /* Watches a polled end for its close only (held) or for its bytes again. */
@@ -99,6 +102,7 @@ static void watch_end(struct world *w, struct conn *c, int side, uint32_t events
     struct epoll_event ev = { .events = events, .data.ptr = &c->end[side] };
     epoll_ctl(w->net->epfd, EPOLL_CTL_MOD, c->fd[side], &ev);
     c->watching[side] = events;
+    if (events & EPOLLIN) w->net->quiet_epoch = NOT_QUIET;
 }
 
 static void close_end(struct world *w, struct conn *c, int side)
@@ -357,10 +361,54 @@ void netsim_quiet_through(struct world *w, uint64_t before)
     if (n && n->quiet_epoch == before) n->quiet_epoch = w->io_epoch;
 }
 
+/* What read_side_polled does with bytes it reads from a watched end that
+ * held nothing before them, with no hangup: one segment (at most CHUNK,
+ * within the window). */
+static void segment_read(struct world *w, struct nev *e)
+{
+    struct conn *c = e->c;
+    int d = e->dir;
+    c->inflight[d] += e->len;
+    send_segment(w, e);
+    if (c->inflight[d] >= WINDOW) poll_end(w, c, d, false);
+}
+
+/* The end is empty: the relay found nothing to read at the step's start
+ * (quiet_epoch: the epoch before the step's own move) and watches it for
+ * its bytes, nothing flushes, and the bytes fit one read. The segment is
+ * made after the step (netsim_poll), where the read would have been, so
+ * that draws and trace lines keep their order. The kernel would have taken
+ * them all: an empty unix stream socket takes 64 KiB at Linux's default
+ * send buffer (a host with a smaller net.core.wmem_default took less, and
+ * now takes as the default host does). Unlike the read, it leaves no
+ * skb to free, so the writer's socket sees no write-space wakeup: nor does
+ * a TCP socket whose send buffer never filled. */
+bool netsim_take_write(struct world *w, struct simsock *s, const void *buf, size_t len)
+{
+    struct netsim *n = w->net;
+    struct conn *c = s->conn;
+    if (!n || w->tcp_writes_kernel || n->taken || n->flush_pending || n->quiet_epoch + 1 != w->io_epoch ||
+        s->type != SOCK_STREAM || !c || len == 0 || len > CHUNK)
+        return false;
+    int d = s->side;
+    if (c->sock[d] != s || c->state != C_ESTABLISHED || c->junk || c->fd[d] < 0 || c->eof[d] || c->held[d] ||
+        !c->polling[d] || c->watching[d] != (EPOLLIN | EPOLLRDHUP) || c->inflight[d] + len > WINDOW)
+        return false;
+    struct nev *e = ev_new(EV_DATA, c, d, len);
+    memcpy(e->data, buf, len);
+    n->taken = e;
+    n->quiet_epoch = w->io_epoch;       /* the step wrote nothing to the kernel */
+    return true;
+}
+
 void netsim_poll(struct world *w)
 {
     struct netsim *n = w->net;
     if (!n || n->epfd < 0) return;
+    if (n->taken) {
+        segment_read(w, n->taken);
+        n->taken = NULL;
+    }
     /* Only a tracee (a step that is not calm, a death) or the network
      * itself makes a relay end readable: after an empty poll, nothing to
      * look for while io_epoch stands. */
@@ -774,9 +822,20 @@ void netsim_fire(struct world *w)
     struct netsim *n = w->net;
     if (!n) return;
     trace_partitions(w);
+    /* Arrivals write to the relay's ends, which makes the tracees' sockets
+     * readable, not the ends: a quiet relay stays quiet unless an end is
+     * watched anew (poll_end, watch_end) or read (a hold's ceiling). */
+    uint64_t entry = w->io_epoch;
+    bool quiet = n->quiet_epoch == entry;
     while (evq_next(n->queue) <= w->now) {
         struct nev *e = evq_pop(n->queue, NULL);
         w->io_epoch++;                  /* an arrival: a receiver's readiness */
+        if (e->kind == EV_DATA || e->kind == EV_FIN) {
+            /* It writes to, shuts or closes its connection's ends only. */
+            w->io_relay_moves++;
+            for (int i = 0; i < 2; i++)
+                if (e->c->sock[i]) e->c->sock[i]->relay_gen++;
+        }
         switch (e->kind) {
         case EV_SYN: arrive_syn(w, e); break;
         case EV_SYNACK: arrive_synack(w, e); break;
@@ -785,9 +844,10 @@ void netsim_fire(struct world *w)
         case EV_FIN: arrive_data(w, e); break;
         case EV_DGRAM: arrive_dgram(w, e); break;
         case EV_KEEPALIVE: keepalive_due(w, e); break;
-        case EV_PUSH: push_due(w, e); break;
+        case EV_PUSH: push_due(w, e); quiet = false; break;
         }
     }
+    if (quiet && n->quiet_epoch == entry) n->quiet_epoch = w->io_epoch;
     conns_collect(w);
 }
 
@@ -907,6 +967,7 @@ static void relay_free(struct world *w)
     }
     free(n->conns);
     free(n->tw);
+    if (n->taken) ev_free(n->taken);
 }
 
 /* The relay sits on the socket table (netsim.c): its connections go first. */
