@@ -16,16 +16,6 @@
 #define EPHEMERAL_LO 32768      /* Linux's ip_local_port_range */
 #define EPHEMERAL_HI 60999
 
-const char *saddr_str(const struct saddr *a, char *buf, size_t size)
-{
-    if (a->kind == ADDR_V6_LOOP) snprintf(buf, size, "[::1]:%u", a->port);
-    else if (a->kind == ADDR_ANY) snprintf(buf, size, "*:%u", a->port);
-    else
-        snprintf(buf, size, "%u.%u.%u.%u:%u", a->ip >> 24, (a->ip >> 16) & 255, (a->ip >> 8) & 255, a->ip & 255,
-                 a->port);
-    return buf;
-}
-
 int netsim_unix_addr(struct sockaddr_un *a, const char *dir, const char *leaf)
 {
     size_t d = strlen(dir), l = strlen(leaf);

@@ -24,19 +24,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "net/model/netrec.h"     /* struct saddr */
 
 struct world;
 struct machine;
 struct conn;
-
-/* A simulated address. ::1 is kept apart from 127.0.0.1; IPv4-mapped IPv6
- * addresses are their IPv4 address. */
-enum addr_kind { ADDR_ANY, ADDR_V4, ADDR_V6_LOOP };
-struct saddr {
-    enum addr_kind kind;
-    uint32_t ip;            /* host order; ADDR_V4 only */
-    uint16_t port;
-};
 
 #define SOCKOPT_MAX 24
 
@@ -156,6 +148,4 @@ int netsim_send_dgram(struct world *w, struct simsock *s, const struct saddr *to
 /* The source of the next queued datagram (consume: pop it). */
 bool netsim_dgram_source(struct simsock *s, bool consume, struct saddr *src);
 
-/* Pretty "10.0.0.1:7000" into buf. */
-const char *saddr_str(const struct saddr *a, char *buf, size_t size);
 #endif

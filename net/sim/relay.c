@@ -46,16 +46,24 @@ struct nev {
 
 static const char *const kind_names[] = { "syn", "syn-ack", "reset", "data", "fin", "udp", "keepalive", "push" };
 
+/* Its trace event, as a record (net/model/netrec.h): the text is made only
+ * when a trace file or report reads it. */
 static void ev_trace(struct world *w, const struct nev *e, int machine, const char *what)
 {
-    char a[48], b[48];
-    const struct saddr *src = e->kind == EV_DGRAM ? &e->src : &e->c->ep[e->dir];
-    const struct saddr *dst = e->kind == EV_DGRAM ? &e->dst : &e->c->ep[1 - e->dir];
-    int from = e->kind == EV_DGRAM ? e->from : e->c->m[e->dir];
-    int to = e->kind == EV_DGRAM ? e->to : e->c->m[1 - e->dir];
-    trace_event(w->trace, w->now, w->machines[machine].name, 0, "net %s %s %s > %s %s%s%s %zu", kind_names[e->kind],
-                w->machines[from].name, saddr_str(src, a, sizeof a), w->machines[to].name, saddr_str(dst, b, sizeof b),
-                what ? " " : "", what ? what : "", e->len);
+    bool dgram = e->kind == EV_DGRAM;
+    struct netrec_event r = {
+        .kind = kind_names[e->kind],
+        .from = w->machines[dgram ? e->from : e->c->m[e->dir]].name,
+        .to = w->machines[dgram ? e->to : e->c->m[1 - e->dir]].name,
+        .src = dgram ? e->src : e->c->ep[e->dir],
+        .dst = dgram ? e->dst : e->c->ep[1 - e->dir],
+        .what = what,
+        .len = e->len,
+    };
+    unsigned char rec[NETREC_MAX];
+    size_t len = netrec_encode(&r, rec);
+    if (!len) abort();      /* machine names are short (config.c) */
+    trace_record(w->trace, w->now, w->machines[machine].name, 0, rec, len, netrec_format);
 }
 
 static struct nev *ev_new(enum ev_kind kind, struct conn *c, int dir, size_t len)
