@@ -221,13 +221,24 @@ static int read_pipe(pid_t pid, int fd, const int *fds, int n, struct snap_pair 
     if (count != 2 || ends[0] < 0 || ends[1] < 0)
         return refuse(why, len, "fd %d open (not a pipe both of whose ends it holds, once each)", fd);
     int copy = copy_fd(pid, ends[0]), queued = -1, size = -1;
+    *p = (struct snap_pair){ { ends[0], ends[1] }, { fd_flags(pid, ends[0]), fd_flags(pid, ends[1]) }, 0, 0, 0, "" };
     if (copy >= 0) {
         if (ioctl(copy, FIONREAD, &queued) != 0) queued = -1;
         size = fcntl(copy, F_GETPIPE_SZ);
+        /* Its bytes, left where they are: tee'd into a pipe of dsim's. */
+        int peek[2];
+        if (queued > 0 && queued <= SNAP_PIPE_BYTES && pipe2(peek, O_CLOEXEC | O_NONBLOCK) == 0) {
+            if (tee(copy, peek[1], (size_t)queued, SPLICE_F_NONBLOCK) == queued &&
+                read(peek[0], p->bytes, (size_t)queued) == queued)
+                p->nbytes = queued;
+            close(peek[0]);
+            close(peek[1]);
+        }
         close(copy);
     }
-    if (queued != 0 || size <= 0) return refuse(why, len, "fd %d: a pipe with bytes in it", fd);
-    *p = (struct snap_pair){ { ends[0], ends[1] }, { fd_flags(pid, ends[0]), fd_flags(pid, ends[1]) }, 0, size };
+    if (queued != p->nbytes || size <= 0)
+        return refuse(why, len, "fd %d: a pipe with %d bytes in it (more than %d)", fd, queued, SNAP_PIPE_BYTES);
+    p->pipe_size = size;
     return 0;
 }
 
@@ -321,7 +332,7 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *
         } else {
             if (!(out->pairs = realloc(out->pairs, (size_t)(out->npairs + 1) * sizeof *out->pairs))) abort();
             out->pairs[out->npairs++] = (struct snap_pair){ { fd, peer_fd }, { fd_flags(pid, fd), fd_flags(pid, peer_fd) },
-                                                            s->type, 0 };
+                                                            s->type, 0, 0, "" };
         }
     }
     for (int i = 0; i < out->npairs && !rc; i++)

@@ -14,11 +14,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#define SNAP_PIPE_BYTES 256
+
 struct snap_pair {
     int fd[2];              /* the two ends, as the process numbers them (a pipe's read end first) */
     int flags[2];           /* their O_NONBLOCK and O_CLOEXEC */
     int type;               /* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET; 0: a pipe */
     int pipe_size;          /* a pipe's capacity */
+    int nbytes;             /* a pipe's bytes at the point (a loop's pending wakeup), written again */
+    char bytes[SNAP_PIPE_BYTES];
 };
 
 struct snap_eventfd { int fd, flags; uint64_t count; bool semaphore; };

@@ -11,8 +11,10 @@
 #include "disk/durable.h"
 #include "disk/layout.h"
 #include "disk/treecopy.h"
+#include "supervisor/inject.h"
 #include "supervisor/machine.h"
 #include "supervisor/snapfds.h"
+#include "supervisor/snapthreads.h"
 #include "supervisor/step.h"
 #include "supervisor/warm.h"
 #include "syscalls/sys.h"
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -50,89 +53,10 @@ const char *snapshot_config_fence(const struct config *c, const struct run_opts 
     return NULL;
 }
 
-/* ---- a system call made by a stopped tracee ---- */
-
-/* A tracee at the seccomp stop of its call at the point: its registers
- * there, and whether it is still at that stop (else at the exit stop of
- * a call dsim made it make). */
-struct tracee {
-    pid_t pid;
-    struct user_regs_struct home;
-    bool at_seccomp;
-};
-
-/* Where an injected call's arguments go: below the red zone of the stack
- * at the point, put back after the call. */
-#define SCRATCH_LEN 512
-static uint64_t scratch_addr(const struct tracee *t) { return (t->home.rsp - 128 - SCRATCH_LEN) & ~15ULL; }
-
-static pid_t wait_tracee(pid_t pid, int *status)
-{
-    pid_t r;
-    while ((r = waitpid(pid, status, __WALL)) < 0 && errno == EINTR) {}
-    return r;
-}
-
-static int event_of(int status) { return WIFSTOPPED(status) ? status >> 16 : -1; }
-
-/* The tracee makes call nr; its result (-errno on failure), or -ENOTRECOVERABLE
- * if it left the stops expected. A child it makes (clone) is *child. It
- * ends at the call's exit stop. */
-static long inject4(struct tracee *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, pid_t *child)
-{
-    struct user_regs_struct r = t->home;
-    int status;
-    r.rdi = a0, r.rsi = a1, r.rdx = a2, r.r10 = a3, r.r8 = r.r9 = 0;
-    if (t->at_seccomp) {
-        /* At the seccomp stop: the pending call becomes nr (the kernel
-         * checks it against the filter again; a second trace means allow). */
-        r.orig_rax = (unsigned long long)nr;
-        if (tracer_setregs(t->pid, &r) != 0) return -ENOTRECOVERABLE;
-    } else {
-        /* Back to the syscall instruction, which stops at seccomp again. */
-        r.rip = t->home.rip - 2, r.rax = (unsigned long long)nr, r.orig_rax = (unsigned long long)-1;
-        if (tracer_setregs(t->pid, &r) != 0 || tracer_cont(t->pid, 0) != 0) return -ENOTRECOVERABLE;
-        if (wait_tracee(t->pid, &status) != t->pid || event_of(status) != PTRACE_EVENT_SECCOMP)
-            return -ENOTRECOVERABLE;
-    }
-    t->at_seccomp = false;
-    if (tracer_syscall(t->pid, 0) != 0) return -ENOTRECOVERABLE;
-    for (;;) {
-        if (wait_tracee(t->pid, &status) != t->pid || !WIFSTOPPED(status)) return -ENOTRECOVERABLE;
-        if (WSTOPSIG(status) == (SIGTRAP | 0x80)) break;
-        int ev = event_of(status);
-        if ((ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK) && child)
-            *child = (pid_t)tracer_eventmsg(t->pid);
-        if (tracer_syscall(t->pid, 0) != 0) return -ENOTRECOVERABLE;
-    }
-    if (tracer_getregs(t->pid, &r) != 0) return -ENOTRECOVERABLE;
-    return (long)r.rax;
-}
-
-static long inject(struct tracee *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, pid_t *child)
-{
-    return inject4(t, nr, a0, a1, a2, 0, child);
-}
-
-/* Back at the seccomp stop of its call at the point, every register as it
- * was there (the syscall instruction run again); 0 or -1. */
-static int back_home(struct tracee *t)
-{
-    if (t->at_seccomp) return 0;
-    struct user_regs_struct r = t->home;
-    int status;
-    r.rip -= 2, r.rax = t->home.orig_rax, r.orig_rax = (unsigned long long)-1;
-    if (tracer_setregs(t->pid, &r) != 0 || tracer_cont(t->pid, 0) != 0) return -1;
-    if (wait_tracee(t->pid, &status) != t->pid || event_of(status) != PTRACE_EVENT_SECCOMP) return -1;
-    if (tracer_getregs(t->pid, &r) != 0 || memcmp(&r, &t->home, sizeof r)) return -1;
-    t->at_seccomp = true;
-    return 0;
-}
-
 /* A copy of t made by t (clone3: CLONE_PARENT, so init's child, at pid
- * set_tid in the machine), traced here and waiting at its first stop.
- * Its host pid, or -errno. */
-static long copy_of(struct tracee *t, pid_t set_tid)
+ * set_tid in the machine; its tid address cleared at its exit if ctid),
+ * traced here and waiting at its first stop. Its host pid, or -errno. */
+static long copy_of(struct tracee *t, pid_t set_tid, uint64_t ctid)
 {
     uint64_t base = scratch_addr(t);
     char saved[SCRATCH_LEN];
@@ -140,6 +64,7 @@ static long copy_of(struct tracee *t, pid_t set_tid)
     struct clone_args ca;
     memset(&ca, 0, sizeof ca);
     ca.flags = CLONE_PARENT;            /* exit_signal 0: the parent's leader's is used */
+    if (ctid) ca.flags |= CLONE_CHILD_CLEARTID, ca.child_tid = ctid;
     ca.set_tid = base + 96;
     ca.set_tid_size = 1;
     pid_t child = 0;
@@ -158,18 +83,6 @@ static long copy_of(struct tracee *t, pid_t set_tid)
         return -ENOTRECOVERABLE;
     }
     return child;
-}
-
-/* t calls nr with the path (written in its scratch, put back after). */
-static long inject_path(struct tracee *t, long nr, const char *path)
-{
-    uint64_t base = scratch_addr(t);
-    char saved[SCRATCH_LEN];
-    size_t len = strlen(path) + 1;
-    if (len > SCRATCH_LEN || mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
-    long r = mem_write(t->pid, base, path, len) == 0 ? inject(t, nr, base, 0, 0, NULL) : -EFAULT;
-    if (mem_write(t->pid, base, saved, sizeof saved) != 0 && r >= 0) r = -EFAULT;
-    return r;
 }
 
 /* fd `made` of t moved to fd (over the template's file, which the copy
@@ -220,6 +133,10 @@ static long make_afresh(struct tracee *t, const struct snap_fds *f)
             r = inject(t, SYS_fcntl, (uint64_t)p->fd[0], F_SETPIPE_SZ, (uint64_t)p->pipe_size, NULL);
             r = r == p->pipe_size ? 0 : r < 0 ? r : -EINVAL;
         }
+        if (!r && p->nbytes) {
+            r = inject_buf(t, SYS_write, 1, p->bytes, (size_t)p->nbytes, NULL, (uint64_t)p->fd[1], 0, (uint64_t)p->nbytes);
+            r = r == p->nbytes ? 0 : r < 0 ? r : -EIO;
+        }
     }
     for (int i = 0; i < f->neventfds && !r; i++) {
         const struct snap_eventfd *e = &f->eventfds[i];
@@ -238,6 +155,45 @@ static long make_afresh(struct tracee *t, const struct snap_fds *f)
         }
     }
     if (mem_write(t->pid, base, saved, sizeof saved) != 0 && !r) r = -EFAULT;
+    return r;
+}
+
+/* ---- mappings a fork would not copy ---- */
+
+struct fork_advice { uint64_t start, len; int advice; };
+
+/* The process's do-not-copy and wipe-on-fork mappings (smaps VmFlags dc,
+ * wf: V8's, a CSPRNG's state), each with the advice that marks it. */
+static int fork_advised(pid_t pid, struct fork_advice **out)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/smaps", (int)pid);
+    FILE *f = fopen(path, "re");
+    int n = 0;
+    unsigned long a = 0, b = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned long x, y;
+        if (sscanf(line, "%lx-%lx ", &x, &y) == 2) a = x, b = y;
+        if (strncmp(line, "VmFlags:", 8)) continue;
+        for (int k = 0; k < 2; k++) {
+            if (!strstr(line, k ? " wf " : " dc ")) continue;
+            if (!(*out = realloc(*out, (size_t)(n + 1) * sizeof **out))) abort();
+            (*out)[n++] = (struct fork_advice){ a, b - a, k ? MADV_WIPEONFORK : MADV_DONTFORK };
+        }
+    }
+    if (f) fclose(f);
+    return n;
+}
+
+/* t marks each mapping with its advice (undo: the advice a fork copies,
+ * MADV_DOFORK or MADV_KEEPONFORK, instead); 0 or -errno. */
+static long fork_advise(struct tracee *t, const struct fork_advice *v, int n, bool undo)
+{
+    long r = 0;
+    for (int i = 0; i < n && !r; i++) {
+        int advice = !undo ? v[i].advice : v[i].advice == MADV_DONTFORK ? MADV_DOFORK : MADV_KEEPONFORK;
+        r = inject(t, SYS_madvise, v[i].start, v[i].len, (uint64_t)advice, NULL);
+    }
     return r;
 }
 
@@ -268,6 +224,12 @@ struct snap_machine {
     struct reopened { int fd, flags; long long pos; char path[4096]; } *files;
     int nfiles;
     struct snap_fds afresh;         /* the socket pairs and epoll sets it makes anew */
+    struct snap_threads threads;    /* its threads but the first, made again in each copy */
+    /* Its mappings a fork would not copy (MADV_DONTFORK) or would wipe
+     * (MADV_WIPEONFORK), which the template has as others, and each copy
+     * has marked again. */
+    struct fork_advice *advised;
+    int nadvised;
     /* The crash model's files at the point (durable.h: disk/NAME/grave and
      * content/NAME), "\0"-separated: what a seed adds goes after it. What
      * it changes or removes there matters only at a crash, a fault a
@@ -301,15 +263,19 @@ static bool at_call_stops(const struct world *w, char *why, size_t len)
     for (size_t i = 0; i < w->nmachines; i++) {
         const struct machine *m = &w->machines[i];
         if (!m->started) continue;
-        const struct thread *t = m->main ? m->main->leader : NULL;
-        if (!t || t->proc->exited) {
+        const struct thread *l = m->main ? m->main->leader : NULL;
+        if (!l || l->proc->exited) {
             snprintf(why, len, "machine %s: its command's first process is gone", m->name);
             return false;
         }
-        bool ready = t->state == TS_READY || t->state == TS_BLOCKED || t == w->point_thread;
-        if (!ready || t->awaiting_first_stop || t->on_exit || t->proc->vfork_parent) {
-            snprintf(why, len, "machine %s: its process is not at a system call", m->name);
-            return false;
+        for (size_t k = 0; k < w->nthreads; k++) {
+            const struct thread *t = w->threads[k];
+            if (t->proc != l->proc || t->state == TS_DEAD) continue;
+            bool ready = t->state == TS_READY || t->state == TS_BLOCKED || t == w->point_thread;
+            if (!ready || t->awaiting_first_stop || t->on_exit || t->proc->vfork_parent) {
+                snprintf(why, len, "machine %s: thread %d of its process is not at a system call", m->name, (int)t->vtid);
+                return false;
+            }
         }
     }
     return true;
@@ -416,6 +382,8 @@ static void snap_free(struct snapshot *s)
         if (s->sm[i].troot >= 0) close(s->sm[i].troot);
         free(s->sm[i].files);
         snap_fds_free(&s->sm[i].afresh);
+        snap_threads_free(&s->sm[i].threads);
+        free(s->sm[i].advised);
         free(s->sm[i].kept[0]);
         free(s->sm[i].kept[1]);
     }
@@ -503,7 +471,20 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
             snap_free(s);
             return NULL;
         }
-        long tpl = copy_of(&orig, TEMPLATE_PID);
+        char twhy[200];
+        int tr = snap_threads_read(w, m->main, &sm->threads, twhy, sizeof twhy);
+        if (tr != 0) {
+            if (tr < -1) world_fail(w, OUT_INTERNAL, "a snapshot left machine %s's %s", m->name, twhy);
+            snprintf(why, len, "machine %s: %s", m->name, twhy);
+            snap_free(s);
+            return NULL;
+        }
+        /* The template a fork of all its memory: the original marked as
+         * before right after (it goes on if the snapshot is refused). */
+        sm->nadvised = fork_advised(t->tid, &sm->advised);
+        long adv = fork_advise(&orig, sm->advised, sm->nadvised, true);
+        long tpl = adv ? adv : copy_of(&orig, TEMPLATE_PID, 0);
+        if (sm->nadvised && fork_advise(&orig, sm->advised, sm->nadvised, false) != 0) tpl = tpl > 0 ? -ENOTRECOVERABLE : tpl;
         if (back_home(&orig) != 0) {
             /* Not where the run expects it: the start-up cannot go on. */
             if (tpl > 0) kill((pid_t)tpl, SIGKILL);
@@ -593,10 +574,16 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
             return NULL;
         }
     for (size_t i = 0; i < s->n; i++) {
+        const struct snap_threads *th = &s->sm[i].threads;
         pid_t orig = s->sm[i].m->main->leader->tid;
         int status;
         kill(orig, SIGKILL);
-        while (wait_tracee(orig, &status) == orig && !WIFEXITED(status) && !WIFSIGNALED(status)) tracer_cont(orig, 0);
+        /* Its other threads first: the kernel tells of the first thread's
+         * end only after theirs. */
+        for (int k = 0; k <= th->n; k++) {
+            pid_t tid = k < th->n ? th->v[k].t->tid : orig;
+            while (wait_tracee(tid, &status) == tid && !WIFEXITED(status) && !WIFSIGNALED(status)) tracer_cont(tid, 0);
+        }
     }
     return s;
 }
@@ -828,7 +815,7 @@ static int make_copy(struct snap_machine *sm, char *why, size_t len)
 {
     long c = -EEXIST;
     for (int tries = 0; c == -EEXIST && tries < 2000; tries++) {
-        c = copy_of(&sm->tpl, 2);
+        c = copy_of(&sm->tpl, 2, sm->m->main->leader->ctid_addr);
         if (c == -EEXIST) nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
     }
     if (c < 0) {
@@ -840,14 +827,17 @@ static int make_copy(struct snap_machine *sm, char *why, size_t len)
     for (int i = 0; i < sm->nfiles && !r1 && !r2; i++)
         r1 = reopen(&copy, sm->files[i].fd, sm->files[i].path, sm->files[i].flags, sm->files[i].pos);
     if (!r1 && !r2) r1 = make_afresh(&copy, &sm->afresh);
+    if (!r1 && !r2) r1 = fork_advise(&copy, sm->advised, sm->nadvised, false);
+    long r3 = r1 || r2 ? 0 : snap_threads_make(&copy, &sm->threads);
     struct user_regs_struct r = sm->tpl.home;
     r.rip -= 2, r.rax = sm->tpl.home.orig_rax, r.orig_rax = (unsigned long long)-1;
-    if (r1 || r2 || tracer_setregs(copy.pid, &r) != 0 || hand_off(copy.pid) != 0) {
+    if (r1 || r2 || r3 || tracer_setregs(copy.pid, &r) != 0 || hand_off(copy.pid) != 0) {
         kill(copy.pid, SIGKILL);
-        snprintf(why, len, "machine %s: its copy could not enter the seed's disk (open %ld, chdir %ld)",
-                 sm->m->name, r1, r2);
+        snprintf(why, len, "machine %s: its copy could not enter the seed's disk (open %ld, chdir %ld, threads %ld)",
+                 sm->m->name, r1, r2, r3);
         return -1;
     }
+    snap_threads_detach(&sm->threads);      /* into the group stop the first thread began */
     sm->copy = copy.pid;
     return 0;
 }
@@ -860,16 +850,19 @@ static int take_copy(struct snap_machine *sm)
     int status;
     if (ptrace(PTRACE_SEIZE, sm->copy, 0, TRACE_OPTIONS) != 0) return -1;
     if (wait_tracee(sm->copy, &status) != sm->copy || !WIFSTOPPED(status)) return -1;
+    if (snap_threads_take(&sm->threads) != 0) return -1;
     kill(sm->copy, SIGCONT);
-    for (int i = 0; i < 8; i++) {
+    bool there = false;
+    for (int i = 0; i < 8 && !there; i++) {
         if (tracer_cont(sm->copy, 0) != 0 || wait_tracee(sm->copy, &status) != sm->copy || !WIFSTOPPED(status))
             return -1;
         if (event_of(status) == PTRACE_EVENT_SECCOMP) {
             struct user_regs_struct r;
-            return tracer_getregs(sm->copy, &r) == 0 && !memcmp(&r, &sm->tpl.home, sizeof r) ? 0 : -1;
+            if (tracer_getregs(sm->copy, &r) != 0 || memcmp(&r, &sm->tpl.home, sizeof r)) return -1;
+            there = true;
         }
     }
-    return -1;
+    return there ? snap_threads_arrive(&sm->threads) : -1;
 }
 
 /* What the machine's stat results key by host inode, moved from the
@@ -912,6 +905,10 @@ static int remap(struct world *w, struct snap_machine *sm)
     p->pidfd = -1;
     fdcache_forget_all(p);
     m->init_reaped = true;          /* the worker's: never killed here */
+    /* A thread blocked on an fd holds a copy of the template's: now the copy's. */
+    for (size_t i = 0; i < w->nthreads; i++)
+        if (w->threads[i]->proc == p && w->threads[i]->copy_fd >= 0 && thread_rehold(w, w->threads[i]) != 0)
+            return -1;
     m->tmp_known = false;
     uint64_t *old = m->mount_devs;
     size_t nold = m->nmount_devs;

@@ -118,11 +118,12 @@ bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long
     return got_pos && got_flags && !locked && (*flags & O_ACCMODE) == O_RDONLY && !(*flags & (O_PATH | O_APPEND));
 }
 
-/* The first thing of a process that a fork-made copy would share with, or
- * lose from, its template (docs/design.md "Warm start from a snapshot"):
- * fds past stdio (but files a copy opens again for itself), writable
- * shared or wipe-on-fork mappings (but its clock page, which is dsim's),
- * pending signals. NULL if none. */
+/* The first thing of a process that a fork-made copy would share with its
+ * template (docs/design.md "Warm start from a snapshot"): fds past stdio
+ * (but files a copy opens again for itself, or makes anew), writable shared
+ * mappings (but its clock page, which is dsim's), pending signals. (Its
+ * do-not-copy and wipe-on-fork mappings a copy takes all the same:
+ * snapshot.c fork_advice.) NULL if none. */
 static const char *unforkable(const struct process *p, char *buf, size_t len)
 {
     char path[64], line[512], file[4096];
@@ -149,8 +150,6 @@ static const char *unforkable(const struct process *p, char *buf, size_t len)
         if (sscanf(line, "%lx-%lx ", &a, &b) == 2) start = a;
         if (strncmp(line, "VmFlags:", 8)) continue;
         if (strstr(line, " sh ") && strstr(line, " mw ") && start != clock_page) why = "a writable shared mapping";
-        else if (strstr(line, " wf ")) why = "a wipe-on-fork mapping";
-        else if (strstr(line, " dc ")) why = "a do-not-copy mapping";
     }
     if (f) fclose(f);
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
@@ -162,9 +161,38 @@ static const char *unforkable(const struct process *p, char *buf, size_t len)
     return why;
 }
 
+/* What stops a copy of p's threads (each made again in the copy from its
+ * registers and state, snapshot.c): a first thread gone, a signal pending
+ * for one, or one blocked on fds whose copies a seed cannot take again
+ * from the copy (thread_held_fd: the copies it holds are the template's).
+ * NULL if nothing. */
+static const char *threads_unforkable(const struct world *w, const struct process *p, char *buf, size_t len)
+{
+    if (!p->leader || p->leader_zombie) return "its first thread has exited";
+    for (size_t i = 0; i < w->nthreads; i++) {
+        const struct thread *t = w->threads[i];
+        if (t->proc != p || t->state == TS_DEAD) continue;
+        if (t->pending_sig) return "a pending signal";
+        if ((t->copy_fd >= 0 && thread_held_fd(t) < 0) || t->npoll_copies) {
+            snprintf(buf, len, "thread %d waits on fds in a %s", (int)t->vtid,
+                     t->npoll_copies ? "poll or select" : "splice or a lock");
+            return buf;
+        }
+        char path[64], line[256];
+        snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)p->pid, (int)t->tid);
+        FILE *f = fopen(path, "re");
+        bool pending = false;
+        while (f && !pending && fgets(line, sizeof line, f))
+            pending = !strncmp(line, "SigPnd:", 7) && strtoull(line + 7, NULL, 16);
+        if (f) fclose(f);
+        if (pending) return "a pending signal";
+    }
+    return NULL;
+}
+
 /* Whether a snapshot could copy every machine here by forking (a first
  * slice of docs/design.md "Warm start from a snapshot": init and one
- * single-threaded process each); why not in why. */
+ * process each, its threads made again); why not in why. */
 bool warm_copyable(const struct world *w, char *why, size_t len)
 {
     for (size_t i = 0; i < w->nmachines; i++) {
@@ -177,9 +205,7 @@ bool warm_copyable(const struct world *w, char *why, size_t len)
         char buf[300];
         const char *no = NULL;
         if (n != 1) snprintf(buf, sizeof buf, "%d processes besides init", n), no = buf;
-        else if (only->nlive != 1) snprintf(buf, sizeof buf, "%d threads in pid %d", only->nlive, (int)only->vpid), no = buf;
-        else if (only->leader && only->leader->pending_sig) no = "a pending signal";
-        else no = unforkable(only, buf, sizeof buf);
+        else if (!(no = threads_unforkable(w, only, buf, sizeof buf))) no = unforkable(only, buf, sizeof buf);
         if (no) {
             snprintf(why, len, "machine %s: %s", m->name, no);
             return false;

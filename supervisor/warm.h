@@ -25,9 +25,9 @@ void warm_point(struct world *w);
  * as the machine names it, its open flags and offset. */
 bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long long *pos);
 /* Whether a snapshot could copy every machine here by forking: init and
- * one single-threaded process each, no fd past 2 but read-only files
- * (warm_reopenable), no writable shared or
- * wipe-on-fork mapping, no pending signal; else false and why ("machine
- * NAME: ..."). Reads /proc. */
+ * one process each (its threads made again; none waiting in poll, select,
+ * a splice or a lock), no fd past 2 but read-only files (warm_reopenable)
+ * and those a copy makes anew (snapfds.h), no writable shared mapping, no
+ * pending signal; else false and why ("machine NAME: ..."). Reads /proc. */
 bool warm_copyable(const struct world *w, char *why, size_t len);
 #endif

@@ -35,6 +35,31 @@ void thread_drop_copy(struct thread *t)
     t->npoll_copies = 0;
 }
 
+int thread_held_fd(const struct thread *t)
+{
+    if (t->copy_fd < 0) return -1;
+    switch (SYSNR(t)) {
+    case SYS_read: case SYS_readv: case SYS_recvfrom: case SYS_recvmsg: case SYS_accept: case SYS_accept4:
+    case SYS_write: case SYS_writev: case SYS_sendto: case SYS_sendmsg: case SYS_recvmmsg:
+    case SYS_epoll_wait: case SYS_epoll_pwait: case SYS_epoll_pwait2:
+        return (int)ARG0(t);
+    default:
+        return -1;
+    }
+}
+
+int thread_rehold(struct world *w, struct thread *t)
+{
+    int fd = thread_held_fd(t);
+    short events = t->copy_events;
+    if (fd < 0) return -1;
+    thread_drop_copy(t);
+    int copy = fd_copy(w, t, fd);
+    if (copy < 0) return -1;
+    hold_copy(t, copy, events);
+    return 0;
+}
+
 /* Keeps copy across a block; fd_ready_check polls it for `events`. */
 void hold_copy(struct thread *t, int copy, short events)
 {

@@ -14,9 +14,9 @@
 #     seeds' faults after it differ; a [fault] section before it fires in
 #     every seed (a fault plan holds the faults that fired).
 #     The trace's note at the point says whether a snapshot could copy the
-#     machines there by forking: not warm_phases (three threads), nor a
-#     process with fd 3 open or a shared writable mapping of its own; a
-#     lone `sleep` (with its clock page) yes.
+#     machines there by forking: warm_phases (three threads, each made
+#     again in a copy) and a lone `sleep` (with its clock page) yes; not a
+#     process with fd 3 open or a shared writable mapping of its own.
 #  4. A failure before the point says that every seed fails so.
 #  5. Config errors: warm_start at or after the end, a bad warm_seed.
 . "$(dirname "$0")/lib.sh"
@@ -71,8 +71,8 @@ swept=$(hash_of warm.jsonl 2)
 grep -q "trace hash $swept" replay.out || { cat replay.out >&2; fail "replay of seed 2: not the sweep's hash $swept"; }
 "$DSIM" trace t2.gz | grep -q '^1\.0[0-9]* - 0 warm start: seed 2 from here (start-up seed 0)$' ||
     fail "the trace does not show the warm start at 1 s"
-"$DSIM" trace t2.gz | grep -q '^  | warm start: a snapshot could not copy machine m: 3 threads in pid 2$' ||
-    fail "the trace's note does not say warm_phases' three threads keep a snapshot from copying it"
+"$DSIM" trace t2.gz | grep -q '^  | warm start: a snapshot could copy every machine here$' ||
+    fail "the trace's note does not say a snapshot could copy warm_phases' three threads"
 copy_note() {
     printf '[simulation]\nwarm_start = 1s\n[machine m]\ncommand = %s\n' "$1" >note.conf
     "$DSIM" replay note.conf 1 --trace note.gz >/dev/null 2>&1 || fail "note.conf ($1) failed"

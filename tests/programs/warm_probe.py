@@ -12,7 +12,11 @@
 # through the self-pipe by another thread; with WARM_PROBE_PAIR set, a
 # socket pair with a byte in it at the point (no copy can have it); with
 # WARM_PROBE_PIPE set, a pipe and an eventfd (count 3) watched by an epoll
-# set across the point, the pipe written after it by another thread.
+# set across the point, the pipe written after it by another thread; with
+# WARM_PROBE_THREADS set, two threads across the point, one waiting for an
+# event (a futex) that the main thread sets after it, one asleep until 2.5 s,
+# both joined (and with WARM_PROBE_SELECT too, a third in select() on a pipe
+# that the main thread writes after the point).
 import os, socket, sys, time
 os.chdir('/var/tmp')
 with open('before', 'w') as f:
@@ -32,6 +36,25 @@ if os.environ.get('WARM_PROBE_PIPE'):
     ep = select.epoll()
     ep.register(pipe_r, select.EPOLLIN)
     ep.register(efd, select.EPOLLIN)
+threads = []
+if os.environ.get('WARM_PROBE_THREADS'):
+    import threading
+    ev = threading.Event()
+    def waiter():
+        ev.wait()
+        print('waiter', os.urandom(2).hex(), flush=True)
+    def sleeper():
+        time.sleep(2.5)
+        print('sleeper', threading.current_thread().name, flush=True)
+    threads = [threading.Thread(target=waiter, name='waiter'), threading.Thread(target=sleeper, name='sleeper')]
+    if os.environ.get('WARM_PROBE_SELECT'):
+        import select
+        sel_r, sel_w = os.pipe()
+        def selector():
+            print('selected', select.select([sel_r], [], [])[0] == [sel_r], os.read(sel_r, 1), flush=True)
+        threads.append(threading.Thread(target=selector, name='selector'))
+    for t in threads:
+        t.start()
 if os.environ.get('WARM_PROBE_PAIR'):
     pair = socket.socketpair()
     pair[0].send(b'x')
@@ -71,6 +94,13 @@ if os.environ.get('WARM_PROBE_PIPE'):
     print('eventfd', sorted(fd == efd for fd, _ in ep.poll(0)), os.eventfd_read(efd), ep.poll(0), flush=True)
     threading.Thread(target=lambda: (time.sleep(0.1), os.write(pipe_w, b'p'))).start()
     print('pipe', [fd == pipe_r for fd, _ in ep.poll(5)], os.read(pipe_r, 1), flush=True)
+if threads:
+    if os.environ.get('WARM_PROBE_SELECT'):
+        os.write(sel_w, b's')
+    ev.set()
+    for t in threads:
+        t.join()
+    print('threads joined', [t.is_alive() for t in threads], flush=True)
 if os.environ.get('WARM_PROBE_SHM'):
     with open('/dev/shm/left', 'w') as f:
         f.write('x')
