@@ -23,6 +23,9 @@
 #   5. the 3-process CPython id allocator (asyncio) with its machines
 #      started at once and warm_start = network: forced cold and from the
 #      snapshot
+#   6. Node with a worker thread (tests/programs/node_workers.js) and a
+#      warm start at 55 ms, while the two threads exchange messages:
+#      forced cold and from the snapshot (each copy makes the threads again)
 #
 # SAFETY: no real network traffic. Every run that uses a network, natively
 # or under dsim, is in a new network namespace with only lo (`unshare
@@ -232,6 +235,22 @@ echo "5. 3 asyncio CPython machines started at once (the id allocator), warm_sta
 awk -v ac="$(median "${AC[@]}")" -v as="$(median "${AS[@]}")" -v s="$CLUSTER_SEEDS" 'BEGIN {
     printf "   %-44s %9.2f seeds/s\n", "--warm cold", s * 1e9 / ac
     printf "   %-44s %9.2f seeds/s   %.2fx the cold start\n", "from a snapshot", s * 1e9 / as, ac / as
+}'
+
+# ---- 6. threads from a snapshot ----
+mkdir -p "$TMP/nw" && cp "$PROGS/node_workers.js" "$TMP/nw/" || die "no node_workers.js"
+printf '[simulation]\nduration = 10s\nwarm_start = 55ms\n[machine m]\ncommand = exec node node_workers.js\n' >"$TMP/nw/nw.conf"
+command -v node >/dev/null || die "no node (apt-get install nodejs)"
+NC=() NS=()
+for _ in $(seq "$R"); do
+    NC+=("$(wall "$DSIM" run "$TMP/nw/nw.conf" --seeds "1-$CLUSTER_SEEDS" -j 2 --warm cold)")
+    NS+=("$(wall "$DSIM" run "$TMP/nw/nw.conf" --seeds "1-$CLUSTER_SEEDS" -j 2 --warm snapshot)")
+done
+echo
+echo "6. Node with a worker thread (node_workers.js), warm_start = 55ms, -j 2, $CLUSTER_SEEDS seeds"
+awk -v nc="$(median "${NC[@]}")" -v ns="$(median "${NS[@]}")" -v s="$CLUSTER_SEEDS" 'BEGIN {
+    printf "   %-44s %9.2f seeds/s\n", "--warm cold", s * 1e9 / nc
+    printf "   %-44s %9.2f seeds/s   %.2fx the cold start\n", "from a snapshot", s * 1e9 / ns, nc / ns
 }'
 echo
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

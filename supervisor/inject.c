@@ -2,6 +2,9 @@
 #include "supervisor/inject.h"
 #include "world/tracer.h"
 #include <errno.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -68,6 +71,31 @@ int back_home(struct tracee *t)
     if (tracer_getregs(t->pid, &r) != 0 || memcmp(&r, &t->home, sizeof r)) return -1;
     t->at_seccomp = true;
     return 0;
+}
+
+long inject_clone3(struct tracee *t, uint64_t flags, uint64_t child_tid, pid_t set_tid)
+{
+    uint64_t base = scratch_addr(t);
+    char saved[SCRATCH_LEN];
+    if (mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
+    struct clone_args ca;
+    memset(&ca, 0, sizeof ca);
+    ca.flags = flags;
+    if (child_tid) ca.flags |= CLONE_CHILD_CLEARTID, ca.child_tid = child_tid;
+    ca.set_tid = base + 128;
+    ca.set_tid_size = 1;
+    pid_t child = 0;
+    long r = -EFAULT;
+    if (mem_write(t->pid, base + 128, &set_tid, sizeof set_tid) == 0 && mem_write(t->pid, base, &ca, sizeof ca) == 0)
+        r = inject(t, SYS_clone3, base, sizeof ca, 0, &child);
+    if (mem_write(t->pid, base, saved, sizeof saved) != 0 && r >= 0) r = -EFAULT;
+    bool fork = !(flags & CLONE_VM);
+    int status;
+    if (r >= 0 && (child <= 0 || wait_tracee(child, &status) != child || event_of(status) != PTRACE_EVENT_STOP ||
+                   (fork && mem_write(child, base, saved, sizeof saved) != 0)))
+        r = -ENOTRECOVERABLE;
+    if (r < 0 && child > 0 && fork) kill(child, SIGKILL);
+    return r < 0 ? r : child;
 }
 
 long inject_path(struct tracee *t, long nr, const char *path)

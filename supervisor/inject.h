@@ -40,6 +40,12 @@ long inject_path(struct tracee *t, long nr, const char *path);
 long inject_buf(struct tracee *t, long nr, int at, const void *in, size_t len, void *out, uint64_t a0, uint64_t a1,
                 uint64_t a2);
 
+/* t calls clone3 with flags (CLONE_CHILD_CLEARTID at child_tid, if any)
+ * and its child's pid (or tid) set_tid in t's pid namespace. The child,
+ * traced here, waits at its first stop (a fork's scratch put back too).
+ * Its host pid, or -errno. */
+long inject_clone3(struct tracee *t, uint64_t flags, uint64_t child_tid, pid_t set_tid);
+
 /* Back at the seccomp stop of its call at the point, every register as it
  * was there (the syscall instruction run again); 0 or -1. */
 int back_home(struct tracee *t);

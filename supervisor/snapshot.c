@@ -55,34 +55,11 @@ const char *snapshot_config_fence(const struct config *c, const struct run_opts 
 
 /* A copy of t made by t (clone3: CLONE_PARENT, so init's child, at pid
  * set_tid in the machine; its tid address cleared at its exit if ctid),
- * traced here and waiting at its first stop. Its host pid, or -errno. */
+ * traced here and waiting at its first stop. Its host pid, or -errno.
+ * exit_signal 0: the parent's leader's is used. */
 static long copy_of(struct tracee *t, pid_t set_tid, uint64_t ctid)
 {
-    uint64_t base = scratch_addr(t);
-    char saved[SCRATCH_LEN];
-    if (mem_read(t->pid, base, saved, sizeof saved) != 0) return -errno;
-    struct clone_args ca;
-    memset(&ca, 0, sizeof ca);
-    ca.flags = CLONE_PARENT;            /* exit_signal 0: the parent's leader's is used */
-    if (ctid) ca.flags |= CLONE_CHILD_CLEARTID, ca.child_tid = ctid;
-    ca.set_tid = base + 96;
-    ca.set_tid_size = 1;
-    pid_t child = 0;
-    long r = -EFAULT;
-    if (mem_write(t->pid, base + 96, &set_tid, sizeof set_tid) == 0 && mem_write(t->pid, base, &ca, sizeof ca) == 0)
-        r = inject(t, SYS_clone3, base, sizeof ca, 0, &child);
-    if (mem_write(t->pid, base, saved, sizeof saved) != 0 && r >= 0) r = -EFAULT;
-    if (r < 0) {
-        if (child > 0) kill(child, SIGKILL);
-        return r;
-    }
-    int status;
-    if (wait_tracee(child, &status) != child || event_of(status) != PTRACE_EVENT_STOP ||
-        mem_write(child, base, saved, sizeof saved) != 0) {
-        kill(child, SIGKILL);
-        return -ENOTRECOVERABLE;
-    }
-    return child;
+    return inject_clone3(t, CLONE_PARENT, ctid, set_tid);
 }
 
 /* fd `made` of t moved to fd (over the template's file, which the copy
@@ -100,14 +77,8 @@ static long settle_fd(struct tracee *t, int made, int fd, int flags)
  * at the offset it had at the point; 0 or -errno. */
 static long reopen(struct tracee *t, int fd, const char *path, int flags, long long pos)
 {
-    uint64_t base = scratch_addr(t);
-    char saved[SCRATCH_LEN];
-    size_t len = strlen(path) + 1;
-    if (len > SCRATCH_LEN || mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
-    long r = mem_write(t->pid, base, path, len) == 0
-                 ? inject(t, SYS_openat, (uint64_t)AT_FDCWD, base, (uint64_t)(flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC)), NULL)
-                 : -EFAULT;
-    if (mem_write(t->pid, base, saved, sizeof saved) != 0 && r >= 0) r = -EFAULT;
+    long r = inject_buf(t, SYS_openat, 1, path, strlen(path) + 1, NULL, (uint64_t)AT_FDCWD, 0,
+                        (uint64_t)(flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC)));
     if (r < 0 || (r = settle_fd(t, (int)r, fd, flags & O_CLOEXEC)) != 0) return r;
     r = inject(t, SYS_lseek, (uint64_t)fd, (uint64_t)pos, SEEK_SET, NULL);
     return r == pos ? 0 : r < 0 ? r : -ESPIPE;

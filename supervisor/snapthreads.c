@@ -72,29 +72,12 @@ int snap_threads_read(const struct world *w, const struct process *p, struct sna
     return 0;
 }
 
-/* The copy's first thread makes st's thread (clone3 at its tid, in the
- * copy's pid namespace); its host tid, stopped at its first stop, or -errno. */
+/* The copy's first thread makes st's thread (at its tid, in the copy's
+ * pid namespace); its host tid, stopped at its first stop, or -errno. */
 static long clone_thread(struct tracee *copy, const struct snap_thread *st)
 {
-    uint64_t base = scratch_addr(copy);
-    char saved[SCRATCH_LEN];
-    if (mem_read(copy->pid, base, saved, sizeof saved) != 0) return -EFAULT;
-    pid_t tid = st->t->vtid;
-    struct clone_args ca;
-    memset(&ca, 0, sizeof ca);
-    ca.flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM;
-    if (st->t->ctid_addr) ca.flags |= CLONE_CHILD_CLEARTID, ca.child_tid = st->t->ctid_addr;
-    ca.set_tid = base + 128;
-    ca.set_tid_size = 1;
-    pid_t child = 0;
-    long r = -EFAULT;
-    if (mem_write(copy->pid, base + 128, &tid, sizeof tid) == 0 && mem_write(copy->pid, base, &ca, sizeof ca) == 0)
-        r = inject(copy, SYS_clone3, base, sizeof ca, 0, &child);
-    if (mem_write(copy->pid, base, saved, sizeof saved) != 0 && r >= 0) r = -EFAULT;
-    if (r < 0) return r;
-    int status;
-    if (child <= 0 || wait_tracee(child, &status) != child || event_of(status) != PTRACE_EVENT_STOP) return -ENOTRECOVERABLE;
-    return child;
+    return inject_clone3(copy, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM,
+                         st->t->ctid_addr, st->t->vtid);
 }
 
 /* The made thread t takes st's state, and stands before its point's call. */
