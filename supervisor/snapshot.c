@@ -190,7 +190,7 @@ struct snap_machine {
     int overlay[MAX_LAYERS];        /* the seed's overlays, made and not yet attached */
     char uuid[MAX_LAYERS][8];       /* the template's overlays' uuid option ("" if none shown) */
     pid_t copy, helper;             /* the seed's copy, and the helper that made its root */
-    /* The read-only files it had open past fd 2, which each copy opens
+    /* The regular files it had open past fd 2, which each copy opens
      * again for itself (its own offset). */
     struct reopened { int fd, flags; long long pos; char path[4096]; } *files;
     int nfiles;

@@ -115,7 +115,10 @@ bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long
         else if (!strncmp(line, "lock:", 5)) locked = true;
     }
     if (f) fclose(f);
-    return got_pos && got_flags && !locked && (*flags & O_ACCMODE) == O_RDONLY && !(*flags & (O_PATH | O_APPEND));
+    /* Written files too: the copy's writes go to its own disk's file (the
+     * frozen layer's copy) through a description of its own. A network
+     * table is only ever read. */
+    return got_pos && got_flags && !locked && !(*flags & O_PATH) && (!net_table(path) || (*flags & O_ACCMODE) == O_RDONLY);
 }
 
 /* The first thing of a process that a fork-made copy would share with its

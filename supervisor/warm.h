@@ -21,12 +21,12 @@ void warm_watch_output(struct world *w);
  * dropped). */
 void warm_point(struct world *w);
 /* Whether fd of process pid is one a copy of it can open again for itself
- * (a regular file of the machine's disk, read-only, unlocked): its path
+ * (a regular file of the machine's disk, read or written, unlocked): its path
  * as the machine names it, its open flags and offset. */
 bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long long *pos);
 /* Whether a snapshot could copy every machine here by forking: init and
  * one process each (its threads made again; none waiting in poll, select,
- * a splice or a lock), no fd past 2 but read-only files (warm_reopenable)
+ * a splice or a lock), no fd past 2 but regular files (warm_reopenable)
  * and those a copy makes anew (snapfds.h), no writable shared mapping, no
  * pending signal; else false and why ("machine NAME: ..."). Reads /proc. */
 bool warm_copyable(const struct world *w, char *why, size_t len);

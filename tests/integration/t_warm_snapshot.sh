@@ -17,6 +17,8 @@
 #     id allocator), at the first network call. A machine that starts
 #     after the point starts in each seed, as cold (its disk and output
 #     the point's again after each), and so do the id allocator's clients.
+#     Files open for writing across the point (a log appended to, a data
+#     file at an offset): each copy writes its own disk's copy.
 #  3. Where a snapshot cannot serve, the sweep says why once and runs cold
 #     with the same hashes: an fd past 2 at the point (a fence), a socket
 #     pair with a byte in it at the point, a [fault]
@@ -120,6 +122,16 @@ three_ways asyncio-late.conf asyncio-late
 afresh_said asyncio-late
 
 # --- 3. where a snapshot cannot serve ---------------------------------------------
+# Files written across the point: each copy writes its own disk's copy,
+# appending or at the offset the template had.
+conf writer.conf 1s m 'exec python3 warm_probe.py'
+probe_env writer.conf WARM_PROBE_WRITER
+three_ways writer.conf writer
+snapshot_said writer
+for s in 1 5; do
+    grep -qx "log \['start-up', 'seed'\] data b'0123XY6789'" out-writer/seed-$s/m.stdout ||
+        fail "writer: seed $s: $(cat out-writer/seed-$s/m.stdout)"
+done
 conf fd.conf 1s m 'exec 3</dev/null; exec python3 warm_probe.py'
 three_ways fd.conf fd
 grep -qx 'dsim: warm start: seeds run cold, not from a snapshot: machine m: fd 3 open' fd.err ||

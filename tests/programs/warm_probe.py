@@ -16,7 +16,9 @@
 # WARM_PROBE_THREADS set, two threads across the point, one waiting for an
 # event (a futex) that the main thread sets after it, one asleep until 2.5 s,
 # both joined (and with WARM_PROBE_SELECT too, a third in select() on a pipe
-# that the main thread writes after the point).
+# that the main thread writes after the point); with WARM_PROBE_WRITER set,
+# a log appended to and a data file written at an offset, open across the
+# point, written on both sides of it.
 import os, socket, sys, time
 os.chdir('/var/tmp')
 with open('before', 'w') as f:
@@ -36,6 +38,12 @@ if os.environ.get('WARM_PROBE_PIPE'):
     ep = select.epoll()
     ep.register(pipe_r, select.EPOLLIN)
     ep.register(efd, select.EPOLLIN)
+if os.environ.get('WARM_PROBE_WRITER'):
+    logf = open('log', 'a', buffering=1)
+    logf.write('start-up line\n')
+    dataf = open('data', 'w+b', buffering=0)
+    dataf.write(b'0123456789')
+    dataf.seek(4)
 threads = []
 if os.environ.get('WARM_PROBE_THREADS'):
     import threading
@@ -94,6 +102,12 @@ if os.environ.get('WARM_PROBE_PIPE'):
     print('eventfd', sorted(fd == efd for fd, _ in ep.poll(0)), os.eventfd_read(efd), ep.poll(0), flush=True)
     threading.Thread(target=lambda: (time.sleep(0.1), os.write(pipe_w, b'p'))).start()
     print('pipe', [fd == pipe_r for fd, _ in ep.poll(5)], os.read(pipe_r, 1), flush=True)
+if os.environ.get('WARM_PROBE_WRITER'):
+    logf.write('seed line %s\n' % os.urandom(2).hex())
+    dataf.write(b'XY')
+    logf.close()
+    dataf.close()
+    print('log', [l.split()[0] for l in open('log')], 'data', open('data', 'rb').read(), flush=True)
 if threads:
     if os.environ.get('WARM_PROBE_SELECT'):
         os.write(sel_w, b's')
