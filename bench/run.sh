@@ -225,32 +225,29 @@ awk -v j2="$(median "${EL[@]}")" -v wc="$(median "${WC[@]}")" -v ws="$(median "$
 # and its self-pipe) is made anew in each copy (supervisor/snapfds.c).
 sed -e '/^start = /d' -e 's/^duration = 60s$/&\nwarm_start = network/' "$TMP/ia/ia.conf" >"$TMP/ia/ia-warm.conf"
 grep -q '^warm_start = network$' "$TMP/ia/ia-warm.conf" || die "no warm_start in ia-warm.conf"
-AC=() AS=()
-for _ in $(seq "$R"); do
-    AC+=("$(wall $UNSHARE "$DSIM" run "$TMP/ia/ia-warm.conf" --seeds "1-$CLUSTER_SEEDS" -j 2 --warm cold)")
-    AS+=("$(wall $UNSHARE "$DSIM" run "$TMP/ia/ia-warm.conf" --seeds "1-$CLUSTER_SEEDS" -j 2 --warm snapshot)")
-done
-echo
-echo "5. 3 asyncio CPython machines started at once (the id allocator), warm_start = network, -j 2, $CLUSTER_SEEDS seeds"
-awk -v ac="$(median "${AC[@]}")" -v as="$(median "${AS[@]}")" -v s="$CLUSTER_SEEDS" 'BEGIN {
-    printf "   %-44s %9.2f seeds/s\n", "--warm cold", s * 1e9 / ac
-    printf "   %-44s %9.2f seeds/s   %.2fx the cold start\n", "from a snapshot", s * 1e9 / as, ac / as
-}'
+# cold_vs_snapshot TITLE CONF [WRAPPER...]: a -j 2 sweep of CONF's CLUSTER_SEEDS
+# seeds forced cold against from its snapshot, REPEATS times interleaved.
+cold_vs_snapshot() {
+    local title=$1 conf=$2 cold=() snap=()
+    shift 2
+    for _ in $(seq "$R"); do
+        cold+=("$(wall "$@" "$DSIM" run "$conf" --seeds "1-$CLUSTER_SEEDS" -j 2 --warm cold)")
+        snap+=("$(wall "$@" "$DSIM" run "$conf" --seeds "1-$CLUSTER_SEEDS" -j 2 --warm snapshot)")
+    done
+    echo
+    echo "$title, -j 2, $CLUSTER_SEEDS seeds"
+    awk -v c="$(median "${cold[@]}")" -v w="$(median "${snap[@]}")" -v s="$CLUSTER_SEEDS" 'BEGIN {
+        printf "   %-44s %9.2f seeds/s\n", "--warm cold", s * 1e9 / c
+        printf "   %-44s %9.2f seeds/s   %.2fx the cold start\n", "from a snapshot", s * 1e9 / w, c / w
+    }'
+}
+cold_vs_snapshot "5. 3 asyncio CPython machines started at once (the id allocator), warm_start = network" \
+    "$TMP/ia/ia-warm.conf" $UNSHARE
 
 # ---- 6. threads from a snapshot ----
+command -v node >/dev/null || die "no node (apt-get install nodejs)"
 mkdir -p "$TMP/nw" && cp "$PROGS/node_workers.js" "$TMP/nw/" || die "no node_workers.js"
 printf '[simulation]\nduration = 10s\nwarm_start = 55ms\n[machine m]\ncommand = exec node node_workers.js\n' >"$TMP/nw/nw.conf"
-command -v node >/dev/null || die "no node (apt-get install nodejs)"
-NC=() NS=()
-for _ in $(seq "$R"); do
-    NC+=("$(wall "$DSIM" run "$TMP/nw/nw.conf" --seeds "1-$CLUSTER_SEEDS" -j 2 --warm cold)")
-    NS+=("$(wall "$DSIM" run "$TMP/nw/nw.conf" --seeds "1-$CLUSTER_SEEDS" -j 2 --warm snapshot)")
-done
-echo
-echo "6. Node with a worker thread (node_workers.js), warm_start = 55ms, -j 2, $CLUSTER_SEEDS seeds"
-awk -v nc="$(median "${NC[@]}")" -v ns="$(median "${NS[@]}")" -v s="$CLUSTER_SEEDS" 'BEGIN {
-    printf "   %-44s %9.2f seeds/s\n", "--warm cold", s * 1e9 / nc
-    printf "   %-44s %9.2f seeds/s   %.2fx the cold start\n", "from a snapshot", s * 1e9 / ns, nc / ns
-}'
+cold_vs_snapshot "6. Node with a worker thread (node_workers.js), warm_start = 55ms" "$TMP/nw/nw.conf"
 echo
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
