@@ -237,7 +237,8 @@ static int read_pipe(pid_t pid, int fd, const int *fds, int n, struct snap_pair 
         close(copy);
     }
     if (queued != p->nbytes || size <= 0)
-        return refuse(why, len, "fd %d: a pipe with %d bytes in it (more than %d)", fd, queued, SNAP_PIPE_BYTES);
+        return refuse(why, len, "fd %d: a pipe with bytes in it that a copy cannot write again (%d; up to %d)", fd,
+                      queued, SNAP_PIPE_BYTES);
     p->pipe_size = size;
     return 0;
 }

@@ -454,13 +454,20 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
          * before right after (it goes on if the snapshot is refused). */
         sm->nadvised = fork_advised(t->tid, &sm->advised);
         long adv = fork_advise(&orig, sm->advised, sm->nadvised, true);
-        long tpl = adv ? adv : copy_of(&orig, TEMPLATE_PID, 0);
-        if (sm->nadvised && fork_advise(&orig, sm->advised, sm->nadvised, false) != 0) tpl = tpl > 0 ? -ENOTRECOVERABLE : tpl;
-        if (back_home(&orig) != 0) {
-            /* Not where the run expects it: the start-up cannot go on. */
+        long tpl = adv ? 0 : copy_of(&orig, TEMPLATE_PID, 0);
+        bool marked_back = !sm->nadvised || fork_advise(&orig, sm->advised, sm->nadvised, false) == 0;
+        if (!marked_back || back_home(&orig) != 0) {
+            /* Not as the run expects it: the start-up cannot go on. */
             if (tpl > 0) kill((pid_t)tpl, SIGKILL);
-            world_fail(w, OUT_INTERNAL, "a snapshot's copy left machine %s's process off its stop", m->name);
-            snprintf(why, len, "machine %s: its process did not come back to its stop", m->name);
+            world_fail(w, OUT_INTERNAL, "a snapshot's copy left machine %s's process %s", m->name,
+                       marked_back ? "off its stop" : "with its do-not-copy mappings unmarked");
+            snprintf(why, len, "machine %s: its process did not come back as it was", m->name);
+            snap_free(s);
+            return NULL;
+        }
+        if (adv) {
+            snprintf(why, len, "machine %s: its do-not-copy mappings could not be marked for a copy (madvise: %s)",
+                     m->name, strerror((int)-adv));
             snap_free(s);
             return NULL;
         }
