@@ -56,8 +56,9 @@ int supervisor_tsc_resolve(bool *fault, char *err, size_t errlen);
 /* DSIM_WARM_FDS=host (default) or old-host: whether a warm start's
  * snapshot reads the fds a copy makes anew (supervisor/snapfds.c) as this
  * host tells them, or as a host that cannot (no unix sock_diag, no
- * eventfd mode in fdinfo: Linux before 6.3), which refuses them and runs
- * cold with the same hashes. t_warm_snapshot runs both. */
+ * eventfd mode in fdinfo: Linux before 6.3; no kcmp to tell two processes'
+ * shared files), which refuses them and runs cold with the same hashes.
+ * t_warm_snapshot runs both. */
 int warm_fds_resolve(bool *host, char *err, size_t errlen);
 /* DSIM_TCP_WRITES=relay (default) or kernel: whether a blocking write of
  * up to 64 KiB to a simulated TCP socket whose relay end is empty goes to

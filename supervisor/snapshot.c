@@ -1,10 +1,11 @@
 /* A warm start from a snapshot (docs/design.md §6 "Warm start" and "Not
- * built yet"): the fences a first slice keeps, and the templates. A
- * machine's process at the point is copied by a clone3 it is made to call
- * at its seccomp stop there (CLONE_PARENT: the copy is init's child;
- * set_tid: at a pid of dsim's choosing), which the kernel allows only when
- * the machine's pid namespace is owned by the command's user namespace.
- * Every refusal leaves the start-up as it was at the point. */
+ * built yet"): the fences a first slice keeps, the machines' templates
+ * (one per process, snapproc.c: a clone3 each process is made to call at
+ * its seccomp stop there, CLONE_PARENT so init's child, set_tid at a pid
+ * of dsim's choosing, which the kernel allows only when the machine's pid
+ * namespace is owned by the command's user namespace), their frozen
+ * disks, and each seed's disks, mounts and copies. Every refusal leaves
+ * the start-up as it was at the point. */
 #include "supervisor/snapshot.h"
 #include "net/sim/netsim.h"
 #include "disk/confined.h"
@@ -13,8 +14,7 @@
 #include "disk/treecopy.h"
 #include "supervisor/inject.h"
 #include "supervisor/machine.h"
-#include "supervisor/snapfds.h"
-#include "supervisor/snapthreads.h"
+#include "supervisor/snapproc.h"
 #include "supervisor/step.h"
 #include "supervisor/warm.h"
 #include "syscalls/sys.h"
@@ -24,23 +24,17 @@
 #include <fcntl.h>
 #include <linux/mount.h>
 #include <linux/openat2.h>
-#include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 const char *snapshot_config_fence(const struct config *c, const struct run_opts *o, char *buf, size_t len)
@@ -53,121 +47,6 @@ const char *snapshot_config_fence(const struct config *c, const struct run_opts 
     return NULL;
 }
 
-/* A copy of t made by t (clone3: CLONE_PARENT, so init's child, at pid
- * set_tid in the machine; its tid address cleared at its exit if ctid),
- * traced here and waiting at its first stop. Its host pid, or -errno.
- * exit_signal 0: the parent's leader's is used. */
-static long copy_of(struct tracee *t, pid_t set_tid, uint64_t ctid)
-{
-    return inject_clone3(t, CLONE_PARENT, ctid, set_tid);
-}
-
-/* fd `made` of t moved to fd (over the template's file, which the copy
- * shares there) with the point's O_CLOEXEC and O_NONBLOCK: 0 or -errno. */
-static long settle_fd(struct tracee *t, int made, int fd, int flags)
-{
-    long r = inject(t, SYS_dup3, (uint64_t)made, (uint64_t)fd, (uint64_t)(flags & O_CLOEXEC), NULL);
-    long c = inject(t, SYS_close, (uint64_t)made, 0, 0, NULL);
-    if (r != fd) return r < 0 ? r : -EBADF;
-    if (c != 0) return c;
-    return flags & O_NONBLOCK ? inject(t, SYS_fcntl, (uint64_t)fd, F_SETFL, O_NONBLOCK, NULL) : 0;
-}
-
-/* t opens path (its own open file description) as fd, with the flags and
- * at the offset it had at the point; 0 or -errno. */
-static long reopen(struct tracee *t, int fd, const char *path, int flags, long long pos)
-{
-    long r = inject_buf(t, SYS_openat, 1, path, strlen(path) + 1, NULL, (uint64_t)AT_FDCWD, 0,
-                        (uint64_t)(flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC)));
-    if (r < 0 || (r = settle_fd(t, (int)r, fd, flags & O_CLOEXEC)) != 0) return r;
-    r = inject(t, SYS_lseek, (uint64_t)fd, (uint64_t)pos, SEEK_SET, NULL);
-    return r == pos ? 0 : r < 0 ? r : -ESPIPE;
-}
-
-/* The copy makes its own socket pairs, pipes, eventfds and epoll sets,
- * alike, at the template's fd numbers (snapfds.h): 0 or -errno. */
-static long make_afresh(struct tracee *t, const struct snap_fds *f)
-{
-    if (!f->npairs && !f->nepolls && !f->neventfds) return 0;
-    uint64_t base = scratch_addr(t);
-    char saved[SCRATCH_LEN];
-    if (mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
-    long r = 0;
-    for (int i = 0; i < f->npairs && !r; i++) {
-        const struct snap_pair *p = &f->pairs[i];
-        int sv[2];
-        r = p->type ? inject4(t, SYS_socketpair, AF_UNIX, (uint64_t)(p->type | SOCK_CLOEXEC), 0, base, NULL)
-                    : inject(t, SYS_pipe2, base, O_CLOEXEC, 0, NULL);
-        if (!r && mem_read(t->pid, base, sv, sizeof sv) != 0) r = -EFAULT;
-        for (int k = 0; k < 2 && !r; k++) r = settle_fd(t, sv[k], p->fd[k], p->flags[k]);
-        if (!r && !p->type) {
-            r = inject(t, SYS_fcntl, (uint64_t)p->fd[0], F_SETPIPE_SZ, (uint64_t)p->pipe_size, NULL);
-            r = r == p->pipe_size ? 0 : r < 0 ? r : -EINVAL;
-        }
-        if (!r && p->nbytes) {
-            r = inject_buf(t, SYS_write, 1, p->bytes, (size_t)p->nbytes, NULL, (uint64_t)p->fd[1], 0, (uint64_t)p->nbytes);
-            r = r == p->nbytes ? 0 : r < 0 ? r : -EIO;
-        }
-    }
-    for (int i = 0; i < f->neventfds && !r; i++) {
-        const struct snap_eventfd *e = &f->eventfds[i];
-        r = inject(t, SYS_eventfd2, e->count, EFD_CLOEXEC | (e->semaphore ? EFD_SEMAPHORE : 0), 0, NULL);
-        if (r >= 0) r = settle_fd(t, (int)r, e->fd, e->flags);
-    }
-    for (int i = 0; i < f->nepolls && !r; i++) {
-        const struct snap_epoll *e = &f->epolls[i];
-        r = inject(t, SYS_epoll_create1, EPOLL_CLOEXEC, 0, 0, NULL);
-        if (r >= 0) r = settle_fd(t, (int)r, e->fd, e->flags);
-        for (int k = 0; k < e->nwatches && !r; k++) {
-            struct epoll_event ev = { .events = e->watches[k].events, .data.u64 = e->watches[k].data };
-            r = mem_write(t->pid, base, &ev, sizeof ev) == 0
-                    ? inject4(t, SYS_epoll_ctl, (uint64_t)e->fd, EPOLL_CTL_ADD, (uint64_t)e->watches[k].fd, base, NULL)
-                    : -EFAULT;
-        }
-    }
-    if (mem_write(t->pid, base, saved, sizeof saved) != 0 && !r) r = -EFAULT;
-    return r;
-}
-
-/* ---- mappings a fork would not copy ---- */
-
-struct fork_advice { uint64_t start, len; int advice; };
-
-/* The process's do-not-copy and wipe-on-fork mappings (smaps VmFlags dc,
- * wf: V8's, a CSPRNG's state), each with the advice that marks it. */
-static int fork_advised(pid_t pid, struct fork_advice **out)
-{
-    char path[64], line[512];
-    snprintf(path, sizeof path, "/proc/%d/smaps", (int)pid);
-    FILE *f = fopen(path, "re");
-    int n = 0;
-    unsigned long a = 0, b = 0;
-    while (f && fgets(line, sizeof line, f)) {
-        unsigned long x, y;
-        if (sscanf(line, "%lx-%lx ", &x, &y) == 2) a = x, b = y;
-        if (strncmp(line, "VmFlags:", 8)) continue;
-        for (int k = 0; k < 2; k++) {
-            if (!strstr(line, k ? " wf " : " dc ")) continue;
-            if (!(*out = realloc(*out, (size_t)(n + 1) * sizeof **out))) abort();
-            (*out)[n++] = (struct fork_advice){ a, b - a, k ? MADV_WIPEONFORK : MADV_DONTFORK };
-        }
-    }
-    if (f) fclose(f);
-    return n;
-}
-
-/* t marks each mapping with its advice (undo: the advice a fork copies,
- * MADV_DOFORK or MADV_KEEPONFORK, instead); 0 or -errno. */
-static long fork_advise(struct tracee *t, const struct fork_advice *v, int n, bool undo)
-{
-    long r = 0;
-    for (int i = 0; i < n && !r; i++) {
-        int advice = !undo ? v[i].advice : v[i].advice == MADV_DONTFORK ? MADV_DOFORK : MADV_KEEPONFORK;
-        r = inject(t, SYS_madvise, v[i].start, v[i].len, (uint64_t)advice, NULL);
-    }
-    return r;
-}
-
 /* ---- templates ---- */
 
 /* The pid a machine's template takes, out of the way of a seed's pids. */
@@ -177,30 +56,21 @@ static long fork_advise(struct tracee *t, const struct fork_advice *v, int n, bo
  * that nothing uses from then on. */
 #define SEED_ROOT "/tmp"
 #define MAX_LAYERS 64
+/* How long a seed's supervisor may take to bring every copy to the point. */
+#define TAKE_LIMIT_S 30
 
 struct snap_machine {
     struct machine *m;
     int index;                      /* m's (the seed's supervisor frees m at its end) */
-    struct tracee tpl;              /* the template, stopped, traced here */
-    char cwd[4096];                 /* its working directory at the point */
+    struct snap_proc *procs;        /* its processes at the point, by pid */
+    int nprocs;
     off_t out_size, err_size;       /* the machine's output at the point */
     int mntns;                      /* its mount namespace */
-    int troot;                      /* the template's root at the point (O_PATH) */
+    int troot;                      /* its root at the point (O_PATH) */
     pid_t last_pid;                 /* the last pid handed out before the point */
     int overlay[MAX_LAYERS];        /* the seed's overlays, made and not yet attached */
     char uuid[MAX_LAYERS][8];       /* the template's overlays' uuid option ("" if none shown) */
-    pid_t copy, helper;             /* the seed's copy, and the helper that made its root */
-    /* The regular files it had open past fd 2, which each copy opens
-     * again for itself (its own offset). */
-    struct reopened { int fd, flags; long long pos; char path[4096]; } *files;
-    int nfiles;
-    struct snap_fds afresh;         /* the socket pairs and epoll sets it makes anew */
-    struct snap_threads threads;    /* its threads but the first, made again in each copy */
-    /* Its mappings a fork would not copy (MADV_DONTFORK) or would wipe
-     * (MADV_WIPEONFORK), which the template has as others, and each copy
-     * has marked again. */
-    struct fork_advice *advised;
-    int nadvised;
+    pid_t helper;                   /* the helper that made the seed's root */
     /* The crash model's files at the point (durable.h: disk/NAME/grave and
      * content/NAME), "\0"-separated: what a seed adds goes after it. What
      * it changes or removes there matters only at a crash, a fault a
@@ -227,8 +97,9 @@ struct snapshot {
     size_t nlate;
 };
 
-/* Whether every started machine's process stands at a system call's stop
- * (ready, blocked, or the point's own call): where a copy can begin. */
+/* Whether every process of every started machine stands at a system
+ * call's stop (ready, blocked, or the point's own call): where a copy can
+ * begin. */
 static bool at_call_stops(const struct world *w, char *why, size_t len)
 {
     for (size_t i = 0; i < w->nmachines; i++) {
@@ -241,10 +112,11 @@ static bool at_call_stops(const struct world *w, char *why, size_t len)
         }
         for (size_t k = 0; k < w->nthreads; k++) {
             const struct thread *t = w->threads[k];
-            if (t->proc != l->proc || t->state == TS_DEAD) continue;
+            if (t->proc->m != m || t->proc->exited || t->state == TS_DEAD) continue;
             bool ready = t->state == TS_READY || t->state == TS_BLOCKED || t == w->point_thread;
             if (!ready || t->awaiting_first_stop || t->on_exit || t->proc->vfork_parent) {
-                snprintf(why, len, "machine %s: thread %d of its process is not at a system call", m->name, (int)t->vtid);
+                snprintf(why, len, "machine %s: thread %d of pid %d is not at a system call", m->name, (int)t->vtid,
+                         (int)t->proc->vpid);
                 return false;
             }
         }
@@ -344,17 +216,10 @@ static int freeze(struct world *w, struct machine *m)
 static void snap_free(struct snapshot *s)
 {
     for (size_t i = 0; i < s->n; i++) {
-        if (s->sm[i].tpl.pid > 0) {
-            int status;
-            kill(s->sm[i].tpl.pid, SIGKILL);
-            wait_tracee(s->sm[i].tpl.pid, &status);
-        }
+        for (int k = 0; k < s->sm[i].nprocs; k++) snap_proc_free(&s->sm[i].procs[k]);
+        free(s->sm[i].procs);
         if (s->sm[i].mntns >= 0) close(s->sm[i].mntns);
         if (s->sm[i].troot >= 0) close(s->sm[i].troot);
-        free(s->sm[i].files);
-        snap_fds_free(&s->sm[i].afresh);
-        snap_threads_free(&s->sm[i].threads);
-        free(s->sm[i].advised);
         free(s->sm[i].kept[0]);
         free(s->sm[i].kept[1]);
     }
@@ -435,95 +300,40 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
             snap_free(s);
             return NULL;
         }
-        struct thread *t = m->main->leader;
-        struct tracee orig = { .pid = t->tid, .at_seccomp = true };
-        if (tracer_getregs(t->tid, &orig.home) != 0) {
-            snprintf(why, len, "machine %s: cannot read its registers: %s", m->name, strerror(errno));
-            snap_free(s);
-            return NULL;
+        /* Its processes in the order of their pids: a copy's parent is
+         * made before it (their templates at TEMPLATE_PID on). */
+        for (size_t k = 0; k < w->nprocs; k++) {
+            struct process *p = w->procs[k];
+            if (p->m != m || p->exited) continue;
+            if (!(sm->procs = realloc(sm->procs, (size_t)(sm->nprocs + 1) * sizeof *sm->procs))) abort();
+            int at = sm->nprocs++;
+            while (at > 0 && sm->procs[at - 1].p->vpid > p->vpid) at--;
+            memmove(&sm->procs[at + 1], &sm->procs[at], (size_t)(sm->nprocs - 1 - at) * sizeof *sm->procs);
+            sm->procs[at].p = p;
         }
-        char twhy[200];
-        int tr = snap_threads_read(w, m->main, &sm->threads, twhy, sizeof twhy);
-        if (tr != 0) {
-            if (tr < -1) world_fail(w, OUT_INTERNAL, "a snapshot left machine %s's %s", m->name, twhy);
-            snprintf(why, len, "machine %s: %s", m->name, twhy);
-            snap_free(s);
-            return NULL;
+        for (int k = 0; k < sm->nprocs; k++) {
+            char pwhy[400];
+            struct process *p = sm->procs[k].p;
+            int r = snap_proc_template(w, p, TEMPLATE_PID + k, &sm->procs[k], pwhy, sizeof pwhy);
+            if (r != 0) {
+                char who[32] = "";
+                if (sm->nprocs > 1) snprintf(who, sizeof who, "pid %d: ", (int)p->vpid);
+                if (r < -1) world_fail(w, OUT_INTERNAL, "a snapshot left machine %s's %s%s", m->name, who, pwhy);
+                snprintf(why, len, "machine %s: %s%s", m->name, who, pwhy);
+                sm->nprocs = k + 1;
+                snap_free(s);
+                return NULL;
+            }
         }
-        /* The template a fork of all its memory: the original marked as
-         * before right after (it goes on if the snapshot is refused). */
-        sm->nadvised = fork_advised(t->tid, &sm->advised);
-        long adv = fork_advise(&orig, sm->advised, sm->nadvised, true);
-        long tpl = adv ? 0 : copy_of(&orig, TEMPLATE_PID, 0);
-        bool marked_back = !sm->nadvised || fork_advise(&orig, sm->advised, sm->nadvised, false) == 0;
-        if (!marked_back || back_home(&orig) != 0) {
-            /* Not as the run expects it: the start-up cannot go on. */
-            if (tpl > 0) kill((pid_t)tpl, SIGKILL);
-            world_fail(w, OUT_INTERNAL, "a snapshot's copy left machine %s's process %s", m->name,
-                       marked_back ? "off its stop" : "with its do-not-copy mappings unmarked");
-            snprintf(why, len, "machine %s: its process did not come back as it was", m->name);
-            snap_free(s);
-            return NULL;
-        }
-        if (adv) {
-            snprintf(why, len, "machine %s: its do-not-copy mappings could not be marked for a copy (madvise: %s)",
-                     m->name, strerror((int)-adv));
-            snap_free(s);
-            return NULL;
-        }
-        if (tpl < 0) {
-            if (tpl == -EPERM)
-                snprintf(why, len, "machine %s: the kernel refused a copy at a chosen pid (clone3 set_tid: EPERM; "
-                         "the machine's pid namespace is not owned by its command's user namespace)", m->name);
-            else
-                snprintf(why, len, "machine %s: the kernel refused a copy at a chosen pid (clone3 set_tid: %s)",
-                         m->name, strerror((int)-tpl));
-            snap_free(s);
-            return NULL;
-        }
-        sm->tpl = (struct tracee){ .pid = (pid_t)tpl, .home = orig.home, .at_seccomp = false };
         char path[64];
-        snprintf(path, sizeof path, "/proc/%d/cwd", (int)t->tid);
-        ssize_t k = readlink(path, sm->cwd, sizeof sm->cwd - 1);
-        snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)t->tid);
+        pid_t tid = m->main->leader->tid;
+        snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)tid);
         sm->mntns = open(path, O_RDONLY | O_CLOEXEC);
-        snprintf(path, sizeof path, "/proc/%d/root", (int)t->tid);
+        snprintf(path, sizeof path, "/proc/%d/root", (int)tid);
         sm->troot = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         struct stat so, se;
-        if (k <= 0 || sm->cwd[0] != '/' || sm->mntns < 0 || sm->troot < 0 || fstat(m->out_fd, &so) != 0 || fstat(m->err_fd, &se) != 0) {
-            snprintf(why, len, "machine %s: cannot read its process's state at the point", m->name);
-            snap_free(s);
-            return NULL;
-        }
-        sm->cwd[k] = 0;
-        snprintf(path, sizeof path, "/proc/%d/fd", (int)t->tid);
-        DIR *d = opendir(path);
-        bool files_ok = d != NULL;
-        int *afresh = NULL, nafresh = 0;
-        for (struct dirent *e; files_ok && (e = readdir(d));) {
-            int fd = atoi(e->d_name);
-            if (e->d_name[0] == '.' || fd <= 2) continue;
-            if (!(sm->files = realloc(sm->files, (size_t)(sm->nfiles + 1) * sizeof *sm->files))) abort();
-            struct reopened *f = &sm->files[sm->nfiles];
-            f->fd = fd;
-            if (warm_reopenable(t->tid, fd, f->path, sizeof f->path, &f->flags, &f->pos)) sm->nfiles++;
-            else if (snap_fd_afresh_kind(t->tid, fd)) {
-                if (!(afresh = realloc(afresh, (size_t)(nafresh + 1) * sizeof *afresh))) abort();
-                afresh[nafresh++] = fd;
-            } else files_ok = false;
-        }
-        if (d) closedir(d);
-        char fds_why[256] = "an fd past 2 changed at the point";
-        if (files_ok && nafresh) {
-            snprintf(path, sizeof path, "/proc/%d/ns/net", (int)t->tid);
-            int netns = open(path, O_RDONLY | O_CLOEXEC);
-            files_ok = netns >= 0 &&
-                       snap_fds_read(t->tid, netns, afresh, nafresh, &sm->afresh, fds_why, sizeof fds_why) == 0;
-            if (netns >= 0) close(netns);
-        }
-        free(afresh);
-        if (!files_ok) {
-            snprintf(why, len, "machine %s: %s", m->name, fds_why);
+        if (sm->mntns < 0 || sm->troot < 0 || fstat(m->out_fd, &so) != 0 || fstat(m->err_fd, &se) != 0) {
+            snprintf(why, len, "machine %s: cannot read its state at the point", m->name);
             snap_free(s);
             return NULL;
         }
@@ -551,18 +361,8 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
             snap_free(s);
             return NULL;
         }
-    for (size_t i = 0; i < s->n; i++) {
-        const struct snap_threads *th = &s->sm[i].threads;
-        pid_t orig = s->sm[i].m->main->leader->tid;
-        int status;
-        kill(orig, SIGKILL);
-        /* Its other threads first: the kernel tells of the first thread's
-         * end only after theirs. */
-        for (int k = 0; k <= th->n; k++) {
-            pid_t tid = k < th->n ? th->v[k].t->tid : orig;
-            while (wait_tracee(tid, &status) == tid && !WIFEXITED(status) && !WIFSIGNALED(status)) tracer_cont(tid, 0);
-        }
-    }
+    for (size_t i = 0; i < s->n; i++)
+        for (int k = 0; k < s->sm[i].nprocs; k++) snap_proc_end_original(&s->sm[i].procs[k]);
     return s;
 }
 
@@ -676,7 +476,7 @@ static void helper_main(struct world *w, struct snap_machine *sm, int report, in
     }
     if (f) fclose(f);
     int ipc = -1;
-    snprintf(path, sizeof path, "/proc/%d/ns/ipc", (int)sm->tpl.pid);
+    snprintf(path, sizeof path, "/proc/%d/ns/ipc", (int)sm->procs[0].tpl.pid);
     if (n == 0 || strcmp(mnts[0].point, "/") || (ipc = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
         setns(sm->mntns, CLONE_NEWNS) != 0 || setns(ipc, CLONE_NEWIPC) != 0)
         _exit(1);
@@ -775,74 +575,6 @@ static int helper_start(struct world *w, struct snap_machine *sm, int *report, i
     return 0;
 }
 
-/* The copy, stopped and untraced: SIGSTOP, resumed into its
- * signal-delivery stop, detached into a group stop. */
-static int hand_off(pid_t pid)
-{
-    int status;
-    if (kill(pid, SIGSTOP) != 0 || tracer_cont(pid, 0) != 0) return -1;
-    if (wait_tracee(pid, &status) != pid || !WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP || event_of(status))
-        return -1;
-    return ptrace(PTRACE_DETACH, pid, 0, SIGSTOP) == 0 ? 0 : -1;
-}
-
-/* The seed's copy of sm's template: at pid 2 (init reaps the last seed's
- * in its time: EEXIST until then), in the seed's root, at the point's
- * working directory, back at the point's stop, handed off. */
-static int make_copy(struct snap_machine *sm, char *why, size_t len)
-{
-    long c = -EEXIST;
-    for (int tries = 0; c == -EEXIST && tries < 2000; tries++) {
-        c = copy_of(&sm->tpl, 2, sm->m->main->leader->ctid_addr);
-        if (c == -EEXIST) nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
-    }
-    if (c < 0) {
-        snprintf(why, len, "machine %s: its copy at pid 2: %s", sm->m->name, strerror((int)-c));
-        return -1;
-    }
-    struct tracee copy = { .pid = (pid_t)c, .home = sm->tpl.home, .at_seccomp = false };
-    long r1 = 0, r2 = inject_path(&copy, SYS_chdir, sm->cwd);
-    for (int i = 0; i < sm->nfiles && !r1 && !r2; i++)
-        r1 = reopen(&copy, sm->files[i].fd, sm->files[i].path, sm->files[i].flags, sm->files[i].pos);
-    if (!r1 && !r2) r1 = make_afresh(&copy, &sm->afresh);
-    if (!r1 && !r2) r1 = fork_advise(&copy, sm->advised, sm->nadvised, false);
-    long r3 = r1 || r2 ? 0 : snap_threads_make(&copy, &sm->threads);
-    struct user_regs_struct r = sm->tpl.home;
-    r.rip -= 2, r.rax = sm->tpl.home.orig_rax, r.orig_rax = (unsigned long long)-1;
-    if (r1 || r2 || r3 || tracer_setregs(copy.pid, &r) != 0 || hand_off(copy.pid) != 0) {
-        kill(copy.pid, SIGKILL);
-        snprintf(why, len, "machine %s: its copy could not enter the seed's disk (open %ld, chdir %ld, threads %ld)",
-                 sm->m->name, r1, r2, r3);
-        return -1;
-    }
-    snap_threads_detach(&sm->threads);      /* into the group stop the first thread began */
-    sm->copy = copy.pid;
-    return 0;
-}
-
-/* In the seed's supervisor: takes the copy (PTRACE_SEIZE, and SIGCONT
- * ends its group stop) to the seccomp stop of the point, its registers
- * the template's there. */
-static int take_copy(struct snap_machine *sm)
-{
-    int status;
-    if (ptrace(PTRACE_SEIZE, sm->copy, 0, TRACE_OPTIONS) != 0) return -1;
-    if (wait_tracee(sm->copy, &status) != sm->copy || !WIFSTOPPED(status)) return -1;
-    if (snap_threads_take(&sm->threads) != 0) return -1;
-    kill(sm->copy, SIGCONT);
-    bool there = false;
-    for (int i = 0; i < 8 && !there; i++) {
-        if (tracer_cont(sm->copy, 0) != 0 || wait_tracee(sm->copy, &status) != sm->copy || !WIFSTOPPED(status))
-            return -1;
-        if (event_of(status) == PTRACE_EVENT_SECCOMP) {
-            struct user_regs_struct r;
-            if (tracer_getregs(sm->copy, &r) != 0 || memcmp(&r, &sm->tpl.home, sizeof r)) return -1;
-            there = true;
-        }
-    }
-    return there ? snap_threads_arrive(&sm->threads) : -1;
-}
-
 /* What the machine's stat results key by host inode, moved from the
  * template's files to the seed's: every entry of the frozen layers, seen
  * in the template's tree and in the seed's. */
@@ -872,30 +604,36 @@ static void rekey_entry(const char *upath, const char *mpath, const struct stat 
 }
 
 /* In the seed's supervisor: its world (the worker's at the point) takes
- * the copy for the template's process. 0, or -1 if the seed's mounts do
+ * the copies for the templates' processes. 0, or -1 if the seed's mounts do
  * not line up with the template's. */
 static int remap(struct world *w, struct snap_machine *sm)
 {
     struct machine *m = sm->m;
-    struct process *p = m->main;
-    p->pid = p->leader->tid = sm->copy;
-    if (p->pidfd >= 0) close(p->pidfd);
-    p->pidfd = -1;
-    fdcache_forget_all(p);
     m->init_reaped = true;          /* the worker's: never killed here */
-    /* A thread blocked on an fd holds a copy of the template's: now the copy's. */
-    for (size_t i = 0; i < w->nthreads; i++)
-        if (w->threads[i]->proc == p && w->threads[i]->copy_fd >= 0 && thread_rehold(w, w->threads[i]) != 0)
-            return -1;
+    for (int k = 0; k < sm->nprocs; k++) {
+        struct process *p = sm->procs[k].p;
+        p->pid = p->leader->tid = sm->procs[k].copy;
+        /* Its kernel parent is init: its parent's waits, SIGCHLD and
+         * getppid are dsim's (syscalls/process.c). */
+        p->parent_emulated = p->parent != NULL;
+        if (p->pidfd >= 0) close(p->pidfd);
+        p->pidfd = -1;
+        fdcache_forget_all(p);
+        /* A thread blocked on an fd holds a copy of the template's: now the copy's. */
+        for (size_t i = 0; i < w->nthreads; i++)
+            if (w->threads[i]->proc == p && w->threads[i]->copy_fd >= 0 && thread_rehold(w, w->threads[i]) != 0)
+                return -1;
+    }
     m->tmp_known = false;
     uint64_t *old = m->mount_devs;
     size_t nold = m->nmount_devs;
     m->mount_devs = NULL;
-    machine_note_mounts(m, sm->copy);
+    pid_t copy = sm->procs[0].copy;
+    machine_note_mounts(m, copy);
     bool same = m->nmount_devs == nold;
     for (size_t i = 0; same && i < nold; i++) same = old[i] == m->mount_devs[i] || i < w->nlayers;
     if (same) {
-        struct rekey k = { m, old, nold, sm->troot, sm->copy };
+        struct rekey k = { m, old, nold, sm->troot, copy };
         for (size_t n = 0; n < w->nlayers; n++) {
             char name[64], frozen[4200];
             snprintf(name, sizeof name, "frozen%zu", n);
@@ -935,7 +673,10 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
 {
     struct world *w = s->w;
     int report[64], done[64], nh = 0, rc = 0;
-    for (size_t i = 0; i < s->n; i++) s->sm[i].copy = s->sm[i].helper = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        s->sm[i].helper = 0;
+        for (int k = 0; k < s->sm[i].nprocs; k++) s->sm[i].procs[k].copy = 0;
+    }
     for (size_t i = 0; i < s->n && rc == 0; i++) {
         struct snap_machine *sm = &s->sm[i];
         if (seed_overlays(w, sm) != 0) {
@@ -949,7 +690,7 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
         }
         for (size_t n = 0; n < w->nlayers; n++)
             if (sm->overlay[n] >= 0) close(sm->overlay[n]);
-        if (rc == 0) rc = make_copy(sm, why, len);
+        for (int k = 0; k < sm->nprocs && rc == 0; k++) rc = snap_proc_copy(&sm->procs[k], sm->m->name, why, len);
     }
     int pipefd[2] = { -1, -1 };
     pid_t child = -1;
@@ -959,11 +700,17 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
         close(pipefd[0]);
         struct seed_result mine;
         bool ok = true;
+        /* A copy that does not come to its stops (never seen) must not hang
+         * the sweep: this supervisor dies, the seed runs cold. */
+        signal(SIGALRM, SIG_DFL);
+        alarm(TAKE_LIMIT_S);
         for (size_t i = 0; i < s->n && ok; i++) {
-            ok = take_copy(&s->sm[i]) == 0 && remap(w, &s->sm[i]) == 0;
+            for (int k = 0; k < s->sm[i].nprocs && ok; k++) ok = snap_proc_take(&s->sm[i].procs[k]) == 0;
+            ok = ok && remap(w, &s->sm[i]) == 0;
         }
         size_t blen = 0;
         char *bytes = NULL, moved = 0;
+        alarm(0);
         if (ok) {
             startup_forked(s->su);
             run_from_point(s->su, seed, o, &mine);
@@ -1009,7 +756,8 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
     if (pipefd[0] >= 0) close(pipefd[0]);
     /* The seed is over: its copies are gone, or go now. */
     for (size_t i = 0; i < s->n; i++)
-        if (s->sm[i].copy > 0) kill(s->sm[i].copy, SIGKILL);
+        for (int k = 0; k < s->sm[i].nprocs; k++)
+            if (s->sm[i].procs[k].copy > 0) kill(s->sm[i].procs[k].copy, SIGKILL);
     for (int i = 0; i < nh; i++) {
         close(done[i]);
         char c = 0;

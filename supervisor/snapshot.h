@@ -13,14 +13,14 @@
 const char *snapshot_config_fence(const struct config *c, const struct run_opts *o, char *buf, size_t len);
 
 /* A snapshot of a warm start's start-up at its point: a template of each
- * machine's process (a copy of it at pid 32000, stopped), each machine's
- * disk frozen there. NULL, with why, if the start-up or the host cannot
+ * machine's processes (copies of them at pids 32000 on, stopped), each
+ * machine's disk frozen there. NULL, with why, if the start-up or the host cannot
  * give one; then the start-up is as it was at the point (it can go on as
  * a seed, run_from_point), unless its world failed (outcome set). */
 struct snapshot;
 struct snapshot *snapshot_make(struct startup *su, char *why, size_t len);
-/* Seed `seed` from the snapshot: per machine a copy of the template at
- * pid 2 with a disk of its own, handed to a forked supervisor that runs
+/* Seed `seed` from the snapshot: per machine a copy of each template at
+ * its process's pid, with a disk of its own, handed to a forked supervisor that runs
  * the seed from the point on. 0 with r filled; 1 with r filled, but the
  * snapshot cannot serve another seed (why); -1 if the seed did not run
  * (why): later seeds run cold. */

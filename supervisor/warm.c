@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <linux/kcmp.h>
+#include "supervisor/hostcaps.h"
 
 uint64_t warm_startup_seed(const struct config *c, uint64_t seed)
 {
@@ -193,22 +195,98 @@ static const char *threads_unforkable(const struct world *w, const struct proces
     return NULL;
 }
 
-/* Whether a snapshot could copy every machine here by forking (a first
- * slice of docs/design.md "Warm start from a snapshot": init and one
- * process each, its threads made again); why not in why. */
+/* The fds past 2 of two processes that are one open file description
+ * (inherited across a fork and kept by both): each copy would have its
+ * own (a pipe between them would join nothing). NULL if none. */
+static const char *shared_fds(const struct process *a, const struct process *b, char *buf, size_t len)
+{
+    char path[64];
+    int fa[256], na = 0;
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)a->pid);
+    DIR *d = opendir(path);
+    for (struct dirent *e; d && na < 256 && (e = readdir(d));)
+        if (e->d_name[0] != '.' && atoi(e->d_name) > 2) fa[na++] = atoi(e->d_name);
+    if (d) closedir(d);
+    if (!na) return NULL;
+    /* kcmp needs CONFIG_CHECKPOINT_RESTORE; DSIM_WARM_FDS=old-host acts as
+     * a host without it (refused, cold). */
+    bool host = true;
+    char err[200];
+    bool old_host = warm_fds_resolve(&host, err, sizeof err) != 0 || !host;
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)b->pid);
+    d = opendir(path);
+    const char *why = NULL;
+    for (struct dirent *e; d && !why && (e = readdir(d));) {
+        int fb = atoi(e->d_name);
+        if (e->d_name[0] == '.' || fb <= 2) continue;
+        for (int i = 0; i < na && !why; i++) {
+            long r = old_host ? -1 : syscall(SYS_kcmp, a->pid, b->pid, KCMP_FILE, fa[i], fb);
+            if (r == 0) snprintf(buf, len, "fd %d of pid %d and fd %d of pid %d are one open file", fa[i],
+                                 (int)a->vpid, fb, (int)b->vpid);
+            else if (r < 0) snprintf(buf, len, "fds past 2 in pids %d and %d, and no kcmp here to tell them apart",
+                                     (int)a->vpid, (int)b->vpid);
+            if (r <= 0) why = buf;
+        }
+    }
+    if (d) closedir(d);
+    return why;
+}
+
+/* A pipe or socket at fd 0-2 of one of several processes (`a | b`): each
+ * copy would have its own, and the other end is another process's. NULL
+ * if none. */
+static const char *stdio_joined(const struct process *p, char *buf, size_t len)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        char path[64], link[64] = "";
+        struct stat st;
+        snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)p->pid, fd);
+        if (stat(path, &st) != 0) continue;
+        ssize_t k = readlink(path, link, sizeof link - 1);
+        if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || (k > 0 && !strncmp(link, "anon_inode:", 11))) {
+            snprintf(buf, len, "fd %d of pid %d is a pipe or socket between its processes", fd, (int)p->vpid);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+/* What keeps one process of a machine from being copied (named by its
+ * pid where the machine has more than one); NULL if nothing. */
+static const char *proc_unforkable(const struct world *w, const struct process *p, bool named, char *buf, size_t len)
+{
+    char own[300];
+    const char *no = threads_unforkable(w, p, own, sizeof own);
+    if (!no) no = unforkable(p, own, sizeof own);
+    if (!no || !named) return no == own ? (snprintf(buf, len, "%s", own), buf) : no;
+    snprintf(buf, len, "pid %d: %.250s", (int)p->vpid, no);
+    return buf;
+}
+
+/* Whether a snapshot could copy every machine here by forking (docs/
+ * design.md "Warm start from a snapshot": init and its processes, each
+ * made again at its pid with its threads); why not in why. */
 bool warm_copyable(const struct world *w, char *why, size_t len)
 {
     for (size_t i = 0; i < w->nmachines; i++) {
         const struct machine *m = &w->machines[i];
         if (!m->started) continue;      /* not yet, or no more: started afresh */
-        const struct process *only = NULL;
+        const struct process *mine[64];
         int n = 0;
-        for (size_t k = 0; k < w->nprocs; k++)
-            if (w->procs[k]->m == m && !w->procs[k]->exited) { only = w->procs[k]; n++; }
         char buf[300];
         const char *no = NULL;
-        if (n != 1) snprintf(buf, sizeof buf, "%d processes besides init", n), no = buf;
-        else if (!(no = threads_unforkable(w, only, buf, sizeof buf))) no = unforkable(only, buf, sizeof buf);
+        for (size_t k = 0; k < w->nprocs && !no; k++) {
+            const struct process *p = w->procs[k];
+            if (p->m != m || (p->exited && p->reaped)) continue;
+            if (p->exited) snprintf(buf, sizeof buf, "pid %d has exited and is not yet waited for", (int)p->vpid), no = buf;
+            else if (n == 64) snprintf(buf, sizeof buf, "more than 64 processes"), no = buf;
+            else mine[n++] = p;
+        }
+        if (!no && !n) snprintf(buf, sizeof buf, "no process besides init"), no = buf;
+        for (int k = 0; k < n && !no; k++) no = proc_unforkable(w, mine[k], n > 1, buf, sizeof buf);
+        for (int k = 0; k < n && n > 1 && !no; k++) no = stdio_joined(mine[k], buf, sizeof buf);
+        for (int a = 0; a < n && !no; a++)
+            for (int b = a + 1; b < n && !no; b++) no = shared_fds(mine[a], mine[b], buf, sizeof buf);
         if (no) {
             snprintf(why, len, "machine %s: %s", m->name, no);
             return false;

@@ -267,14 +267,52 @@ static struct process *new_reaper(struct process *p)
     return NULL;
 }
 
+/* A process's real uid as its own user namespace numbers it (what a
+ * SIGCHLD's or waitid's si_uid shows a parent in that namespace), from
+ * the host's view in /proc and its uid_map; 0 if unknown. */
+static uid_t proc_ns_uid(pid_t pid)
+{
+    char path[64], line[256];
+    unsigned long host = 0, in, out, count;
+    bool got = false;
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = pid > 0 ? fopen(path, "re") : NULL;
+    while (f && !got && fgets(line, sizeof line, f)) got = sscanf(line, "Uid: %lu", &host) == 1;
+    if (f) fclose(f);
+    snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
+    f = got ? fopen(path, "re") : NULL;
+    uid_t uid = 0;
+    while (f && fscanf(f, "%lu %lu %lu", &in, &out, &count) == 3)
+        if (host >= out && host - out < count) uid = (uid_t)(in + (host - out));
+    if (f) fclose(f);
+    return uid;
+}
+
+/* What a wait or a SIGCHLD tells of an exited child: si_code and
+ * si_status as waitid gives them. */
+static struct chld_info chld_info_of(const struct process *c)
+{
+    struct chld_info i = { .pid = c->vpid, .uid = proc_ns_uid(c->parent ? c->parent->pid : 0) };
+    if (WIFSIGNALED(c->wstatus)) i.code = WCOREDUMP(c->wstatus) ? CLD_DUMPED : CLD_KILLED, i.status = WTERMSIG(c->wstatus);
+    else i.code = CLD_EXITED, i.status = WEXITSTATUS(c->wstatus);
+    return i;
+}
+
 /* The parent learns of an exited child: SIGCHLD, and a parent that ignores
- * it has the kernel reap the child at once. */
+ * it has the kernel reap the child at once. A child whose kernel parent is
+ * init (a warm copy's) has dsim send the SIGCHLD the kernel would have,
+ * unless the parent ignores it (the kernel sends none then): its siginfo
+ * is made the kernel's when it is delivered (step.c). */
 static void notify_parent(struct world *w, struct process *child)
 {
     struct process *parent = child->parent;
     if (!parent || !parent->sh) return;
     struct sigaction_lite *a = &parent->sh->act[SIGCHLD];
     if (a->handler == (uint64_t)SIG_IGN || (a->flags & SA_NOCLDWAIT)) child->reaped = true;
+    if (child->parent_emulated && a->handler != (uint64_t)SIG_IGN && !parent->exited) {
+        if (!parent->chld_sent) parent->chld = chld_info_of(child);   /* a second one merges into the first */
+        parent->chld_sent = kill(parent->pid, SIGCHLD) == 0;
+    }
     signal_generated(w, parent, NULL, SIGCHLD);
 }
 
@@ -347,6 +385,24 @@ static bool has_zombie(struct world *w, struct process *p, long which)
     return false;
 }
 
+/* The child a wait collects: the first made (the kernel's list of a
+ * parent's children is in fork order), or NULL. */
+static struct process *first_zombie(struct world *w, struct process *p, long which)
+{
+    for (size_t i = 0; i < w->nprocs; i++)
+        if (child_matches(w->procs[i], p, which) && w->procs[i]->exited) return w->procs[i];
+    return NULL;
+}
+
+/* Whether the kernel knows a child of p's that matches: one not a warm
+ * copy's (whose kernel parent is init). */
+static bool has_kernel_child(struct world *w, struct process *p, long which)
+{
+    for (size_t i = 0; i < w->nprocs; i++)
+        if (child_matches(w->procs[i], p, which) && !w->procs[i]->parent_emulated) return true;
+    return false;
+}
+
 static bool has_child(struct world *w, struct process *p, long which)
 {
     for (size_t i = 0; i < w->nprocs; i++)
@@ -372,13 +428,18 @@ static uint64_t mark_reaped(struct world *w, struct process *p, pid_t vpid, bool
 
 /* The rusage a wait reports: the child's CPU time on virtual time (user
  * time, as getrusage does), nothing of the host's. */
+static void rusage_of(struct world *w, uint64_t steps, struct rusage *ru)
+{
+    memset(ru, 0, sizeof *ru);
+    uint64_t ns = steps * w->conf->quantum_ns;
+    ru->ru_utime.tv_sec = (time_t)(ns / 1000000000);
+    ru->ru_utime.tv_usec = (suseconds_t)(ns % 1000000000 / 1000);
+}
+
 static void put_rusage(struct world *w, struct thread *t, uint64_t addr, uint64_t steps)
 {
     struct rusage ru;
-    memset(&ru, 0, sizeof ru);
-    uint64_t ns = steps * w->conf->quantum_ns;
-    ru.ru_utime.tv_sec = (time_t)(ns / 1000000000);
-    ru.ru_utime.tv_usec = (suseconds_t)(ns % 1000000000 / 1000);
+    rusage_of(w, steps, &ru);
     if (addr) mem_write(t->tid, addr, &ru, sizeof ru);
 }
 
@@ -392,11 +453,37 @@ static bool wait4_ready(struct world *w, struct thread *t)
     return has_zombie(w, t->proc, (long)(int)ARG0(t)) || !has_child(w, t->proc, (long)(int)ARG0(t));
 }
 
+/* wait4 or waitid would collect a warm copy's child, or find nothing yet
+ * where the kernel knows no child: dsim answers (the kernel would say
+ * ECHILD). z is the child, or NULL for WNOHANG's nothing yet. */
+static bool wait_emulated(struct world *w, struct thread *t, long which, bool nohang, struct process **z)
+{
+    *z = first_zombie(w, t->proc, which);
+    if (*z) return (*z)->parent_emulated;
+    return nohang && !has_kernel_child(w, t->proc, which);
+}
+
+/* wait4 answered by dsim: the child's status and rusage written, it is
+ * reaped (init reaped its kernel zombie), as kernel_wait4 does. */
+static enum sys_action wait4_emulate(struct world *w, struct thread *t, struct process *z)
+{
+    if (!z) return emulate(t, 0);
+    int status = z->wstatus;
+    uint64_t steps = mark_reaped(w, t->proc, z->vpid, true);
+    if (ARG1(t) && mem_write(t->tid, ARG1(t), &status, sizeof status) != 0) return emulate(t, -EFAULT);
+    struct rusage ru;
+    rusage_of(w, steps, &ru);
+    if (ARG3(t) && mem_write(t->tid, ARG3(t), &ru, sizeof ru) != 0) return emulate(t, -EFAULT);
+    return emulate(t, z->vpid);
+}
+
 enum sys_action sys_wait4(struct world *w, struct thread *t)
 {
     long which = (int)ARG0(t);
+    struct process *z;
     if (!has_child(w, t->proc, which)) return SYS_PASS;          /* ECHILD */
-    if ((ARG2(t) & WNOHANG) || has_zombie(w, t->proc, which)) {
+    if (wait_emulated(w, t, which, ARG2(t) & WNOHANG, &z)) return wait4_emulate(w, t, z);
+    if ((ARG2(t) & WNOHANG) || z) {
         t->on_exit = wait4_done;
         return SYS_PASS_EXIT;
     }
@@ -457,6 +544,26 @@ static bool waitid_ready(struct world *w, struct thread *t)
     return (exits && has_zombie(w, t->proc, which)) || !has_child(w, t->proc, which);
 }
 
+/* waitid answered by dsim (as wait4_emulate): the fields of infop the
+ * kernel writes (all 0 for WNOHANG's nothing yet), the rusage; WNOWAIT
+ * leaves the child to be waited for again. */
+static enum sys_action waitid_emulate(struct world *w, struct thread *t, struct process *z)
+{
+    struct { int signo, err, code, pad; pid_t pid; uid_t uid; int status; } info = { 0 };
+    if (z) {
+        struct chld_info c = chld_info_of(z);
+        info = (typeof(info)){ .signo = SIGCHLD, .code = c.code, .pid = c.pid, .uid = c.uid, .status = c.status };
+        uint64_t steps = mark_reaped(w, t->proc, z->vpid, !(ARG3(t) & WNOWAIT));
+        struct rusage ru;
+        rusage_of(w, steps, &ru);
+        if (ARG4(t) && mem_write(t->tid, ARG4(t), &ru, sizeof ru) != 0) return emulate(t, -EFAULT);
+    }
+    if (!ARG2(t)) return emulate(t, 0);
+    bool bad = mem_write(t->tid, ARG2(t), &info, 12) != 0 ||
+               mem_write(t->tid, ARG2(t) + 16, &info.pid, 12) != 0;
+    return emulate(t, bad ? -EFAULT : 0);
+}
+
 enum sys_action sys_waitid(struct world *w, struct thread *t)
 {
     int options = (int)ARG3(t);
@@ -467,11 +574,34 @@ enum sys_action sys_waitid(struct world *w, struct thread *t)
     long which = waitid_which(w, t);
     if (which == LONG_MIN || !has_child(w, t->proc, which)) return SYS_PASS;     /* EINVAL, EBADF, ECHILD */
     t->call.waitid.which = which;
-    if ((options & WNOHANG) || ((options & WEXITED) && has_zombie(w, t->proc, which))) {
+    struct process *z = NULL;
+    bool exits = options & WEXITED;
+    if (exits && wait_emulated(w, t, which, options & WNOHANG, &z)) return waitid_emulate(w, t, z);
+    if (!exits && (options & WNOHANG) && !has_kernel_child(w, t->proc, which)) return waitid_emulate(w, t, NULL);
+    if ((options & WNOHANG) || (exits && z)) {
         t->on_exit = waitid_done;
         return SYS_PASS_EXIT;
     }
     return block(t, UINT64_MAX, waitid_ready);
+}
+
+static void getppid_done(struct world *w, struct thread *t, long result)
+{
+    (void)w, (void)result;
+    if (t->proc->parent) {
+        t->regs.rax = (unsigned long long)t->proc->parent->vpid;
+        t->regs_dirty = true;
+    }
+}
+
+/* getppid: the kernel's, but for a warm copy's process, whose kernel
+ * parent is init while its parent (or the subreaper that adopted it)
+ * lives: its result is rewritten at the exit stop, so that the call is
+ * recorded as the passed call of its cold run. */
+enum sys_action sys_getppid(struct world *w, struct thread *t)
+{
+    if (t->proc->parent_emulated && t->proc->parent) t->exit_quiet = getppid_done;
+    return SYS_PASS;
 }
 
 enum sys_action sys_set_tid_address(struct world *w, struct thread *t)

@@ -175,8 +175,12 @@ static void make_stat(struct acct *a, char *kernel, FILE *out)
         { 35, a->state != 'R' },            /* wchan: waiting or not */
         { 39, 0 }, { 42, 0 }, { 43, 0 }, { 44, 0 },                   /* CPU, delays, guest */
     };
-    char state[2] = { a->state, 0 };
+    char state[2] = { a->state, 0 }, ppid[24];
     f[0] = state;
+    if (a->proc && a->proc->parent_emulated && a->proc->parent) {    /* a warm copy's (process.c sys_getppid) */
+        snprintf(ppid, sizeof ppid, "%d", (int)a->proc->parent->vpid);
+        f[1] = ppid;
+    }
     for (size_t i = 0; i < sizeof set / sizeof *set; i++)
         if (set[i].field - 3 < n) {
             snprintf(num[i], sizeof num[i], "%llu", set[i].value);
@@ -245,6 +249,10 @@ static void make_status(struct world *w, struct acct *a, char *kernel, FILE *out
     for (size_t i = 0; i < sizeof status_order / sizeof *status_order; i++) {
         const char *name = status_order[i], *value = status_value(kernel, name, v, sizeof v);
         if (!strcmp(name, "State")) value = states[a->state == 'R' ? 0 : a->state == 'S' ? 1 : 2];
+        else if (!strcmp(name, "PPid") && a->proc && a->proc->parent_emulated && a->proc->parent) {
+            snprintf(v, sizeof v, "%d", (int)a->proc->parent->vpid);
+            value = v;
+        }
         else if (vm && (!strcmp(name, "VmHWM") || !strcmp(name, "VmRSS") || !strncmp(name, "Rss", 3))) {
             uint64_t kb = !strcmp(name, "VmHWM") ? mem.hwm_kb : !strcmp(name, "VmRSS") ? mem.anon_kb + mem.file_kb
                         : !strcmp(name, "RssAnon") ? mem.anon_kb : !strcmp(name, "RssFile") ? mem.file_kb : 0;

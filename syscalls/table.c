@@ -20,7 +20,7 @@
     X(sys_gettimeofday) X(sys_time) X(sys_nanosleep) X(sys_clock_nanosleep) X(sys_alarm) \
     X(sys_getitimer) X(sys_setitimer) X(sys_timerfd_create) X(sys_timerfd_settime) \
     X(sys_timerfd_gettime) X(sys_futex) X(sys_futex_waitv) X(sys_futex2_wait) X(sys_futex2_wake) X(sys_futex2_requeue) X(sys_clone) X(sys_clone3) X(sys_fork) X(sys_vfork) \
-    X(sys_execve) X(sys_exit) X(sys_exit_group) X(sys_wait4) X(sys_waitid) X(sys_set_tid_address) \
+    X(sys_execve) X(sys_exit) X(sys_exit_group) X(sys_wait4) X(sys_waitid) X(sys_getppid) X(sys_set_tid_address) \
     X(sys_rt_sigaction) X(sys_kill) X(sys_pause) X(sys_rt_sigsuspend) X(sys_rt_sigtimedwait) X(sys_signalfd) \
     X(sys_ipcget) X(sys_ipcctl) X(sys_shmat) X(sys_shmdt) X(sys_semop) X(sys_semtimedop) X(sys_msgsnd) X(sys_msgrcv) \
     X(sys_getrandom) X(sys_uname) X(sys_sysinfo) X(sys_sched_getaffinity) X(sys_sched_setaffinity) \
@@ -198,7 +198,7 @@ const struct sys_entry sys_table[] = {
     EMU(epoll_pwait2,              sys_epoll_pwait2,       "fpdppd", I, "")
     /* Identity and limits: fixed by the namespaces or harmless. */
     PASS(getpid,                   "",       "")
-    PASS(getppid,                  "",       "")
+    ROW(getppid,                   sys_getppid,            "",       I, SUP_PASSED, "")
     PASS(gettid,                   "",       "")
     PASS(getuid,                   "",       "")
     PASS(geteuid,                  "",       "")

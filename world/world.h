@@ -171,6 +171,13 @@ struct process {
     struct machine *m;
     struct process *parent; /* its subreaper once orphaned, or NULL (init reaps it) */
     bool subreaper;         /* PR_SET_CHILD_SUBREAPER: it adopts its descendants' orphans */
+    /* A warm copy whose kernel parent is init, not its parent: dsim answers
+     * for the parent (waits, SIGCHLD, getppid: syscalls/process.c). */
+    bool parent_emulated;
+    /* A SIGCHLD dsim sent its parent for it (parent_emulated), whose
+     * siginfo becomes the kernel's at its delivery (step.c). */
+    bool chld_sent;
+    struct chld_info { int code, status; pid_t pid; uid_t uid; } chld;
     int mm;                 /* address-space id: keys private futexes */
     int pidfd;              /* for pidfd_getfd; -1 until needed */
     int nlive;              /* live threads */

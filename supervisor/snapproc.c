@@ -1,0 +1,318 @@
+/* One process of a machine in a warm start's snapshot (snapproc.h). */
+#include "supervisor/snapproc.h"
+#include "supervisor/warm.h"
+#include "world/tracer.h"
+#include "world/world.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A copy of t made by t (clone3: CLONE_PARENT, so init's child, at pid
+ * set_tid in the machine; its tid address cleared at its exit if ctid),
+ * traced here and waiting at its first stop. Its host pid, or -errno.
+ * exit_signal 0: the parent's leader's is used. */
+static long copy_of(struct tracee *t, pid_t set_tid, uint64_t ctid)
+{
+    return inject_clone3(t, CLONE_PARENT, ctid, set_tid);
+}
+
+/* fd `made` of t moved to fd (over the template's file, which the copy
+ * shares there) with the point's O_CLOEXEC and O_NONBLOCK: 0 or -errno. */
+static long settle_fd(struct tracee *t, int made, int fd, int flags)
+{
+    long r = inject(t, SYS_dup3, (uint64_t)made, (uint64_t)fd, (uint64_t)(flags & O_CLOEXEC), NULL);
+    long c = inject(t, SYS_close, (uint64_t)made, 0, 0, NULL);
+    if (r != fd) return r < 0 ? r : -EBADF;
+    if (c != 0) return c;
+    return flags & O_NONBLOCK ? inject(t, SYS_fcntl, (uint64_t)fd, F_SETFL, O_NONBLOCK, NULL) : 0;
+}
+
+/* t opens path (its own open file description) as fd, with the flags and
+ * at the offset it had at the point; 0 or -errno. */
+static long reopen(struct tracee *t, int fd, const char *path, int flags, long long pos)
+{
+    long r = inject_buf(t, SYS_openat, 1, path, strlen(path) + 1, NULL, (uint64_t)AT_FDCWD, 0,
+                        (uint64_t)(flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC)));
+    if (r < 0 || (r = settle_fd(t, (int)r, fd, flags & O_CLOEXEC)) != 0) return r;
+    r = inject(t, SYS_lseek, (uint64_t)fd, (uint64_t)pos, SEEK_SET, NULL);
+    return r == pos ? 0 : r < 0 ? r : -ESPIPE;
+}
+
+/* The copy makes its own socket pairs, pipes, eventfds and epoll sets,
+ * alike, at the template's fd numbers (snapfds.h): 0 or -errno. */
+static long make_afresh(struct tracee *t, const struct snap_fds *f)
+{
+    if (!f->npairs && !f->nepolls && !f->neventfds) return 0;
+    uint64_t base = scratch_addr(t);
+    char saved[SCRATCH_LEN];
+    if (mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
+    long r = 0;
+    for (int i = 0; i < f->npairs && !r; i++) {
+        const struct snap_pair *p = &f->pairs[i];
+        int sv[2];
+        r = p->type ? inject4(t, SYS_socketpair, AF_UNIX, (uint64_t)(p->type | SOCK_CLOEXEC), 0, base, NULL)
+                    : inject(t, SYS_pipe2, base, O_CLOEXEC, 0, NULL);
+        if (!r && mem_read(t->pid, base, sv, sizeof sv) != 0) r = -EFAULT;
+        for (int k = 0; k < 2 && !r; k++) r = settle_fd(t, sv[k], p->fd[k], p->flags[k]);
+        if (!r && !p->type) {
+            r = inject(t, SYS_fcntl, (uint64_t)p->fd[0], F_SETPIPE_SZ, (uint64_t)p->pipe_size, NULL);
+            r = r == p->pipe_size ? 0 : r < 0 ? r : -EINVAL;
+        }
+        if (!r && p->nbytes) {
+            r = inject_buf(t, SYS_write, 1, p->bytes, (size_t)p->nbytes, NULL, (uint64_t)p->fd[1], 0, (uint64_t)p->nbytes);
+            r = r == p->nbytes ? 0 : r < 0 ? r : -EIO;
+        }
+    }
+    for (int i = 0; i < f->neventfds && !r; i++) {
+        const struct snap_eventfd *e = &f->eventfds[i];
+        r = inject(t, SYS_eventfd2, e->count, EFD_CLOEXEC | (e->semaphore ? EFD_SEMAPHORE : 0), 0, NULL);
+        if (r >= 0) r = settle_fd(t, (int)r, e->fd, e->flags);
+    }
+    for (int i = 0; i < f->nepolls && !r; i++) {
+        const struct snap_epoll *e = &f->epolls[i];
+        r = inject(t, SYS_epoll_create1, EPOLL_CLOEXEC, 0, 0, NULL);
+        if (r >= 0) r = settle_fd(t, (int)r, e->fd, e->flags);
+        for (int k = 0; k < e->nwatches && !r; k++) {
+            struct epoll_event ev = { .events = e->watches[k].events, .data.u64 = e->watches[k].data };
+            r = mem_write(t->pid, base, &ev, sizeof ev) == 0
+                    ? inject4(t, SYS_epoll_ctl, (uint64_t)e->fd, EPOLL_CTL_ADD, (uint64_t)e->watches[k].fd, base, NULL)
+                    : -EFAULT;
+        }
+    }
+    if (mem_write(t->pid, base, saved, sizeof saved) != 0 && !r) r = -EFAULT;
+    return r;
+}
+
+/* ---- mappings a fork would not copy ---- */
+
+struct fork_advice { uint64_t start, len; int advice; };
+
+/* The process's do-not-copy and wipe-on-fork mappings (smaps VmFlags dc,
+ * wf: V8's, a CSPRNG's state), each with the advice that marks it. */
+static int fork_advised(pid_t pid, struct fork_advice **out)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/smaps", (int)pid);
+    FILE *f = fopen(path, "re");
+    int n = 0;
+    unsigned long a = 0, b = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned long x, y;
+        if (sscanf(line, "%lx-%lx ", &x, &y) == 2) a = x, b = y;
+        if (strncmp(line, "VmFlags:", 8)) continue;
+        for (int k = 0; k < 2; k++) {
+            if (!strstr(line, k ? " wf " : " dc ")) continue;
+            if (!(*out = realloc(*out, (size_t)(n + 1) * sizeof **out))) abort();
+            (*out)[n++] = (struct fork_advice){ a, b - a, k ? MADV_WIPEONFORK : MADV_DONTFORK };
+        }
+    }
+    if (f) fclose(f);
+    return n;
+}
+
+/* t marks each mapping with its advice (undo: the advice a fork copies,
+ * MADV_DOFORK or MADV_KEEPONFORK, instead); 0 or -errno. */
+static long fork_advise(struct tracee *t, const struct fork_advice *v, int n, bool undo)
+{
+    long r = 0;
+    for (int i = 0; i < n && !r; i++) {
+        int advice = !undo ? v[i].advice : v[i].advice == MADV_DONTFORK ? MADV_DOFORK : MADV_KEEPONFORK;
+        r = inject(t, SYS_madvise, v[i].start, v[i].len, (uint64_t)advice, NULL);
+    }
+    return r;
+}
+
+/* The copy, stopped and untraced: SIGSTOP, resumed into its
+ * signal-delivery stop, detached into a group stop. */
+static int hand_off(pid_t pid)
+{
+    int status;
+    if (kill(pid, SIGSTOP) != 0 || tracer_cont(pid, 0) != 0) return -1;
+    if (wait_tracee(pid, &status) != pid || !WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP || event_of(status))
+        return -1;
+    return ptrace(PTRACE_DETACH, pid, 0, SIGSTOP) == 0 ? 0 : -1;
+}
+
+
+/* Its regular files (each copy opens them again) and the fds each copy
+ * makes anew, from /proc at the point. 0, or -1 with why. */
+static int read_files(pid_t pid, struct snap_proc *sp, char *why, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    bool ok = d != NULL;
+    int *afresh = NULL, nafresh = 0;
+    for (struct dirent *e; ok && (e = readdir(d));) {
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] == '.' || fd <= 2) continue;
+        if (!(sp->files = realloc(sp->files, (size_t)(sp->nfiles + 1) * sizeof *sp->files))) abort();
+        struct reopened *f = &sp->files[sp->nfiles];
+        f->fd = fd;
+        if (warm_reopenable(pid, fd, f->path, sizeof f->path, &f->flags, &f->pos)) sp->nfiles++;
+        else if (snap_fd_afresh_kind(pid, fd)) {
+            if (!(afresh = realloc(afresh, (size_t)(nafresh + 1) * sizeof *afresh))) abort();
+            afresh[nafresh++] = fd;
+        } else ok = false;
+    }
+    if (d) closedir(d);
+    snprintf(why, len, "an fd past 2 changed at the point");
+    if (ok && nafresh) {
+        snprintf(path, sizeof path, "/proc/%d/ns/net", (int)pid);
+        int netns = open(path, O_RDONLY | O_CLOEXEC);
+        ok = netns >= 0 && snap_fds_read(pid, netns, afresh, nafresh, &sp->afresh, why, len) == 0;
+        if (netns >= 0) close(netns);
+    }
+    free(afresh);
+    return ok ? 0 : -1;
+}
+
+int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, struct snap_proc *sp, char *why,
+                       size_t len)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->p = p;
+    pid_t pid = p->leader->tid;
+    struct tracee orig = { .pid = pid, .at_seccomp = true };
+    if (tracer_getregs(pid, &orig.home) != 0) {
+        snprintf(why, len, "cannot read its registers: %s", strerror(errno));
+        return -1;
+    }
+    char twhy[200];
+    int tr = snap_threads_read(w, p, &sp->threads, twhy, sizeof twhy);
+    if (tr != 0) {
+        snprintf(why, len, "%s", twhy);
+        return tr < -1 ? -2 : -1;
+    }
+    /* The template a fork of all its memory: the original marked as
+     * before right after (it goes on if the snapshot is refused). */
+    sp->nadvised = fork_advised(pid, &sp->advised);
+    long adv = fork_advise(&orig, sp->advised, sp->nadvised, true);
+    long tpl = adv ? 0 : copy_of(&orig, tpl_pid, 0);
+    bool marked_back = !sp->nadvised || fork_advise(&orig, sp->advised, sp->nadvised, false) == 0;
+    if (!marked_back || back_home(&orig) != 0) {
+        /* Not as the run expects it: the start-up cannot go on. */
+        if (tpl > 0) kill((pid_t)tpl, SIGKILL);
+        snprintf(why, len, "its process did not come back as it was (%s)",
+                 marked_back ? "off its stop" : "its do-not-copy mappings unmarked");
+        return -2;
+    }
+    if (adv) {
+        snprintf(why, len, "its do-not-copy mappings could not be marked for a copy (madvise: %s)", strerror((int)-adv));
+        return -1;
+    }
+    if (tpl < 0) {
+        if (tpl == -EPERM)
+            snprintf(why, len, "the kernel refused a copy at a chosen pid (clone3 set_tid: EPERM; "
+                     "the machine's pid namespace is not owned by its command's user namespace)");
+        else
+            snprintf(why, len, "the kernel refused a copy at a chosen pid (clone3 set_tid: %s)", strerror((int)-tpl));
+        return -1;
+    }
+    sp->tpl = (struct tracee){ .pid = (pid_t)tpl, .home = orig.home, .at_seccomp = false };
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cwd", (int)pid);
+    ssize_t k = readlink(path, sp->cwd, sizeof sp->cwd - 1);
+    if (k <= 0 || sp->cwd[0] != '/') {
+        snprintf(why, len, "cannot read its working directory at the point");
+        return -1;
+    }
+    sp->cwd[k] = 0;
+    if (read_files(pid, sp, why, len) != 0) return -1;
+    return 0;
+}
+
+int snap_proc_copy(struct snap_proc *sp, const char *machine, char *why, size_t len)
+{
+    pid_t vpid = sp->p->vpid;
+    long c = -EEXIST;
+    for (int tries = 0; c == -EEXIST && tries < 2000; tries++) {
+        c = copy_of(&sp->tpl, vpid, sp->p->leader->ctid_addr);
+        if (c == -EEXIST) nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+    }
+    if (c < 0) {
+        snprintf(why, len, "machine %s: its copy at pid %d: %s", machine, (int)vpid, strerror((int)-c));
+        return -1;
+    }
+    struct tracee copy = { .pid = (pid_t)c, .home = sp->tpl.home, .at_seccomp = false };
+    long r1 = 0, r2 = inject_path(&copy, SYS_chdir, sp->cwd);
+    for (int i = 0; i < sp->nfiles && !r1 && !r2; i++)
+        r1 = reopen(&copy, sp->files[i].fd, sp->files[i].path, sp->files[i].flags, sp->files[i].pos);
+    if (!r1 && !r2) r1 = make_afresh(&copy, &sp->afresh);
+    if (!r1 && !r2) r1 = fork_advise(&copy, sp->advised, sp->nadvised, false);
+    long r3 = r1 || r2 ? 0 : snap_threads_make(&copy, &sp->threads);
+    struct user_regs_struct r = sp->tpl.home;
+    r.rip -= 2, r.rax = sp->tpl.home.orig_rax, r.orig_rax = (unsigned long long)-1;
+    if (r1 || r2 || r3 || tracer_setregs(copy.pid, &r) != 0 || hand_off(copy.pid) != 0) {
+        kill(copy.pid, SIGKILL);
+        snprintf(why, len, "machine %s: its copy of pid %d could not enter the seed's disk (open %ld, chdir %ld, threads %ld)",
+                 machine, (int)vpid, r1, r2, r3);
+        return -1;
+    }
+    snap_threads_detach(&sp->threads);      /* into the group stop the first thread began */
+    sp->copy = copy.pid;
+    return 0;
+}
+
+int snap_proc_take(struct snap_proc *sp)
+{
+    int status;
+    if (ptrace(PTRACE_SEIZE, sp->copy, 0, TRACE_OPTIONS) != 0) return -1;
+    if (wait_tracee(sp->copy, &status) != sp->copy || !WIFSTOPPED(status)) return -1;
+    if (snap_threads_take(&sp->threads) != 0) return -1;
+    kill(sp->copy, SIGCONT);
+    bool there = false;
+    for (int i = 0; i < 8 && !there; i++) {
+        if (tracer_cont(sp->copy, 0) != 0 || wait_tracee(sp->copy, &status) != sp->copy || !WIFSTOPPED(status))
+            return -1;
+        if (event_of(status) == PTRACE_EVENT_SECCOMP) {
+            struct user_regs_struct r;
+            if (tracer_getregs(sp->copy, &r) != 0 || memcmp(&r, &sp->tpl.home, sizeof r)) return -1;
+            there = true;
+        }
+    }
+    return there ? snap_threads_arrive(&sp->threads) : -1;
+}
+
+void snap_proc_end_original(struct snap_proc *sp)
+{
+    const struct snap_threads *th = &sp->threads;
+    pid_t orig = sp->p->leader->tid;
+    int status;
+    kill(orig, SIGKILL);
+    /* Its other threads first: the kernel tells of the first thread's end
+     * only after theirs. */
+    for (int k = 0; k <= th->n; k++) {
+        pid_t tid = k < th->n ? th->v[k].t->tid : orig;
+        while (wait_tracee(tid, &status) == tid && !WIFEXITED(status) && !WIFSIGNALED(status)) tracer_cont(tid, 0);
+    }
+}
+
+void snap_proc_free(struct snap_proc *sp)
+{
+    if (sp->tpl.pid > 0) {
+        int status;
+        kill(sp->tpl.pid, SIGKILL);
+        wait_tracee(sp->tpl.pid, &status);
+    }
+    free(sp->files);
+    snap_fds_free(&sp->afresh);
+    snap_threads_free(&sp->threads);
+    free(sp->advised);
+    memset(sp, 0, sizeof *sp);
+}

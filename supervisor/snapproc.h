@@ -1,0 +1,53 @@
+/* One process of a machine in a warm start's snapshot (snapshot.c): its
+ * template, a copy of it made at its stop at the point by a clone3 it is
+ * made to call (CLONE_PARENT: init's child; set_tid: at a pid of dsim's
+ * choosing), never run; and per seed a copy of the template at the
+ * process's own pid, its files opened again, its fds that must not be
+ * shared made anew, its threads made again, handed to the seed's
+ * supervisor. A machine's processes are all init's children in a seed:
+ * dsim answers for their parents (docs/design.md §6 "Process trees"). */
+#ifndef DSIM_SNAPPROC_H
+#define DSIM_SNAPPROC_H
+#include "supervisor/inject.h"
+#include "supervisor/snapfds.h"
+#include "supervisor/snapthreads.h"
+
+struct world;
+struct process;
+struct fork_advice;
+
+struct snap_proc {
+    struct process *p;              /* the world's: its host pid becomes the copy's */
+    struct tracee tpl;              /* the template, stopped, traced here */
+    char cwd[4096];                 /* its working directory at the point */
+    /* The regular files it had open past fd 2, which each copy opens
+     * again for itself (its own offset). */
+    struct reopened { int fd, flags; long long pos; char path[4096]; } *files;
+    int nfiles;
+    struct snap_fds afresh;         /* the socket pairs, pipes, eventfds and epoll sets it makes anew */
+    struct snap_threads threads;    /* its threads but the first, made again in each copy */
+    /* Its mappings a fork would not copy (MADV_DONTFORK) or would wipe
+     * (MADV_WIPEONFORK), which the template has as others, and each copy
+     * has marked again. */
+    struct fork_advice *advised;
+    int nadvised;
+    pid_t copy;                     /* the seed's copy */
+};
+
+/* p's template at pid tpl_pid, p put back at its stop. 0; -1 if refused
+ * (why, which does not name p; p as it was); -2 if p could not be put
+ * back as it was (why: the start-up cannot go on). */
+int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, struct snap_proc *sp, char *why,
+                       size_t len);
+/* The seed's copy of sp's template, at the process's pid (init reaps the
+ * last seed's in its time: EEXIST until then), in the seed's root, at the
+ * point's working directory, back at the point's stop, handed off. 0, or
+ * -1 with why. */
+int snap_proc_copy(struct snap_proc *sp, const char *machine, char *why, size_t len);
+/* In the seed's supervisor: takes the copy to the seccomp stop of the
+ * point, its registers the template's there. 0 or -1. */
+int snap_proc_take(struct snap_proc *sp);
+/* The process the template came from goes (every thread's end seen). */
+void snap_proc_end_original(struct snap_proc *sp);
+void snap_proc_free(struct snap_proc *sp);
+#endif

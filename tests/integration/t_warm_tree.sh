@@ -1,0 +1,67 @@
+#!/bin/bash
+# Warm start from a snapshot of process trees (snapproc.c): every process
+# of a machine at the point is copied, each at its own pid; in a seed they
+# are all init's children, and dsim answers for their parents (waits,
+# SIGCHLD and its siginfo, getppid, /proc's PPid). The bar, as in
+# t_warm_snapshot: every seed's hash and outputs are its cold run's, and a
+# replay's, seeds 1-5 at -j 2; and what the programs print is what they
+# print natively.
+#  1. warm_tree.c: a parent blocked in wait4 across the point for one of
+#     its two children; SIGCHLD's siginfo, WNOHANG, waitid of a killed
+#     child, a child forked after the point, then ECHILD.
+#  2. A shell that stays its command's parent (`cd . && python3 ...`):
+#     dash waits for CPython across the point, then prints its status.
+#  3. A pipeline (`python3 ... | cat`): fd 1 of one process and fd 0 of
+#     the other are a pipe: refused, said, cold, the same hashes.
+#  4. A parent and child both holding a pipe's ends past fd 2 (one open
+#     file each, shared): refused likewise.
+#  5. A parent and child each with its own file past fd 2: copied; as a
+#     host without kcmp (DSIM_WARM_FDS=old-host), refused, the same hashes.
+# No real network: see netns.sh.
+. "$(dirname "$0")/netns.sh"
+. "$(dirname "$0")/lib.sh"
+net_dsim_wrapper 300
+cd "$TMP" || exit 1
+mkdir c && cp "$PROGS/warm_probe.py" c/ && cp "$(build warm_tree)" c/warm_tree
+. "$SRCDIR/tests/integration/warm_lib.sh"
+
+# --- 1. a parent and its children ------------------------------------------------
+conf tree.conf 1s m 'exec ./warm_tree'
+three_ways tree.conf tree
+snapshot_said tree
+(cd c && ./warm_tree) >native.out || fail "native warm_tree failed"
+strip() { grep -v '^parent ' "$1" | sed 's/ random [0-9a-f]*$//'; }
+out=out-tree/seed-1/m.stdout
+diff <(strip native.out | sort) <(strip "$out" | sort) >&2 || fail "tree: not as natively"
+grep -qx 'A getppid parent stat parent status parent' <(strip "$out") || fail "tree: child A's parent: $(cat "$out")"
+grep -qx 'C getppid parent' "$out" || fail "tree: child C's parent: $(cat "$out")"
+grep -qx 'SIGCHLD 0: code 1 pid A status 7 uid 0' "$out" || fail "tree: A's SIGCHLD: $(cat "$out")"
+[ "$(cat out-tree/seed-*/m.stdout | grep '^A getppid' | sort -u | wc -l)" -ge 4 ] || fail "tree: the seeds drew the same bytes"
+
+# --- 2. a shell that stays its command's parent ----------------------------------
+conf shell.conf 1s m 'cd . && python3 warm_probe.py; echo "shell: status $?"'
+three_ways shell.conf shell
+snapshot_said shell
+grep -qx 'shell: status 0' out-shell/seed-2/m.stdout || fail "shell: $(cat out-shell/seed-2/m.stdout)"
+
+# --- 3. two processes sharing a pipe -----------------------------------------------
+conf pipe.conf 1s m 'python3 warm_probe.py | cat'
+three_ways pipe.conf pipe
+grep -q '^dsim: warm start: seeds run cold, not from a snapshot: machine m: fd [01] of pid [0-9]* is a pipe or socket between its processes$' pipe.err ||
+    { cat pipe.err >&2; fail "pipe: not refused as such"; }
+grep -q '^start-up ' out-pipe/seed-3/m.stdout || fail "pipe: $(cat out-pipe/seed-3/m.stdout)"
+
+# --- 4. a pipe past fd 2 that parent and child both hold ------------------------------
+conf held.conf 1s m 'exec ./warm_tree held'
+three_ways held.conf held
+grep -q '^dsim: warm start: seeds run cold, not from a snapshot: machine m: fd [0-9]* of pid 2 and fd [0-9]* of pid 3 are one open file$' held.err ||
+    { cat held.err >&2; fail "held: not refused as such"; }
+
+# --- 5. each its own file past fd 2: copied where kcmp tells them apart ---------------
+conf own.conf 1s m 'exec ./warm_tree own'
+three_ways own.conf own
+snapshot_said own
+DSIM_WARM_FDS=old-host sweep own.conf own-old
+grep -q '^dsim: warm start: seeds run cold, not from a snapshot: machine m: fds past 2 in pids 2 and 3, and no kcmp here to tell them apart$' own-old.err ||
+    { cat own-old.err >&2; fail "own, old host: not refused as such"; }
+[ "$(hashes own.jsonl)" = "$(hashes own-old.jsonl)" ] || fail "own, old host: other hashes"
