@@ -26,6 +26,9 @@
 #   6. Node with a worker thread (tests/programs/node_workers.js) and a
 #      warm start at 55 ms, while the two threads exchange messages:
 #      forced cold and from the snapshot (each copy makes the threads again)
+#   7. row 5 with each machine's command a pipeline (`python3 ... | cat`:
+#      a shell and its two children, a pipe between them): forced cold and
+#      from the snapshot (each process copied, the pipe made anew)
 #
 # SAFETY: no real network traffic. Every run that uses a network, natively
 # or under dsim, is in a new network namespace with only lo (`unshare
@@ -244,10 +247,15 @@ cold_vs_snapshot() {
 cold_vs_snapshot "5. 3 asyncio CPython machines started at once (the id allocator), warm_start = network" \
     "$TMP/ia/ia-warm.conf" $UNSHARE
 
+# ---- 7 (below). process trees from a snapshot: each machine a pipeline ----
+sed -e 's/^command = exec \(python3 idalloc\.py .*\)$/command = \1 | cat/' "$TMP/ia/ia-warm.conf" >"$TMP/ia/ia-tree.conf"
+[ "$(grep -c '| cat$' "$TMP/ia/ia-tree.conf")" = 3 ] || die "no pipelines in ia-tree.conf"
+
 # ---- 6. threads from a snapshot ----
 command -v node >/dev/null || die "no node (apt-get install nodejs)"
 mkdir -p "$TMP/nw" && cp "$PROGS/node_workers.js" "$TMP/nw/" || die "no node_workers.js"
 printf '[simulation]\nduration = 10s\nwarm_start = 55ms\n[machine m]\ncommand = exec node node_workers.js\n' >"$TMP/nw/nw.conf"
 cold_vs_snapshot "6. Node with a worker thread (node_workers.js), warm_start = 55ms" "$TMP/nw/nw.conf"
+cold_vs_snapshot "7. row 5 with each machine a pipeline (sh, python3 idalloc.py ... | cat)" "$TMP/ia/ia-tree.conf" $UNSHARE
 echo
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

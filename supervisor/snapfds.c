@@ -220,27 +220,32 @@ static int read_pipe(pid_t pid, int fd, const int *fds, int n, struct snap_pair 
     }
     if (count != 2 || ends[0] < 0 || ends[1] < 0)
         return refuse(why, len, "fd %d open (not a pipe both of whose ends it holds, once each)", fd);
-    int copy = copy_fd(pid, ends[0]), queued = -1, size = -1;
     *p = (struct snap_pair){ { ends[0], ends[1] }, { fd_flags(pid, ends[0]), fd_flags(pid, ends[1]) }, 0, 0, 0, "" };
-    if (copy >= 0) {
-        if (ioctl(copy, FIONREAD, &queued) != 0) queued = -1;
-        size = fcntl(copy, F_GETPIPE_SZ);
-        /* Its bytes, left where they are: tee'd into a pipe of dsim's. */
-        int peek[2];
-        if (queued > 0 && queued <= SNAP_PIPE_BYTES && pipe2(peek, O_CLOEXEC | O_NONBLOCK) == 0) {
-            if (tee(copy, peek[1], (size_t)queued, SPLICE_F_NONBLOCK) == queued &&
-                read(peek[0], p->bytes, (size_t)queued) == queued)
-                p->nbytes = queued;
-            close(peek[0]);
-            close(peek[1]);
-        }
-        close(copy);
-    }
-    if (queued != p->nbytes || size <= 0)
+    int queued = snap_pipe_state(pid, ends[0], &p->pipe_size, p->bytes, &p->nbytes);
+    if (queued != p->nbytes || p->pipe_size <= 0)
         return refuse(why, len, "fd %d: a pipe with bytes in it that a copy cannot write again (%d; up to %d)", fd,
                       queued, SNAP_PIPE_BYTES);
-    p->pipe_size = size;
     return 0;
+}
+
+int snap_pipe_state(pid_t pid, int read_fd, int *size, char *bytes, int *nbytes)
+{
+    int copy = copy_fd(pid, read_fd), queued = -1;
+    *size = -1;
+    *nbytes = 0;
+    if (copy < 0) return -1;
+    if (ioctl(copy, FIONREAD, &queued) != 0) queued = -1;
+    *size = fcntl(copy, F_GETPIPE_SZ);
+    /* Its bytes, left where they are: tee'd into a pipe of dsim's. */
+    int peek[2];
+    if (queued > 0 && queued <= SNAP_PIPE_BYTES && pipe2(peek, O_CLOEXEC | O_NONBLOCK) == 0) {
+        if (tee(copy, peek[1], (size_t)queued, SPLICE_F_NONBLOCK) == queued && read(peek[0], bytes, (size_t)queued) == queued)
+            *nbytes = queued;
+        close(peek[0]);
+        close(peek[1]);
+    }
+    close(copy);
+    return queued;
 }
 
 /* An eventfd's count and mode, from its fdinfo: 0, or -1 and why not. */

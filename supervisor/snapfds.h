@@ -56,6 +56,10 @@ bool snap_fd_afresh_kind(pid_t pid, int fd);
  * its unix sockets are listed. */
 int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *out, char *why, size_t len);
 void snap_fds_free(struct snap_fds *f);
+/* A pipe's capacity (*size, -1 if unknown) and, if it holds 1 to
+ * SNAP_PIPE_BYTES bytes, those bytes (*nbytes of them, left in it), from
+ * its read end read_fd of pid. The bytes it holds, or -1. */
+int snap_pipe_state(pid_t pid, int read_fd, int *size, char *bytes, int *nbytes);
 
 /* Whether this host tells what those copies need: a unix socket's peer
  * and queued bytes (sock_diag) and an eventfd's mode (fdinfo, Linux 6.3).

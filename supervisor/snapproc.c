@@ -151,7 +151,7 @@ static int hand_off(pid_t pid)
 
 /* Its regular files (each copy opens them again) and the fds each copy
  * makes anew, from /proc at the point. 0, or -1 with why. */
-static int read_files(pid_t pid, struct snap_proc *sp, char *why, size_t len)
+static int read_files(pid_t pid, struct snap_proc *sp, const struct snap_pipes *pipes, int proc, char *why, size_t len)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
@@ -160,7 +160,7 @@ static int read_files(pid_t pid, struct snap_proc *sp, char *why, size_t len)
     int *afresh = NULL, nafresh = 0;
     for (struct dirent *e; ok && (e = readdir(d));) {
         int fd = atoi(e->d_name);
-        if (e->d_name[0] == '.' || fd <= 2) continue;
+        if (e->d_name[0] == '.' || fd <= 2 || snap_pipes_holds(pipes, proc, fd)) continue;
         if (!(sp->files = realloc(sp->files, (size_t)(sp->nfiles + 1) * sizeof *sp->files))) abort();
         struct reopened *f = &sp->files[sp->nfiles];
         f->fd = fd;
@@ -182,8 +182,8 @@ static int read_files(pid_t pid, struct snap_proc *sp, char *why, size_t len)
     return ok ? 0 : -1;
 }
 
-int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, struct snap_proc *sp, char *why,
-                       size_t len)
+int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, const struct snap_pipes *pipes,
+                       int proc, struct snap_proc *sp, char *why, size_t len)
 {
     memset(sp, 0, sizeof *sp);
     sp->p = p;
@@ -233,7 +233,7 @@ int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, 
         return -1;
     }
     sp->cwd[k] = 0;
-    if (read_files(pid, sp, why, len) != 0) return -1;
+    if (read_files(pid, sp, pipes, proc, why, len) != 0) return -1;
     return 0;
 }
 
@@ -256,16 +256,25 @@ int snap_proc_copy(struct snap_proc *sp, const char *machine, char *why, size_t 
     if (!r1 && !r2) r1 = make_afresh(&copy, &sp->afresh);
     if (!r1 && !r2) r1 = fork_advise(&copy, sp->advised, sp->nadvised, false);
     long r3 = r1 || r2 ? 0 : snap_threads_make(&copy, &sp->threads);
-    struct user_regs_struct r = sp->tpl.home;
-    r.rip -= 2, r.rax = sp->tpl.home.orig_rax, r.orig_rax = (unsigned long long)-1;
-    if (r1 || r2 || r3 || tracer_setregs(copy.pid, &r) != 0 || hand_off(copy.pid) != 0) {
-        kill(copy.pid, SIGKILL);
+    sp->copy = copy.pid;
+    sp->made = copy;
+    if (r1 || r2 || r3) {
         snprintf(why, len, "machine %s: its copy of pid %d could not enter the seed's disk (open %ld, chdir %ld, threads %ld)",
                  machine, (int)vpid, r1, r2, r3);
         return -1;
     }
+    return 0;
+}
+
+int snap_proc_hand_off(struct snap_proc *sp, const char *machine, char *why, size_t len)
+{
+    struct user_regs_struct r = sp->tpl.home;
+    r.rip -= 2, r.rax = sp->tpl.home.orig_rax, r.orig_rax = (unsigned long long)-1;
+    if (tracer_setregs(sp->copy, &r) != 0 || hand_off(sp->copy) != 0) {
+        snprintf(why, len, "machine %s: its copy of pid %d could not be handed to the seed", machine, (int)sp->p->vpid);
+        return -1;
+    }
     snap_threads_detach(&sp->threads);      /* into the group stop the first thread began */
-    sp->copy = copy.pid;
     return 0;
 }
 

@@ -10,6 +10,7 @@
 #define DSIM_SNAPPROC_H
 #include "supervisor/inject.h"
 #include "supervisor/snapfds.h"
+#include "supervisor/snappipes.h"
 #include "supervisor/snapthreads.h"
 
 struct world;
@@ -32,18 +33,23 @@ struct snap_proc {
     struct fork_advice *advised;
     int nadvised;
     pid_t copy;                     /* the seed's copy */
+    struct tracee made;             /* the copy before its hand-off */
 };
 
-/* p's template at pid tpl_pid, p put back at its stop. 0; -1 if refused
- * (why, which does not name p; p as it was); -2 if p could not be put
- * back as it was (why: the start-up cannot go on). */
-int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, struct snap_proc *sp, char *why,
-                       size_t len);
+/* p's template at pid tpl_pid, p put back at its stop; its fds that are
+ * ends of pipes (the machine's process number proc) left to the
+ * machine's copies (snappipes.h). 0; -1 if refused (why, which does not
+ * name p; p as it was); -2 if p could not be put back as it was (why: the
+ * start-up cannot go on). */
+int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, const struct snap_pipes *pipes,
+                       int proc, struct snap_proc *sp, char *why, size_t len);
 /* The seed's copy of sp's template, at the process's pid (init reaps the
  * last seed's in its time: EEXIST until then), in the seed's root, at the
- * point's working directory, back at the point's stop, handed off. 0, or
- * -1 with why. */
+ * point's working directory, its files and threads made (sp->copy, or 0;
+ * -1 with why). hand_off then puts it back at the point's stop and hands
+ * it off (0, or -1 with why). */
 int snap_proc_copy(struct snap_proc *sp, const char *machine, char *why, size_t len);
+int snap_proc_hand_off(struct snap_proc *sp, const char *machine, char *why, size_t len);
 /* In the seed's supervisor: takes the copy to the seccomp stop of the
  * point, its registers the template's there. 0 or -1. */
 int snap_proc_take(struct snap_proc *sp);

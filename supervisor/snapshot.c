@@ -64,6 +64,7 @@ struct snap_machine {
     int index;                      /* m's (the seed's supervisor frees m at its end) */
     struct snap_proc *procs;        /* its processes at the point, by pid */
     int nprocs;
+    struct snap_pipes pipes;        /* the pipes between them */
     off_t out_size, err_size;       /* the machine's output at the point */
     int mntns;                      /* its mount namespace */
     int troot;                      /* its root at the point (O_PATH) */
@@ -218,6 +219,7 @@ static void snap_free(struct snapshot *s)
     for (size_t i = 0; i < s->n; i++) {
         for (int k = 0; k < s->sm[i].nprocs; k++) snap_proc_free(&s->sm[i].procs[k]);
         free(s->sm[i].procs);
+        snap_pipes_free(&s->sm[i].pipes);
         if (s->sm[i].mntns >= 0) close(s->sm[i].mntns);
         if (s->sm[i].troot >= 0) close(s->sm[i].troot);
         free(s->sm[i].kept[0]);
@@ -311,10 +313,18 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
             memmove(&sm->procs[at + 1], &sm->procs[at], (size_t)(sm->nprocs - 1 - at) * sizeof *sm->procs);
             sm->procs[at].p = p;
         }
+        pid_t pids[64];
+        for (int k = 0; k < sm->nprocs && k < 64; k++) pids[k] = sm->procs[k].p->pid;
+        char pwhy[400];
+        if (sm->nprocs > 1 && snap_pipes_read(pids, sm->nprocs, &sm->pipes, pwhy, sizeof pwhy) != 0) {
+            snprintf(why, len, "machine %s: %s", m->name, pwhy);
+            for (int k = 0; k < sm->nprocs; k++) memset(&sm->procs[k], 0, sizeof sm->procs[k]);
+            snap_free(s);
+            return NULL;
+        }
         for (int k = 0; k < sm->nprocs; k++) {
-            char pwhy[400];
             struct process *p = sm->procs[k].p;
-            int r = snap_proc_template(w, p, TEMPLATE_PID + k, &sm->procs[k], pwhy, sizeof pwhy);
+            int r = snap_proc_template(w, p, TEMPLATE_PID + k, &sm->pipes, k, &sm->procs[k], pwhy, sizeof pwhy);
             if (r != 0) {
                 char who[32] = "";
                 if (sm->nprocs > 1) snprintf(who, sizeof who, "pid %d: ", (int)p->vpid);
@@ -691,6 +701,18 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
         for (size_t n = 0; n < w->nlayers; n++)
             if (sm->overlay[n] >= 0) close(sm->overlay[n]);
         for (int k = 0; k < sm->nprocs && rc == 0; k++) rc = snap_proc_copy(&sm->procs[k], sm->m->name, why, len);
+        if (rc == 0 && sm->pipes.n) {
+            struct tracee made[64];
+            pid_t vpids[64];
+            for (int k = 0; k < sm->nprocs; k++) made[k] = sm->procs[k].made, vpids[k] = sm->procs[k].p->vpid;
+            long r = snap_pipes_make(&sm->pipes, made, vpids, sm->nprocs);
+            if (r != 0) {
+                snprintf(why, len, "machine %s: its copies could not make the pipes between them: %s", sm->m->name,
+                         strerror((int)-r));
+                rc = -1;
+            }
+        }
+        for (int k = 0; k < sm->nprocs && rc == 0; k++) rc = snap_proc_hand_off(&sm->procs[k], sm->m->name, why, len);
     }
     int pipefd[2] = { -1, -1 };
     pid_t child = -1;

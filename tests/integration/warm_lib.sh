@@ -36,9 +36,11 @@ three_ways() {
     note "$n: seeds ${SEEDS:-1-5} from the snapshot, cold and replayed: one hash each ($(hashes "$n.jsonl" | cut -c1-8)...)"
 }
 
-# snapshot_said NAME: the sweep NAME said its seeds start from a snapshot.
+# snapshot_said NAME: the sweep NAME said its seeds start from a snapshot,
+# and did not fall back to cold ones.
 snapshot_said() {
     grep -qx 'dsim: warm start: seeds start from a snapshot of the point' "$1.err" || { cat "$1.err" >&2; fail "$1: no snapshot"; }
+    ! grep -q 'the snapshot serves no more seeds' "$1.err" || { cat "$1.err" >&2; fail "$1: seeds ran cold after all"; }
 }
 # afresh_said NAME: the sweep NAME, whose machines hold event loops' fds at
 # the point, started from a snapshot where this host tells what a copy

@@ -8,8 +8,10 @@
  * parent kills B and collects it with waitid; a child C forked after the
  * point exits 3 and is collected with wait4 and a rusage; then no child is
  * left (ECHILD). The parent prints all of it at the end. With "held", the
- * parent made a pipe before its forks, whose ends all three keep; with
- * "own", the parent and A each open the program's file after the fork. */
+ * parent made a pipe before its forks, whose ends all three keep: it
+ * writes "hi" before the point, A writes "A" after it, the parent reads
+ * both; with "pair", a socket pair instead (not written); with "own", the
+ * parent and A each open the program's file after the fork. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,9 +64,11 @@ static void proc_ppids(int *stat_ppid, int *status_ppid)
 
 int main(int argc, char **argv)
 {
-    int held[2];
-    bool own = argc > 1 && !strcmp(argv[1], "own");
-    if (argc > 1 && !own && pipe(held) != 0) return 1;      /* "held": every process keeps both ends */
+    int held[2] = { -1, -1 };
+    const char *mode = argc > 1 ? argv[1] : "";
+    bool own = !strcmp(mode, "own"), holds = !strcmp(mode, "held");
+    if (holds && pipe(held) != 0) return 1;                    /* every process keeps both ends */
+    if (!strcmp(mode, "pair") && socketpair(AF_UNIX, SOCK_STREAM, 0, held) != 0) return 1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_chld;
@@ -80,6 +85,7 @@ int main(int argc, char **argv)
         proc_ppids(&sp, &stp);
         unsigned char r[4];
         if (getrandom(r, sizeof r, 0) != sizeof r) return 1;
+        if (holds && write(held[1], "A", 1) != 1) return 1;
         printf("A getppid %s stat %s status %s random %02x%02x%02x%02x\n", getppid() == parent ? "parent" : "other",
                sp == parent ? "parent" : "other", stp == parent ? "parent" : "other", r[0], r[1], r[2], r[3]);
         fflush(stdout);
@@ -90,11 +96,14 @@ int main(int argc, char **argv)
         for (;;) pause();
     }
     if (own) open(argv[0], O_RDONLY);               /* the parent's own */
+    if (holds && write(held[1], "hi", 2) != 2) return 1;       /* read after the point */
     int st = 0;
     pid_t none = waitpid(-1, &st, WNOHANG);
     sleep_ms(500);
     pid_t got = waitpid(a, &st, 0);                  /* blocked across the point */
     int code_a = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char got_held[4] = "";
+    if (holds && read(held[0], got_held, 3) != 3) return 1;
     pid_t none2 = waitpid(-1, &st, WNOHANG);         /* B still runs */
     kill(b, SIGKILL);
     siginfo_t si;
@@ -118,6 +127,7 @@ int main(int argc, char **argv)
            si.si_status);
     printf("waited C %d code %d\n", (int)(got_c == c), code_c);
     printf("then %d %s\n", (int)last, last_errno == ECHILD ? "ECHILD" : "?");
+    if (holds) printf("held read %s\n", got_held);
     for (int i = 0; i < nchld && i < 8; i++)
         printf("SIGCHLD %d: code %d pid %s status %d uid %d\n", i, chld_code[i],
                chld_pid[i] == a ? "A" : chld_pid[i] == b ? "B" : chld_pid[i] == c ? "C" : "?", chld_status[i], chld_uid[i]);
