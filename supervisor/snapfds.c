@@ -126,6 +126,20 @@ static const struct unix_sock *unix_sock_of(const struct unix_sock *s, size_t n,
     return NULL;
 }
 
+int snap_unix_sock(int netns, uint64_t ino, struct snap_unix_info *out)
+{
+    bool host = true;
+    char err[200];
+    if (warm_fds_resolve(&host, err, sizeof err) != 0) return -1;
+    struct unix_sock *socks = NULL;
+    size_t n = 0;
+    int rc = unix_socks(netns, !host, &socks, &n);
+    const struct unix_sock *s = rc == 0 ? unix_sock_of(socks, n, ino) : NULL;
+    if (s) *out = (struct snap_unix_info){ s->peer, s->type, !s->shutdown && !s->queued };
+    free(socks);
+    return s ? 0 : -1;
+}
+
 /* ---- the process's fds ---- */
 
 static int fd_flags_all(pid_t pid, int fd)

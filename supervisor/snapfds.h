@@ -56,6 +56,12 @@ bool snap_fd_afresh_kind(pid_t pid, int fd);
  * its unix sockets are listed. */
 int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *out, char *why, size_t len);
 void snap_fds_free(struct snap_fds *f);
+/* A unix socket of the network namespace netns (an fd of it), by inode:
+ * its peer's inode (0 if none), type, and whether it is idle (nothing
+ * queued either way, not shut down). 0, or -1 if not listed or the host
+ * cannot tell (snap_fds_host_tells). */
+struct snap_unix_info { uint64_t peer; int type; bool idle; };
+int snap_unix_sock(int netns, uint64_t ino, struct snap_unix_info *out);
 /* A pipe's capacity (*size, -1 if unknown) and, if it holds 1 to
  * SNAP_PIPE_BYTES bytes, those bytes (*nbytes of them, left in it), from
  * its read end read_fd of pid. The bytes it holds, or -1. */

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include "world/tracer.h"
 #include <unistd.h>
 
 /* fdinfo's flags of fd of pid, or -1. */
@@ -37,10 +39,27 @@ static struct snap_pipe *pipe_of(struct snap_pipes *s, uint64_t ino)
     return p;
 }
 
-/* Every pipe fd of every process, by pipe. -1 if an fd's flags cannot be read. */
+/* Which end of a unix socket pair the socket ino is (its pair keyed by
+ * the lower inode of the two): 0 or 1, or -1 if it is no pair's end. */
+static int pair_end(int netns, uint64_t ino, struct snap_pipes *all, struct snap_pipe **pair)
+{
+    struct snap_unix_info u;
+    if (netns < 0 || snap_unix_sock(netns, ino, &u) != 0 || !u.peer) return -1;
+    uint64_t key = ino < u.peer ? ino : u.peer;
+    *pair = pipe_of(all, key);
+    (*pair)->type = u.type;
+    if (!u.idle) (*pair)->busy = true;
+    return ino == key ? 0 : 1;
+}
+
+/* Every pipe fd and unix socket pair fd of every process, by pipe or
+ * pair. -1 if an fd's flags cannot be read. */
 static int list_pipes(const pid_t *pids, int n, struct snap_pipes *all)
 {
-    for (int k = 0; k < n; k++) {
+    char nspath[64];
+    snprintf(nspath, sizeof nspath, "/proc/%d/ns/net", (int)pids[0]);
+    int netns = open(nspath, O_RDONLY | O_CLOEXEC), rc = 0;
+    for (int k = 0; k < n && !rc; k++) {
         char path[64], link[64];
         snprintf(path, sizeof path, "/proc/%d/fd", (int)pids[k]);
         DIR *d = opendir(path);
@@ -52,21 +71,25 @@ static int list_pipes(const pid_t *pids, int n, struct snap_pipes *all)
             ssize_t len = readlink(path, link, sizeof link - 1);
             if (len <= 0) continue;
             link[len] = 0;
-            if (sscanf(link, "pipe:[%llu]", &ino) != 1) continue;
+            bool is_pipe = sscanf(link, "pipe:[%llu]", &ino) == 1;
+            if (!is_pipe && sscanf(link, "socket:[%llu]", &ino) != 1) continue;
             int fl = fdinfo_flags(pids[k], fd);
             if (fl < 0) {
-                closedir(d);
-                return -1;
+                rc = -1;
+                break;
             }
-            struct snap_pipe *p = pipe_of(all, ino);
-            int end = (fl & O_ACCMODE) == O_WRONLY;
+            struct snap_pipe *p = NULL;
+            int end = is_pipe ? (fl & O_ACCMODE) == O_WRONLY : pair_end(netns, ino, all, &p);
+            if (end < 0) continue;          /* no pair's: the process's own fds refuse it */
+            if (is_pipe) p = pipe_of(all, ino);
             if (!(p->fds[end] = realloc(p->fds[end], (size_t)(p->nfds[end] + 1) * sizeof **p->fds))) abort();
             p->fds[end][p->nfds[end]++] = (struct snap_pipe_fd){ k, fd, fl & O_CLOEXEC };
             if (p->nonblock[end] < 0) p->nonblock[end] = fl & O_NONBLOCK;
         }
         if (d) closedir(d);
     }
-    return 0;
+    if (netns >= 0) close(netns);
+    return rc;
 }
 
 /* Whether one process holds each end of p once: its own (snapfds.c). */
@@ -98,6 +121,19 @@ int snap_pipes_read(const pid_t *pids, int n, struct snap_pipes *out, char *why,
         struct snap_pipe *p = &all.v[i];
         if (rc || own_pipe(p)) {
             pipe_free(p);
+            continue;
+        }
+        if (p->type) {              /* a socket is one open file; a pair must be idle */
+            if (p->busy || !p->nfds[0] || !p->nfds[1]) {
+                snprintf(why, len, p->busy ? "fd %d: a socket pair between processes, shut down or with bytes in it"
+                                           : "fd %d: a socket whose peer no process of the machine holds",
+                         p->nfds[0] ? p->fds[0][0].fd : p->fds[1][0].fd);
+                rc = -1;
+                pipe_free(p);
+            } else {
+                if (!(out->v = realloc(out->v, (size_t)(out->n + 1) * sizeof *out->v))) abort();
+                out->v[out->n++] = *p;
+            }
             continue;
         }
         /* Each end one open file in every process that holds it. */
@@ -183,16 +219,32 @@ static long take_end(struct tracee *t, const struct snap_pipe *p, int end, int p
     return r;
 }
 
+/* t makes p's kind of pipe or socket pair, its two ends at tmp[0..1]
+ * (close-on-exec): 0 or -errno. */
+static long made_pair(struct tracee *t, const struct snap_pipe *p, int tmp[2])
+{
+    int zero[2] = { 0, 0 };
+    if (!p->type) return inject_buf(t, SYS_pipe2, 0, zero, sizeof zero, tmp, 0, O_CLOEXEC, 0);
+    uint64_t base = scratch_addr(t);
+    char saved[SCRATCH_LEN];
+    if (mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
+    long r = inject4(t, SYS_socketpair, AF_UNIX, (uint64_t)(p->type | SOCK_CLOEXEC), 0, base, NULL);
+    if (r == 0 && mem_read(t->pid, base, tmp, 2 * sizeof *tmp) != 0) r = -EFAULT;
+    if (mem_write(t->pid, base, saved, sizeof saved) != 0 && r == 0) r = -EFAULT;
+    return r;
+}
+
 static long make_one(const struct snap_pipe *p, struct tracee *copies, const pid_t *vpids, int n)
 {
     int c = creator_of(p), tmp[2] = { -1, -1 };
     if (c < 0 || c >= n) return -EINVAL;
     struct tracee *t = &copies[c];
-    int zero[2] = { 0, 0 };
-    long r = inject_buf(t, SYS_pipe2, 0, zero, sizeof zero, tmp, 0, O_CLOEXEC, 0);
+    long r = made_pair(t, p, tmp);
     if (r != 0) return r < 0 ? r : -EINVAL;
-    long sz = inject(t, SYS_fcntl, (uint64_t)tmp[0], F_SETPIPE_SZ, (uint64_t)p->size, NULL);
-    r = sz == p->size ? 0 : sz < 0 ? sz : -EINVAL;
+    if (!p->type) {
+        long sz = inject(t, SYS_fcntl, (uint64_t)tmp[0], F_SETPIPE_SZ, (uint64_t)p->size, NULL);
+        r = sz == p->size ? 0 : sz < 0 ? sz : -EINVAL;
+    }
     if (!r && p->nbytes) {
         long w = inject_buf(t, SYS_write, 1, p->bytes, (size_t)p->nbytes, NULL, (uint64_t)tmp[1], 0, (uint64_t)p->nbytes);
         r = w == p->nbytes ? 0 : w < 0 ? w : -EIO;

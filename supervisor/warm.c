@@ -195,13 +195,15 @@ static const char *threads_unforkable(const struct world *w, const struct proces
     return NULL;
 }
 
-/* Whether fd of pid is a pipe's end (snappipes.c makes those between a
- * machine's processes in each copy). */
-static bool is_pipe(pid_t pid, int fd)
+/* Whether fd of pid is a pipe's end, or a socket (snappipes.c makes the
+ * pipes and socket pairs between a machine's processes in each copy; the
+ * processes' own fds refuse other sockets). */
+static bool is_pipe(pid_t pid, int fd, bool or_socket)
 {
     char path[64], link[64] = "";
     snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
-    return readlink(path, link, sizeof link - 1) > 6 && !strncmp(link, "pipe:[", 6);
+    return readlink(path, link, sizeof link - 1) > 6 &&
+           (!strncmp(link, "pipe:[", 6) || (or_socket && !strncmp(link, "socket:[", 8)));
 }
 
 /* The fds past 2 of two processes that are one open file description
@@ -214,7 +216,7 @@ static const char *shared_fds(const struct process *a, const struct process *b, 
     snprintf(path, sizeof path, "/proc/%d/fd", (int)a->pid);
     DIR *d = opendir(path);
     for (struct dirent *e; d && na < 256 && (e = readdir(d));)
-        if (e->d_name[0] != '.' && atoi(e->d_name) > 2 && !is_pipe(a->pid, atoi(e->d_name))) fa[na++] = atoi(e->d_name);
+        if (e->d_name[0] != '.' && atoi(e->d_name) > 2 && !is_pipe(a->pid, atoi(e->d_name), true)) fa[na++] = atoi(e->d_name);
     if (d) closedir(d);
     if (!na) return NULL;
     /* kcmp needs CONFIG_CHECKPOINT_RESTORE; DSIM_WARM_FDS=old-host acts as
@@ -227,7 +229,7 @@ static const char *shared_fds(const struct process *a, const struct process *b, 
     const char *why = NULL;
     for (struct dirent *e; d && !why && (e = readdir(d));) {
         int fb = atoi(e->d_name);
-        if (e->d_name[0] == '.' || fb <= 2 || is_pipe(b->pid, fb)) continue;
+        if (e->d_name[0] == '.' || fb <= 2 || is_pipe(b->pid, fb, true)) continue;
         for (int i = 0; i < na && !why; i++) {
             long r = old_host ? -1 : syscall(SYS_kcmp, a->pid, b->pid, KCMP_FILE, fa[i], fb);
             if (r == 0) snprintf(buf, len, "fd %d of pid %d and fd %d of pid %d are one open file", fa[i],
@@ -250,7 +252,7 @@ static const char *stdio_joined(const struct process *p, char *buf, size_t len)
         char path[64], link[64] = "";
         struct stat st;
         snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)p->pid, fd);
-        if (stat(path, &st) != 0 || is_pipe(p->pid, fd)) continue;
+        if (stat(path, &st) != 0 || is_pipe(p->pid, fd, false)) continue;
         ssize_t k = readlink(path, link, sizeof link - 1);
         if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || (k > 0 && !strncmp(link, "anon_inode:", 11))) {
             snprintf(buf, len, "fd %d of pid %d is a socket, fifo or such between its processes", fd, (int)p->vpid);

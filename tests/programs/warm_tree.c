@@ -10,7 +10,8 @@
  * left (ECHILD). The parent prints all of it at the end. With "held", the
  * parent made a pipe before its forks, whose ends all three keep: it
  * writes "hi" before the point, A writes "A" after it, the parent reads
- * both; with "pair", a socket pair instead (not written); with "own", the
+ * both; with "pair", a socket pair instead, which A writes "A" to after
+ * the point (a pair with bytes at the point is refused); with "own", the
  * parent and A each open the program's file after the fork. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -66,9 +67,9 @@ int main(int argc, char **argv)
 {
     int held[2] = { -1, -1 };
     const char *mode = argc > 1 ? argv[1] : "";
-    bool own = !strcmp(mode, "own"), holds = !strcmp(mode, "held");
+    bool own = !strcmp(mode, "own"), holds = !strcmp(mode, "held"), pair = !strcmp(mode, "pair");
     if (holds && pipe(held) != 0) return 1;                    /* every process keeps both ends */
-    if (!strcmp(mode, "pair") && socketpair(AF_UNIX, SOCK_STREAM, 0, held) != 0) return 1;
+    if (pair && socketpair(AF_UNIX, SOCK_STREAM, 0, held) != 0) return 1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_chld;
@@ -85,7 +86,7 @@ int main(int argc, char **argv)
         proc_ppids(&sp, &stp);
         unsigned char r[4];
         if (getrandom(r, sizeof r, 0) != sizeof r) return 1;
-        if (holds && write(held[1], "A", 1) != 1) return 1;
+        if ((holds || pair) && write(held[1], "A", 1) != 1) return 1;
         printf("A getppid %s stat %s status %s random %02x%02x%02x%02x\n", getppid() == parent ? "parent" : "other",
                sp == parent ? "parent" : "other", stp == parent ? "parent" : "other", r[0], r[1], r[2], r[3]);
         fflush(stdout);
@@ -104,6 +105,7 @@ int main(int argc, char **argv)
     int code_a = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     char got_held[4] = "";
     if (holds && read(held[0], got_held, 3) != 3) return 1;
+    if (pair && read(held[0], got_held, 1) != 1) return 1;
     pid_t none2 = waitpid(-1, &st, WNOHANG);         /* B still runs */
     kill(b, SIGKILL);
     siginfo_t si;
@@ -127,7 +129,7 @@ int main(int argc, char **argv)
            si.si_status);
     printf("waited C %d code %d\n", (int)(got_c == c), code_c);
     printf("then %d %s\n", (int)last, last_errno == ECHILD ? "ECHILD" : "?");
-    if (holds) printf("held read %s\n", got_held);
+    if (holds || pair) printf("held read %s\n", got_held);
     for (int i = 0; i < nchld && i < 8; i++)
         printf("SIGCHLD %d: code %d pid %s status %d uid %d\n", i, chld_code[i],
                chld_pid[i] == a ? "A" : chld_pid[i] == b ? "B" : chld_pid[i] == c ? "C" : "?", chld_status[i], chld_uid[i]);
