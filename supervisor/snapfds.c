@@ -142,7 +142,7 @@ int snap_unix_sock(int netns, uint64_t ino, struct snap_unix_info *out)
 
 /* ---- the process's fds ---- */
 
-static int fd_flags_all(pid_t pid, int fd)
+int snap_fdinfo_flags(pid_t pid, int fd)
 {
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, fd);
@@ -156,7 +156,7 @@ static int fd_flags_all(pid_t pid, int fd)
 
 static int fd_flags(pid_t pid, int fd)
 {
-    int flags = fd_flags_all(pid, fd);
+    int flags = snap_fdinfo_flags(pid, fd);
     return flags < 0 ? -1 : flags & (O_NONBLOCK | O_CLOEXEC);
 }
 
@@ -228,7 +228,7 @@ static int read_pipe(pid_t pid, int fd, const int *fds, int n, struct snap_pair 
         fd_link(pid, fds[k], other, sizeof other);
         if (strcmp(other, link)) continue;
         count++;
-        int fl = fd_flags_all(pid, fds[k]);
+        int fl = snap_fdinfo_flags(pid, fds[k]);
         if (fl >= 0 && (fl & O_ACCMODE) == O_RDONLY && ends[0] < 0) ends[0] = fds[k];
         else if (fl >= 0 && (fl & O_ACCMODE) == O_WRONLY && ends[1] < 0) ends[1] = fds[k];
     }

@@ -62,6 +62,8 @@ void snap_fds_free(struct snap_fds *f);
  * cannot tell (snap_fds_host_tells). */
 struct snap_unix_info { uint64_t peer; int type; bool idle; };
 int snap_unix_sock(int netns, uint64_t ino, struct snap_unix_info *out);
+/* The flags fdinfo gives fd of pid (its open file's, O_CLOEXEC the fd's), or -1. */
+int snap_fdinfo_flags(pid_t pid, int fd);
 /* A pipe's capacity (*size, -1 if unknown) and, if it holds 1 to
  * SNAP_PIPE_BYTES bytes, those bytes (*nbytes of them, left in it), from
  * its read end read_fd of pid. The bytes it holds, or -1. */

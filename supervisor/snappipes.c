@@ -14,19 +14,6 @@
 #include "world/tracer.h"
 #include <unistd.h>
 
-/* fdinfo's flags of fd of pid, or -1. */
-static int fdinfo_flags(pid_t pid, int fd)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, fd);
-    FILE *f = fopen(path, "re");
-    unsigned flags = 0;
-    bool got = false;
-    while (f && !got && fgets(line, sizeof line, f)) got = sscanf(line, "flags: %o", &flags) == 1;
-    if (f) fclose(f);
-    return got ? (int)flags : -1;
-}
-
 static struct snap_pipe *pipe_of(struct snap_pipes *s, uint64_t ino)
 {
     for (int i = 0; i < s->n; i++)
@@ -73,7 +60,7 @@ static int list_pipes(const pid_t *pids, int n, struct snap_pipes *all)
             link[len] = 0;
             bool is_pipe = sscanf(link, "pipe:[%llu]", &ino) == 1;
             if (!is_pipe && sscanf(link, "socket:[%llu]", &ino) != 1) continue;
-            int fl = fdinfo_flags(pids[k], fd);
+            int fl = snap_fdinfo_flags(pids[k], fd);
             if (fl < 0) {
                 rc = -1;
                 break;
