@@ -13,9 +13,11 @@
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -204,6 +207,8 @@ static bool made_anew(const struct snap_fds *f, int fd)
 {
     for (int i = 0; i < f->neventfds; i++)
         if (f->eventfds[i].fd == fd) return true;
+    for (int i = 0; i < f->ndgrams; i++)
+        if (f->dgrams[i].fd == fd) return true;
     return pair_end(f, fd);
 }
 
@@ -262,6 +267,24 @@ int snap_pipe_state(pid_t pid, int read_fd, int *size, char *bytes, int *nbytes)
     return queued;
 }
 
+/* A unix datagram socket with no peer: idle, and unbound or autobound (a
+ * copy cannot bind a name its template holds). 0, or -1 and why not. */
+static int read_dgram(pid_t pid, int fd, const struct unix_sock *s, struct snap_dgram *d, char *why, size_t len)
+{
+    struct sockaddr_un a;
+    socklen_t alen = sizeof a;
+    int copy = copy_fd(pid, fd);
+    bool named = copy < 0 || getsockname(copy, (struct sockaddr *)&a, &alen) != 0;
+    if (copy >= 0) close(copy);
+    /* Autobound: an abstract name of five hex digits (unix(7)). */
+    bool autobound = !named && alen == offsetof(struct sockaddr_un, sun_path) + 6 && a.sun_path[0] == 0;
+    if (!named && alen > offsetof(struct sockaddr_un, sun_path) && !autobound) named = true;
+    if (named) return refuse(why, len, "fd %d: a unix datagram socket bound to a name", fd);
+    if (s->shutdown || s->queued) return refuse(why, len, "fd %d: a unix datagram socket shut down or with bytes in it", fd);
+    *d = (struct snap_dgram){ fd, fd_flags(pid, fd), autobound };
+    return d->flags < 0 ? refuse(why, len, "fd %d: its flags could not be read", fd) : 0;
+}
+
 /* An eventfd's count and mode, from its fdinfo: 0, or -1 and why not. */
 static int read_eventfd(pid_t pid, int fd, bool old_host, struct snap_eventfd *e, char *why, size_t len)
 {
@@ -300,14 +323,28 @@ static int read_watches(pid_t pid, struct snap_epoll *e, const struct snap_fds *
         if (sscanf(line, "tfd: %d events: %x data: %llx pos:%*d ino:%llx", &tfd, &events, &data, &ino) != 4) continue;
         if (!made_anew(f, tfd) || fd_ino(pid, tfd) != ino)
             rc = refuse(why, len, "fd %d: an epoll set watching fd %d, which its copies do not make anew", e->fd, tfd);
-        else if (events & (EPOLLET | EPOLLONESHOT | EPOLLWAKEUP))
-            rc = refuse(why, len, "fd %d: an edge-triggered or one-shot epoll watch of fd %d", e->fd, tfd);
+        else if (events & (EPOLLONESHOT | EPOLLWAKEUP))
+            rc = refuse(why, len, "fd %d: a one-shot or wakeup epoll watch of fd %d", e->fd, tfd);
         else {
+            if (events & EPOLLET) e->drain = true;
             if (!(e->watches = realloc(e->watches, (size_t)(e->nwatches + 1) * sizeof *e->watches))) abort();
             e->watches[e->nwatches++] = (struct snap_watch){ tfd, events, data };
         }
     }
     fclose(in);
+    /* An edge taken before the point is not given again: in the copy, the
+     * adding of each watch makes an edge of what is ready, which the copy
+     * takes at once; so the template's set must have nothing to give (an
+     * edge not yet taken would be lost). */
+    if (!rc && e->drain && e->nwatches > SNAP_ET_WATCHES)
+        rc = refuse(why, len, "fd %d: an epoll set of more than %d watches, one edge-triggered", e->fd, SNAP_ET_WATCHES);
+    if (!rc && e->drain) {
+        int copy = copy_fd(pid, e->fd);
+        struct pollfd pf = { copy, POLLIN, 0 };
+        if (copy < 0 || poll(&pf, 1, 0) != 0)
+            rc = refuse(why, len, "fd %d: an epoll set with an edge-triggered watch and events to give at the point", e->fd);
+        if (copy >= 0) close(copy);
+    }
     return rc;
 }
 
@@ -345,7 +382,10 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *
             for (int k = 0; k < n && peer_fd < 0; k++)
                 if (fds[k] != fd && fd_ino(pid, fds[k]) == s->peer) peer_fd = fds[k];
         if (peer_fd >= 0) p = unix_sock_of(socks, nsocks, s->peer);
-        if (!s || !p || p->peer != s->ino) {
+        if (s && !s->peer && s->type == SOCK_DGRAM) {
+            if (!(out->dgrams = realloc(out->dgrams, (size_t)(out->ndgrams + 1) * sizeof *out->dgrams))) abort();
+            rc = read_dgram(pid, fd, s, &out->dgrams[out->ndgrams++], why, len);
+        } else if (!s || !p || p->peer != s->ino) {
             rc = refuse(why, len, "fd %d open (not a socket pair both of whose ends it holds)", fd);
         } else if (s->shutdown || p->shutdown || s->queued || p->queued) {
             rc = refuse(why, len, "fd %d: a socket pair shut down or with bytes in it", fd);
@@ -377,6 +417,7 @@ void snap_fds_free(struct snap_fds *f)
 {
     for (int i = 0; i < f->nepolls; i++) free(f->epolls[i].watches);
     free(f->epolls);
+    free(f->dgrams);
     free(f->pairs);
     free(f->eventfds);
     memset(f, 0, sizeof *f);

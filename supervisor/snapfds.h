@@ -27,13 +27,25 @@ struct snap_pair {
 
 struct snap_eventfd { int fd, flags; uint64_t count; bool semaphore; };
 
+/* A unix datagram socket with no peer, idle, unbound or autobound (go-systemd's
+ * journal socket, etcd's): made again, autobound again (the kernel draws
+ * the name, in a cold run too). */
+struct snap_dgram { int fd, flags; bool autobind; };
+
 struct snap_watch { int fd; uint32_t events; uint64_t data; };
 
 struct snap_epoll {
     int fd, flags;          /* flags: O_CLOEXEC */
     struct snap_watch *watches;
     int nwatches;
+    /* An edge-triggered watch, in a set with no event to give at the point:
+     * the copy takes, once, the edges its watches' adding made. */
+    bool drain;
 };
+
+/* The most watches of a set with an edge-triggered one (one epoll_wait in
+ * the copy's scratch takes every edge). */
+#define SNAP_ET_WATCHES 40
 
 struct snap_fds {
     struct snap_pair *pairs;
@@ -42,6 +54,8 @@ struct snap_fds {
     int nepolls;
     struct snap_eventfd *eventfds;
     int neventfds;
+    struct snap_dgram *dgrams;
+    int ndgrams;
 };
 
 /* Whether fd of pid is of a kind a copy can make afresh (an epoll set, a

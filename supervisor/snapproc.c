@@ -57,7 +57,7 @@ static long reopen(struct tracee *t, int fd, const char *path, int flags, long l
  * alike, at the template's fd numbers (snapfds.h): 0 or -errno. */
 static long make_afresh(struct tracee *t, const struct snap_fds *f)
 {
-    if (!f->npairs && !f->nepolls && !f->neventfds) return 0;
+    if (!f->npairs && !f->nepolls && !f->neventfds && !f->ndgrams) return 0;
     uint64_t base = scratch_addr(t);
     char saved[SCRATCH_LEN];
     if (mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
@@ -83,6 +83,17 @@ static long make_afresh(struct tracee *t, const struct snap_fds *f)
         r = inject(t, SYS_eventfd2, e->count, EFD_CLOEXEC | (e->semaphore ? EFD_SEMAPHORE : 0), 0, NULL);
         if (r >= 0) r = settle_fd(t, (int)r, e->fd, e->flags);
     }
+    for (int i = 0; i < f->ndgrams && !r; i++) {
+        const struct snap_dgram *d = &f->dgrams[i];
+        r = inject(t, SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, NULL);
+        int made = (int)r;
+        sa_family_t fam = AF_UNIX;      /* bind with the family alone: autobind */
+        if (r >= 0 && d->autobind) {
+            r = mem_write(t->pid, base, &fam, sizeof fam) == 0
+                    ? inject(t, SYS_bind, (uint64_t)made, base, sizeof fam, NULL) : -EFAULT;
+        }
+        if (r >= 0) r = settle_fd(t, made, d->fd, d->flags);
+    }
     for (int i = 0; i < f->nepolls && !r; i++) {
         const struct snap_epoll *e = &f->epolls[i];
         r = inject(t, SYS_epoll_create1, EPOLL_CLOEXEC, 0, 0, NULL);
@@ -92,6 +103,12 @@ static long make_afresh(struct tracee *t, const struct snap_fds *f)
             r = mem_write(t->pid, base, &ev, sizeof ev) == 0
                     ? inject4(t, SYS_epoll_ctl, (uint64_t)e->fd, EPOLL_CTL_ADD, (uint64_t)e->watches[k].fd, base, NULL)
                     : -EFAULT;
+        }
+        /* The edges the adding made, which the template took long ago
+         * (snapfds.c read_watches): taken, in one call for every watch. */
+        if (!r && e->drain) {
+            long got = inject4(t, SYS_epoll_wait, (uint64_t)e->fd, base, SNAP_ET_WATCHES, 0, NULL);
+            r = got < 0 ? got : 0;
         }
     }
     if (mem_write(t->pid, base, saved, sizeof saved) != 0 && !r) r = -EFAULT;

@@ -13,7 +13,9 @@
 #     So do an asyncio event loop across the point (its epoll set and
 #     self-pipe, which each copy makes anew; another thread wakes the loop
 #     through it), a pipe and an eventfd watched by an epoll set (and, as
-#     on a host that cannot tell them, DSIM_WARM_FDS=old-host, refused) and three asyncio machines over TCP started at once (the
+#     on a host that cannot tell them, DSIM_WARM_FDS=old-host, refused), unix
+#     datagram sockets with no peer, one autobound and watched
+#     edge-triggered, and three asyncio machines over TCP started at once (the
 #     id allocator), at the first network call. A machine that starts
 #     after the point starts in each seed, as cold (its disk and output
 #     the point's again after each), and so do the id allocator's clients.
@@ -82,6 +84,18 @@ afresh_said pipe
 for s in 1 5; do
     grep -qx 'eventfd \[True\] 3 \[\]' out-pipe/seed-$s/m.stdout && grep -qx "pipe \[True\] b'p'" out-pipe/seed-$s/m.stdout ||
         fail "pipe: seed $s: $(cat out-pipe/seed-$s/m.stdout)"
+done
+# Unix datagram sockets with no peer (go-systemd's journal socket, as etcd
+# has one at its first network call), one autobound and watched
+# edge-triggered, its writable edge taken before the point: each copy makes
+# them anew, binds the one again and takes the edges its adding made, so no
+# edge comes after the point until a datagram does.
+conf dgram.conf 1s m 'exec python3 warm_probe.py'
+probe_env dgram.conf WARM_PROBE_DGRAM
+three_ways dgram.conf dgram
+afresh_said dgram
+for s in 1 4; do
+    grep -qx "dgram 1 \[\] \[1\] b'y' 6" out-dgram/seed-$s/m.stdout || fail "dgram: seed $s: $(cat out-dgram/seed-$s/m.stdout)"
 done
 # The same two as on a host that cannot tell a socket's peer or an
 # eventfd's mode (DSIM_WARM_FDS=old-host: no unix sock_diag, Linux before

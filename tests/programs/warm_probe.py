@@ -5,7 +5,10 @@
 # a file it opened before (each copy has its own offset), whether a file a
 # seed writes is there already (an earlier seed's must not be), inode
 # numbers, its child's pid, its directory; with "net", a datagram to the
-# next machine and one from the previous; with WARM_PROBE_SHM set, a file
+# next machine and one from the previous; with WARM_PROBE_DGRAM set, an
+# autobound and an unbound unix datagram socket, the first watched
+# edge-triggered by an epoll set whose writable edge is taken before the
+# point (no edge after it until a datagram comes); with WARM_PROBE_SHM set, a file
 # in /dev/shm (which a snapshot's seeds share: the last it serves); with
 # WARM_PROBE_LOOP set, an asyncio event loop made before the point (its
 # epoll set and self-pipe, which each copy makes anew), woken after it
@@ -66,6 +69,14 @@ if os.environ.get('WARM_PROBE_THREADS'):
 if os.environ.get('WARM_PROBE_PAIR'):
     pair = socket.socketpair()
     pair[0].send(b'x')
+if os.environ.get('WARM_PROBE_DGRAM'):
+    import select
+    dg = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    dg.bind('')                                     # autobound
+    lone = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)     # unbound
+    et = select.epoll()
+    et.register(dg.fileno(), select.EPOLLIN | select.EPOLLOUT | select.EPOLLET)
+    et_before = et.poll(0)                          # the writable edge, taken before the point
 time.sleep(2)
 net = len(sys.argv) > 1
 if net:
@@ -102,6 +113,11 @@ if os.environ.get('WARM_PROBE_PIPE'):
     print('eventfd', sorted(fd == efd for fd, _ in ep.poll(0)), os.eventfd_read(efd), ep.poll(0), flush=True)
     threading.Thread(target=lambda: (time.sleep(0.1), os.write(pipe_w, b'p'))).start()
     print('pipe', [fd == pipe_r for fd, _ in ep.poll(5)], os.read(pipe_r, 1), flush=True)
+if os.environ.get('WARM_PROBE_DGRAM'):
+    again = et.poll(0)                              # no edge since
+    lone.sendto(b'y', dg.getsockname())
+    print('dgram', len(et_before), again, [ev & select.EPOLLIN for _, ev in et.poll(1)], dg.recv(10),
+          len(dg.getsockname()), flush=True)
 if os.environ.get('WARM_PROBE_WRITER'):
     logf.write('seed line %s\n' % os.urandom(2).hex())
     dataf.write(b'XY')
