@@ -323,10 +323,12 @@ static int read_watches(pid_t pid, struct snap_epoll *e, const struct snap_fds *
         if (sscanf(line, "tfd: %d events: %x data: %llx pos:%*d ino:%llx", &tfd, &events, &data, &ino) != 4) continue;
         if (!made_anew(f, tfd) || fd_ino(pid, tfd) != ino)
             rc = refuse(why, len, "fd %d: an epoll set watching fd %d, which its copies do not make anew", e->fd, tfd);
-        else if (events & (EPOLLONESHOT | EPOLLWAKEUP))
-            rc = refuse(why, len, "fd %d: a one-shot or wakeup epoll watch of fd %d", e->fd, tfd);
+        else if (events & EPOLLWAKEUP)
+            rc = refuse(why, len, "fd %d: a wakeup epoll watch of fd %d", e->fd, tfd);
         else {
-            if (events & EPOLLET) e->drain = true;
+            /* A one-shot watch's events are its armed ones (none once it
+             * fired): added again so, it is armed or not as it was. */
+            if (events & (EPOLLET | EPOLLONESHOT)) e->drain = true;
             if (!(e->watches = realloc(e->watches, (size_t)(e->nwatches + 1) * sizeof *e->watches))) abort();
             e->watches[e->nwatches++] = (struct snap_watch){ tfd, events, data };
         }
@@ -337,12 +339,14 @@ static int read_watches(pid_t pid, struct snap_epoll *e, const struct snap_fds *
      * takes at once; so the template's set must have nothing to give (an
      * edge not yet taken would be lost). */
     if (!rc && e->drain && e->nwatches > SNAP_ET_WATCHES)
-        rc = refuse(why, len, "fd %d: an epoll set of more than %d watches, one edge-triggered", e->fd, SNAP_ET_WATCHES);
+        rc = refuse(why, len, "fd %d: an epoll set of more than %d watches, one edge-triggered or one-shot", e->fd,
+                    SNAP_ET_WATCHES);
     if (!rc && e->drain) {
         int copy = copy_fd(pid, e->fd);
         struct pollfd pf = { copy, POLLIN, 0 };
         if (copy < 0 || poll(&pf, 1, 0) != 0)
-            rc = refuse(why, len, "fd %d: an epoll set with an edge-triggered watch and events to give at the point", e->fd);
+            rc = refuse(why, len, "fd %d: an epoll set with an edge-triggered or one-shot watch and events to give at the point",
+                        e->fd);
         if (copy >= 0) close(copy);
     }
     return rc;

@@ -38,8 +38,10 @@ struct snap_epoll {
     int fd, flags;          /* flags: O_CLOEXEC */
     struct snap_watch *watches;
     int nwatches;
-    /* An edge-triggered watch, in a set with no event to give at the point:
-     * the copy takes, once, the edges its watches' adding made. */
+    /* An edge-triggered or one-shot watch, in a set with no event to give
+     * at the point: the copy takes, once, the edges its watches' adding
+     * made (only edge-triggered ones can be: anything else ready would
+     * have had an event to give). */
     bool drain;
 };
 

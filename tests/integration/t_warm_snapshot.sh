@@ -87,15 +87,17 @@ for s in 1 5; do
 done
 # Unix datagram sockets with no peer (go-systemd's journal socket, as etcd
 # has one at its first network call), one autobound and watched
-# edge-triggered, its writable edge taken before the point: each copy makes
-# them anew, binds the one again and takes the edges its adding made, so no
-# edge comes after the point until a datagram does.
+# edge-triggered, the other one-shot, the writable edge and the one shot
+# taken before the point: each copy makes them anew, binds the one again
+# and takes the edges its adding made, so no edge comes after the point
+# until a datagram does, and the one shot only once armed again.
 conf dgram.conf 1s m 'exec python3 warm_probe.py'
 probe_env dgram.conf WARM_PROBE_DGRAM
 three_ways dgram.conf dgram
 afresh_said dgram
 for s in 1 4; do
-    grep -qx "dgram 1 \[\] \[1\] b'y' 6" out-dgram/seed-$s/m.stdout || fail "dgram: seed $s: $(cat out-dgram/seed-$s/m.stdout)"
+    grep -qx "dgram 2 \[\] \[1\] b'y' 6" out-dgram/seed-$s/m.stdout && grep -qx 'rearmed \[True\] \[\]' out-dgram/seed-$s/m.stdout ||
+        fail "dgram: seed $s: $(cat out-dgram/seed-$s/m.stdout)"
 done
 # The same two as on a host that cannot tell a socket's peer or an
 # eventfd's mode (DSIM_WARM_FDS=old-host: no unix sock_diag, Linux before

@@ -7,8 +7,10 @@
 # numbers, its child's pid, its directory; with "net", a datagram to the
 # next machine and one from the previous; with WARM_PROBE_DGRAM set, an
 # autobound and an unbound unix datagram socket, the first watched
-# edge-triggered by an epoll set whose writable edge is taken before the
-# point (no edge after it until a datagram comes); with WARM_PROBE_SHM set, a file
+# edge-triggered and the second one-shot by an epoll set whose writable
+# edge and one shot are taken before the point (no edge after it until a
+# datagram comes; the one shot fires again once armed again); with
+# WARM_PROBE_SHM set, a file
 # in /dev/shm (which a snapshot's seeds share: the last it serves); with
 # WARM_PROBE_LOOP set, an asyncio event loop made before the point (its
 # epoll set and self-pipe, which each copy makes anew), woken after it
@@ -76,7 +78,8 @@ if os.environ.get('WARM_PROBE_DGRAM'):
     lone = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)     # unbound
     et = select.epoll()
     et.register(dg.fileno(), select.EPOLLIN | select.EPOLLOUT | select.EPOLLET)
-    et_before = et.poll(0)                          # the writable edge, taken before the point
+    et.register(lone.fileno(), select.EPOLLOUT | select.EPOLLONESHOT)
+    et_before = et.poll(0)                          # the writable edge, and the one shot, taken before the point
 time.sleep(2)
 net = len(sys.argv) > 1
 if net:
@@ -118,6 +121,8 @@ if os.environ.get('WARM_PROBE_DGRAM'):
     lone.sendto(b'y', dg.getsockname())
     print('dgram', len(et_before), again, [ev & select.EPOLLIN for _, ev in et.poll(1)], dg.recv(10),
           len(dg.getsockname()), flush=True)
+    et.modify(lone.fileno(), select.EPOLLOUT | select.EPOLLONESHOT)
+    print('rearmed', [fd == lone.fileno() for fd, _ in et.poll(0)], et.poll(0), flush=True)
 if os.environ.get('WARM_PROBE_WRITER'):
     logf.write('seed line %s\n' % os.urandom(2).hex())
     dataf.write(b'XY')
