@@ -626,6 +626,7 @@ static int remap(struct world *w, struct snap_machine *sm)
         /* Its kernel parent is init: its parent's waits, SIGCHLD and
          * getppid are dsim's (syscalls/process.c). */
         p->parent_emulated = p->parent != NULL;
+        if (p->parent_emulated) proc_pgid_note(p);
         if (p->pidfd >= 0) close(p->pidfd);
         p->pidfd = -1;
         fdcache_forget_all(p);

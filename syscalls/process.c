@@ -367,6 +367,19 @@ static pid_t machine_pgid(pid_t host_pid)
     return v;
 }
 
+/* A child's process group: a warm copy's is kept from its last reading,
+ * since init reaps its kernel zombie at once and /proc forgets it then (a
+ * cold run's zombie stays until its parent waits). */
+static pid_t proc_pgid(const struct process *c)
+{
+    pid_t g = machine_pgid(c->pid);
+    struct process *k = (struct process *)c;
+    if (g) k->pgid_seen = g;
+    return g ? g : c->parent_emulated ? c->pgid_seen : 0;
+}
+
+void proc_pgid_note(struct process *p) { p->pgid_seen = machine_pgid(p->pid); }
+
 /* which as wait4 takes it: > 0 a pid, -1 any child, 0 the caller's group,
  * < -1 the group -which. */
 static bool child_matches(const struct process *c, const struct process *p, long which)
@@ -375,7 +388,7 @@ static bool child_matches(const struct process *c, const struct process *p, long
     if (which > 0) return c->vpid == (pid_t)which;
     if (which == -1) return true;
     pid_t group = which == 0 ? machine_pgid(p->pid) : (pid_t)-which;
-    return group && machine_pgid(c->pid) == group;
+    return group && proc_pgid(c) == group;
 }
 
 static bool has_zombie(struct world *w, struct process *p, long which)

@@ -237,6 +237,9 @@ void outside_stat_note(struct world *w, struct thread *t, const char *path, cons
 void proc_on_exec(struct world *w, struct thread *t);
 /* A process's last thread is gone: wake waiters, reparent children. */
 void proc_on_exit(struct world *w, struct process *p);
+/* A warm copy's process group, kept for the waits of its parent after its
+ * death (process.c proc_pgid): read now. */
+void proc_pgid_note(struct process *p);
 /* A clone/fork/vfork event stop: registers the child. */
 void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid, int event);
 /* prctl(PR_SET_CHILD_SUBREAPER). */

@@ -174,6 +174,7 @@ struct process {
     /* A warm copy whose kernel parent is init, not its parent: dsim answers
      * for the parent (waits, SIGCHLD, getppid: syscalls/process.c). */
     bool parent_emulated;
+    pid_t pgid_seen;        /* its process group when a wait last looked (process.c proc_pgid) */
     /* A SIGCHLD dsim sent its parent for it (parent_emulated), whose
      * siginfo becomes the kernel's at its delivery (step.c). */
     bool chld_sent;

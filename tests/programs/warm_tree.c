@@ -5,7 +5,7 @@
  * pid is its parent's (getppid, /proc/self/stat, /proc/self/status), draws 4 random bytes and
  * exits 7; the parent waits for it (wait4, blocked across the point), its
  * SIGCHLD handler logs the siginfo; WNOHANG finds B still running; the
- * parent kills B and collects it with waitid; a child C forked after the
+ * parent kills B and collects it with waitid by process group; a child C forked after the
  * point exits 3 and is collected with wait4 and a rusage; then no child is
  * left (ECHILD). The parent prints all of it at the end. With "held", the
  * parent made a pipe before its forks, whose ends all three keep: it
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
     kill(b, SIGKILL);
     siginfo_t si;
     memset(&si, 0, sizeof si);
-    int wr = waitid(P_PID, (id_t)b, &si, WEXITED);
+    int wr = waitid(P_PGID, (id_t)getpgid(0), &si, WEXITED);   /* B, by its process group */
     pid_t c = fork();
     if (c == 0) {
         printf("C getppid %s\n", getppid() == parent ? "parent" : "other");
