@@ -207,8 +207,9 @@ static bool is_pipe(pid_t pid, int fd, bool or_socket)
 }
 
 /* The fds past 2 of two processes that are one open file description
- * (inherited across a fork and kept by both), but pipes (snappipes.c):
- * each copy would have its own. NULL if none. */
+ * (inherited across a fork and kept by both), but pipes and sockets
+ * (snappipes.c, or refused by each process's own fds): each copy would
+ * have its own. NULL if none. */
 static const char *shared_fds(const struct process *a, const struct process *b, char *buf, size_t len)
 {
     char path[64];
@@ -288,7 +289,7 @@ bool warm_copyable(const struct world *w, char *why, size_t len)
         const char *no = NULL;
         for (size_t k = 0; k < w->nprocs && !no; k++) {
             const struct process *p = w->procs[k];
-            if (p->m != m || (p->exited && p->reaped)) continue;
+            if (p->m != m || (p->exited && (p->reaped || !p->parent))) continue;   /* gone (init reaps orphans) */
             if (p->exited) snprintf(buf, sizeof buf, "pid %d has exited and is not yet waited for", (int)p->vpid), no = buf;
             else if (n == 64) snprintf(buf, sizeof buf, "more than 64 processes"), no = buf;
             else mine[n++] = p;

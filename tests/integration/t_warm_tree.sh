@@ -8,7 +8,8 @@
 # print natively.
 #  1. warm_tree.c: a parent blocked in wait4 across the point for one of
 #     its two children; SIGCHLD's siginfo, WNOHANG, waitid of a killed
-#     child, a child forked after the point, then ECHILD.
+#     child, a child forked after the point, then ECHILD; again with a
+#     grandchild orphaned before the point (init reaped it).
 #  2. A shell that stays its command's parent (`cd . && python3 ...`):
 #     dash waits for CPython across the point, then prints its status.
 #  3. A pipeline (`python3 ... | cat`): a pipe at fd 1 of one process and
@@ -41,6 +42,12 @@ grep -qx 'A getppid parent stat parent status parent' <(strip "$out") || fail "t
 grep -qx 'C getppid parent' "$out" || fail "tree: child C's parent: $(cat "$out")"
 grep -qx 'SIGCHLD 0: code 1 pid A status 7 uid 0' "$out" || fail "tree: A's SIGCHLD: $(cat "$out")"
 [ "$(cat out-tree/seed-*/m.stdout | grep '^A getppid' | sort -u | wc -l)" -ge 4 ] || fail "tree: the seeds drew the same bytes"
+
+# A grandchild orphaned and gone before the point (init reaped it): no
+# process of the machine waits for it, so nothing keeps a copy.
+conf orphan.conf 1s m 'exec ./warm_tree orphan'
+three_ways orphan.conf orphan
+snapshot_said orphan
 
 # --- 2. a shell that stays its command's parent ----------------------------------
 conf shell.conf 1s m 'cd . && python3 warm_probe.py; echo "shell: status $?"'

@@ -10,7 +10,8 @@
  * left (ECHILD). The parent prints all of it at the end. With "held", the
  * parent made a pipe before its forks, whose ends all three keep: it
  * writes "hi" before the point, A writes "A" after it, the parent reads
- * both; with "pair", a socket pair instead, which A writes "A" to after
+ * both; with "orphan", a grandchild orphaned (init reaps it) before it all;
+ * with "pair", a socket pair instead, which A writes "A" to after
  * the point (a pair with bytes at the point is refused); with "own", the
  * parent and A each open the program's file after the fork. */
 #define _GNU_SOURCE
@@ -75,6 +76,15 @@ int main(int argc, char **argv)
     sa.sa_sigaction = on_chld;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigaction(SIGCHLD, &sa, NULL);
+    if (!strcmp(mode, "orphan")) {                  /* a grandchild orphaned and gone before the point */
+        pid_t x = fork();
+        if (x == 0) {
+            if (fork() == 0) _exit(0);
+            _exit(0);
+        }
+        waitpid(x, NULL, 0);
+        sleep_ms(100);
+    }
     pid_t parent = getpid();
     printf("parent %d\n", (int)parent);
     fflush(stdout);
