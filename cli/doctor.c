@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "supervisor/hostcaps.h"
 #include "supervisor/snapfds.h"
+#include "supervisor/snappipes.h"
 #include <stdio.h>
 
 struct fact { const char *what; bool yes; const char *if_yes, *if_no; bool required; };
@@ -40,6 +41,9 @@ int cmd_doctor(int argc, char **argv)
         { "unix sock_diag, eventfd mode in fdinfo", snap_fds_host_tells(),
           "a warm start's copies make event loops' pipes, socket pairs, eventfds and epoll sets anew",
           "a warm start with such fds at its point runs cold (Linux before 6.3, or no unix_diag)", false },
+        { "kcmp (files two processes share)", snap_kcmp_works(),
+          "a warm start copies process trees whose processes hold files past fd 2 or pipes between them",
+          "a warm start with such process trees at its point runs cold (no CONFIG_CHECKPOINT_RESTORE)", false },
         { "legacy vsyscall page", h->vsyscall,
           "mapped: its time calls are emulated by the kernel as system calls, which dsim traps",
           "not mapped", false },

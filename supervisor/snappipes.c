@@ -262,3 +262,11 @@ void snap_pipes_free(struct snap_pipes *s)
     free(s->v);
     memset(s, 0, sizeof *s);
 }
+
+bool snap_kcmp_works(void)
+{
+    int fd = open("/", O_PATH | O_CLOEXEC);
+    long r = fd >= 0 ? syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, fd, fd) : -1;
+    if (fd >= 0) close(fd);
+    return r == 0;
+}

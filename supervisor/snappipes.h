@@ -44,4 +44,7 @@ bool snap_pipes_holds(const struct snap_pipes *s, int proc, int fd);
  * off): the pipes made and put in place. 0 or -errno. */
 long snap_pipes_make(const struct snap_pipes *s, struct tracee *copies, const pid_t *vpids, int n);
 void snap_pipes_free(struct snap_pipes *s);
+/* Whether this host has kcmp (CONFIG_CHECKPOINT_RESTORE), which tells two
+ * processes' shared files apart: dsim doctor says it. */
+bool snap_kcmp_works(void);
 #endif
