@@ -44,8 +44,9 @@ __attribute__((format(printf, 3, 4))) static int refuse(char *why, size_t len, c
 
 struct unix_sock {
     uint32_t ino, peer;
-    int type;
+    int type, state;
     unsigned shutdown, queued;      /* queued: bytes to read, or sent and not yet read */
+    unsigned rqueue, wqueue;        /* a listener's: connections not yet accepted, its backlog */
 };
 
 /* A netlink socket of the namespace netns (-1: dsim's own): made there,
@@ -83,6 +84,8 @@ static void unix_sock_attrs(struct unix_sock *s, const struct nlmsghdr *h)
             struct unix_diag_rqlen q;
             memcpy(&q, RTA_DATA(a), sizeof q);
             s->queued = q.udiag_rqueue + q.udiag_wqueue;
+            s->rqueue = q.udiag_rqueue;
+            s->wqueue = q.udiag_wqueue;
         }
     }
 }
@@ -114,7 +117,7 @@ static int unix_socks(int netns, bool old_host, struct unix_sock **out, size_t *
             const struct unix_diag_msg *m = NLMSG_DATA(h);
             if (!(*out = realloc(*out, (*nout + 1) * sizeof **out))) abort();
             struct unix_sock *s = &(*out)[(*nout)++];
-            *s = (struct unix_sock){ .ino = m->udiag_ino, .type = m->udiag_type };
+            *s = (struct unix_sock){ .ino = m->udiag_ino, .type = m->udiag_type, .state = m->udiag_state };
             unix_sock_attrs(s, h);
         }
     }
@@ -209,6 +212,8 @@ static bool made_anew(const struct snap_fds *f, int fd)
         if (f->eventfds[i].fd == fd) return true;
     for (int i = 0; i < f->ndgrams; i++)
         if (f->dgrams[i].fd == fd) return true;
+    for (int i = 0; i < f->nsimsocks; i++)
+        if (f->simsocks[i].fd == fd) return true;
     return pair_end(f, fd);
 }
 
@@ -285,6 +290,26 @@ static int read_dgram(pid_t pid, int fd, const struct unix_sock *s, struct snap_
     return d->flags < 0 ? refuse(why, len, "fd %d: its flags could not be read", fd) : 0;
 }
 
+/* A simulated socket's kernel socket, idle (a listener with no connection
+ * waiting, anything else with no peer and nothing queued): 0, or -1 and
+ * why not. */
+static int read_simsock(pid_t pid, int fd, const struct unix_sock *s, struct snap_simsock *out, char *why, size_t len)
+{
+    bool listening = s->state == 10;      /* TCP_LISTEN, as unix_diag says */
+    if (s->shutdown || s->peer || (listening ? s->rqueue != 0 : s->queued != 0))
+        return refuse(why, len, "fd %d: a simulated socket with %s at the point", fd,
+                      listening ? "a connection not yet accepted" : "a connection or bytes in it");
+    *out = (struct snap_simsock){ .fd = fd, .flags = fd_flags(pid, fd), .type = s->type, .ino = s->ino,
+                                  .listening = listening, .backlog = (int)s->wqueue };
+    int copy = copy_fd(pid, fd);
+    for (int k = 0; k < 2 && copy >= 0; k++) {
+        socklen_t tl = sizeof out->timeo[k];
+        if (getsockopt(copy, SOL_SOCKET, k ? SO_SNDTIMEO : SO_RCVTIMEO, &out->timeo[k], &tl) != 0) out->flags = -1;
+    }
+    if (copy >= 0) close(copy);
+    return copy < 0 || out->flags < 0 ? refuse(why, len, "fd %d: its flags or timeouts could not be read", fd) : 0;
+}
+
 /* An eventfd's count and mode, from its fdinfo: 0, or -1 and why not. */
 static int read_eventfd(pid_t pid, int fd, bool old_host, struct snap_eventfd *e, char *why, size_t len)
 {
@@ -352,7 +377,15 @@ static int read_watches(pid_t pid, struct snap_epoll *e, const struct snap_fds *
     return rc;
 }
 
-int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *out, char *why, size_t len)
+static bool simulated(const uint64_t *sim, int nsim, uint64_t ino)
+{
+    for (int i = 0; i < nsim; i++)
+        if (sim[i] == ino) return true;
+    return false;
+}
+
+int snap_fds_read(pid_t pid, int netns, const int *fds, int n, const uint64_t *sim, int nsim, struct snap_fds *out,
+                  char *why, size_t len)
 {
     memset(out, 0, sizeof *out);
     bool host;
@@ -386,7 +419,10 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *
             for (int k = 0; k < n && peer_fd < 0; k++)
                 if (fds[k] != fd && fd_ino(pid, fds[k]) == s->peer) peer_fd = fds[k];
         if (peer_fd >= 0) p = unix_sock_of(socks, nsocks, s->peer);
-        if (s && !s->peer && s->type == SOCK_DGRAM) {
+        if (s && simulated(sim, nsim, s->ino)) {
+            if (!(out->simsocks = realloc(out->simsocks, (size_t)(out->nsimsocks + 1) * sizeof *out->simsocks))) abort();
+            rc = read_simsock(pid, fd, s, &out->simsocks[out->nsimsocks++], why, len);
+        } else if (s && !s->peer && s->type == SOCK_DGRAM) {
             if (!(out->dgrams = realloc(out->dgrams, (size_t)(out->ndgrams + 1) * sizeof *out->dgrams))) abort();
             rc = read_dgram(pid, fd, s, &out->dgrams[out->ndgrams++], why, len);
         } else if (!s || !p || p->peer != s->ino) {
@@ -422,6 +458,7 @@ void snap_fds_free(struct snap_fds *f)
     for (int i = 0; i < f->nepolls; i++) free(f->epolls[i].watches);
     free(f->epolls);
     free(f->dgrams);
+    free(f->simsocks);
     free(f->pairs);
     free(f->eventfds);
     memset(f, 0, sizeof *f);

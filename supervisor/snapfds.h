@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/time.h>
 #include <sys/types.h>
 
 #define SNAP_PIPE_BYTES 256
@@ -31,6 +32,20 @@ struct snap_eventfd { int fd, flags; uint64_t count; bool semaphore; };
  * journal socket, etcd's): made again, autobound again (the kernel draws
  * the name, in a cold run too). */
 struct snap_dgram { int fd, flags; bool autobind; };
+
+/* A simulated TCP or UDP socket (net/sim/netsim.h: an AF_UNIX socket of
+ * the kernel's, known to the simulation by its inode), idle: made again of
+ * its kernel type. What the kernel's socket was beside that (a listener's
+ * or a UDP socket's path in the run directory, a listener's backlog, its
+ * receive and send timeouts) is dsim's to give the copy's (snapnet.c). */
+struct snap_simsock {
+    int fd, flags, type;
+    uint64_t ino;           /* the template's (the simulation's key) */
+    bool listening;
+    int backlog;            /* a listener's, as the kernel keeps it */
+    struct timeval timeo[2];    /* SO_RCVTIMEO, SO_SNDTIMEO */
+    uint64_t seed_ino;      /* the seed's copy's, once made */
+};
 
 struct snap_watch { int fd; uint32_t events; uint64_t data; };
 
@@ -58,6 +73,8 @@ struct snap_fds {
     int neventfds;
     struct snap_dgram *dgrams;
     int ndgrams;
+    struct snap_simsock *simsocks;
+    int nsimsocks;
 };
 
 /* Whether fd of pid is of a kind a copy can make afresh (an epoll set, a
@@ -69,8 +86,10 @@ bool snap_fd_afresh_kind(pid_t pid, int fd);
  * or -1 and why not (an fd of another kind, a socket or pipe not a pair
  * of its own or not empty, a watch of something else, a one-shot or
  * edge-triggered watch). netns: an fd of pid's network namespace, where
- * its unix sockets are listed. */
-int snap_fds_read(pid_t pid, int netns, const int *fds, int n, struct snap_fds *out, char *why, size_t len);
+ * its unix sockets are listed. sim[0..nsim): the inodes of the
+ * simulation's sockets (its TCP and UDP ones), which must be idle. */
+int snap_fds_read(pid_t pid, int netns, const int *fds, int n, const uint64_t *sim, int nsim, struct snap_fds *out,
+                  char *why, size_t len);
 void snap_fds_free(struct snap_fds *f);
 /* A unix socket of the network namespace netns (an fd of it), by inode:
  * its peer's inode (0 if none), type, and whether it is idle (nothing

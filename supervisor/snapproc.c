@@ -1,5 +1,6 @@
 /* One process of a machine in a warm start's snapshot (snapproc.h). */
 #include "supervisor/snapproc.h"
+#include "supervisor/snapnet.h"
 #include "supervisor/warm.h"
 #include "world/tracer.h"
 #include "world/world.h"
@@ -17,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -57,7 +59,7 @@ static long reopen(struct tracee *t, int fd, const char *path, int flags, long l
  * alike, at the template's fd numbers (snapfds.h): 0 or -errno. */
 static long make_afresh(struct tracee *t, const struct snap_fds *f)
 {
-    if (!f->npairs && !f->nepolls && !f->neventfds && !f->ndgrams) return 0;
+    if (!f->npairs && !f->nepolls && !f->neventfds && !f->ndgrams && !f->nsimsocks) return 0;
     uint64_t base = scratch_addr(t);
     char saved[SCRATCH_LEN];
     if (mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
@@ -93,6 +95,13 @@ static long make_afresh(struct tracee *t, const struct snap_fds *f)
                     ? inject(t, SYS_bind, (uint64_t)made, base, sizeof fam, NULL) : -EFAULT;
         }
         if (r >= 0) r = settle_fd(t, made, d->fd, d->flags);
+    }
+    /* A simulated socket of its kernel type: dsim binds it and makes it
+     * listen as the template's was (snapnet.c). */
+    for (int i = 0; i < f->nsimsocks && !r; i++) {
+        const struct snap_simsock *x = &f->simsocks[i];
+        r = inject(t, SYS_socket, AF_UNIX, (uint64_t)(x->type | SOCK_CLOEXEC), 0, NULL);
+        if (r >= 0) r = settle_fd(t, (int)r, x->fd, x->flags);
     }
     for (int i = 0; i < f->nepolls && !r; i++) {
         const struct snap_epoll *e = &f->epolls[i];
@@ -168,7 +177,11 @@ static int hand_off(pid_t pid)
 
 /* Its regular files (each copy opens them again) and the fds each copy
  * makes anew, from /proc at the point. 0, or -1 with why. */
-static int read_files(pid_t pid, struct snap_proc *sp, const struct snap_pipes *pipes, int proc, char *why, size_t len)
+/* The most simulated sockets of a process at the point. */
+#define SNAP_SIMSOCKS 64
+
+static int read_files(const struct world *w, pid_t pid, struct snap_proc *sp, const struct snap_pipes *pipes, int proc,
+                      char *why, size_t len)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
@@ -189,15 +202,20 @@ static int read_files(pid_t pid, struct snap_proc *sp, const struct snap_pipes *
     }
     if (d) closedir(d);
     snprintf(why, len, "an fd past 2 changed at the point");
+    uint64_t sim[SNAP_SIMSOCKS];
+    int nsim = ok ? snap_net_inos(w, pid, sim, SNAP_SIMSOCKS, why, len) : 0;
+    if (nsim < 0) ok = false;
     if (ok && nafresh) {
         snprintf(path, sizeof path, "/proc/%d/ns/net", (int)pid);
         int netns = open(path, O_RDONLY | O_CLOEXEC);
-        ok = netns >= 0 && snap_fds_read(pid, netns, afresh, nafresh, &sp->afresh, why, len) == 0;
+        ok = netns >= 0 && snap_fds_read(pid, netns, afresh, nafresh, sim, nsim, &sp->afresh, why, len) == 0;
         if (netns >= 0) close(netns);
     }
     free(afresh);
     return ok ? 0 : -1;
 }
+
+static void read_ids(pid_t pid, struct fd_id **out, int *n);
 
 int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, const struct snap_pipes *pipes,
                        int proc, struct snap_proc *sp, char *why, size_t len)
@@ -250,8 +268,44 @@ int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, 
         return -1;
     }
     sp->cwd[k] = 0;
-    if (read_files(pid, sp, pipes, proc, why, len) != 0) return -1;
+    if (read_files(w, pid, sp, pipes, proc, why, len) != 0) return -1;
+    read_ids(pid, &sp->ids, &sp->nids);
     return 0;
+}
+
+/* Every fd of pid with its device and inode. */
+static void read_ids(pid_t pid, struct fd_id **out, int *n)
+{
+    char path[320];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        struct stat st;
+        snprintf(path, sizeof path, "/proc/%d/fd/%s", (int)pid, e->d_name);
+        if (e->d_name[0] == '.' || stat(path, &st) != 0) continue;
+        if (!(*out = realloc(*out, (size_t)(*n + 1) * sizeof **out))) abort();
+        (*out)[(*n)++] = (struct fd_id){ atoi(e->d_name), st.st_dev, st.st_ino };
+    }
+    if (d) closedir(d);
+}
+
+void snap_proc_note_copy(struct snap_proc *sp)
+{
+    sp->nrekeys = 0;
+    for (int i = 0; i < sp->nids; i++) {
+        char path[64];
+        struct stat st;
+        snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)sp->copy, sp->ids[i].fd);
+        if (stat(path, &st) != 0 || st.st_dev != sp->ids[i].dev || st.st_ino == sp->ids[i].ino) continue;
+        if (!(sp->rekeys = realloc(sp->rekeys, (size_t)(sp->nrekeys + 1) * sizeof *sp->rekeys))) abort();
+        sp->rekeys[sp->nrekeys++] = (struct snap_rekey){ st.st_dev, sp->ids[i].ino, st.st_ino };
+    }
+}
+
+void snap_proc_rekey(const struct snap_proc *sp, struct machine *m)
+{
+    for (int i = 0; i < sp->nrekeys; i++)
+        idmap_rekey(&m->ids, machine_dev_key(m, sp->rekeys[i].dev), sp->rekeys[i].from, sp->rekeys[i].to);
 }
 
 int snap_proc_copy(struct snap_proc *sp, const char *machine, char *why, size_t len)
@@ -337,6 +391,8 @@ void snap_proc_free(struct snap_proc *sp)
         wait_tracee(sp->tpl.pid, &status);
     }
     free(sp->files);
+    free(sp->ids);
+    free(sp->rekeys);
     snap_fds_free(&sp->afresh);
     snap_threads_free(&sp->threads);
     free(sp->advised);

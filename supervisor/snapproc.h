@@ -14,6 +14,7 @@
 #include "supervisor/snapthreads.h"
 
 struct world;
+struct machine;
 struct process;
 struct fork_advice;
 
@@ -34,6 +35,13 @@ struct snap_proc {
     int nadvised;
     pid_t copy;                     /* the seed's copy */
     struct tracee made;             /* the copy before its hand-off */
+    /* Its fds' inodes at the point, and the seed's copy's where they differ
+     * (the pipes and sockets it made anew): what the machine was told of
+     * the template's (fstat, /proc/PID/fd) it is told of the copy's. */
+    struct fd_id { int fd; uint64_t dev, ino; } *ids;
+    int nids;
+    struct snap_rekey { uint64_t dev, from, to; } *rekeys;
+    int nrekeys;
 };
 
 /* p's template at pid tpl_pid, p put back at its stop; its fds that are
@@ -50,6 +58,11 @@ int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, 
  * it off (0, or -1 with why). */
 int snap_proc_copy(struct snap_proc *sp, const char *machine, char *why, size_t len);
 int snap_proc_hand_off(struct snap_proc *sp, const char *machine, char *why, size_t len);
+/* In the worker, its copy's fds all in place: notes which inodes differ
+ * from the template's. In the seed's supervisor: the machine m is told of
+ * them as of the template's (idmap). */
+void snap_proc_note_copy(struct snap_proc *sp);
+void snap_proc_rekey(const struct snap_proc *sp, struct machine *m);
 /* In the seed's supervisor: takes the copy to the seccomp stop of the
  * point, its registers the template's there. 0 or -1. */
 int snap_proc_take(struct snap_proc *sp);

@@ -14,6 +14,7 @@
 #include "disk/treecopy.h"
 #include "supervisor/inject.h"
 #include "supervisor/machine.h"
+#include "supervisor/snapnet.h"
 #include "supervisor/snapproc.h"
 #include "supervisor/step.h"
 #include "supervisor/warm.h"
@@ -275,8 +276,9 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
 {
     struct world *w = startup_world(su);
     if (!warm_copyable(w, why, len) || !at_call_stops(w, why, len)) return NULL;
-    if (netsim_opened(w)) {
-        snprintf(why, len, "the simulated network was used before the point");
+    const char *busy = netsim_still(w);
+    if (busy) {
+        snprintf(why, len, "the simulated network at the point: %s", busy);
         return NULL;
     }
     if (w->nlayers > MAX_LAYERS) {
@@ -713,6 +715,14 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
                 rc = -1;
             }
         }
+        for (int k = 0; k < sm->nprocs && rc == 0; k++) {
+            char nwhy[300];
+            if (snap_net_settle(w, sm->procs[k].copy, &sm->procs[k].afresh, nwhy, sizeof nwhy) != 0) {
+                snprintf(why, len, "machine %s: %s", sm->m->name, nwhy);
+                rc = -1;
+            }
+            snap_proc_note_copy(&sm->procs[k]);
+        }
         for (int k = 0; k < sm->nprocs && rc == 0; k++) rc = snap_proc_hand_off(&sm->procs[k], sm->m->name, why, len);
     }
     int pipefd[2] = { -1, -1 };
@@ -730,7 +740,13 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
         for (size_t i = 0; i < s->n && ok; i++) {
             for (int k = 0; k < s->sm[i].nprocs && ok; k++) ok = snap_proc_take(&s->sm[i].procs[k]) == 0;
             ok = ok && remap(w, &s->sm[i]) == 0;
+            for (int k = 0; k < s->sm[i].nprocs && ok; k++) {
+                snap_net_rekey(w, &s->sm[i].procs[k].afresh);
+                snap_proc_rekey(&s->sm[i].procs[k], s->sm[i].m);
+            }
         }
+        /* The worker's relay and epoll set are the snapshot's: the seed's own. */
+        ok = ok && netsim_reopen(w) == 0;
         size_t blen = 0;
         char *bytes = NULL, moved = 0;
         alarm(0);
@@ -814,7 +830,7 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
     }
     for (size_t i = 0; i < s->nlate; i++)
         if (late_reset(s, &s->late[i]) != 0) rc = rc ? rc : 1;
-    remove_entry(w->run_dir, "net");
+    snap_net_clear(w);
     remove_entry(w->run_dir, "check.out");
     return rc;
 }

@@ -113,8 +113,9 @@ int netsim_open(struct world *w)
     /* An AF_UNIX address holds 107 bytes, less than a run directory's path
      * may need ($TMPDIR is the caller's): every address names the directory
      * through a descriptor, so its length, and whether the network works,
-     * does not depend on where $TMPDIR is. */
-    if ((n->dirfd = open(n->dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) return -1;
+     * does not depend on where $TMPDIR is. Kept by a reopening: the
+     * sockets' paths name it. */
+    if (n->dirfd < 0 && (n->dirfd = open(n->dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) return -1;
     snprintf(n->addr_dir, sizeof n->addr_dir, "/proc/self/fd/%d", n->dirfd);
     n->epfd = epoll_create1(EPOLL_CLOEXEC);
     n->relay_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -129,6 +130,40 @@ int netsim_open(struct world *w)
     setsockopt(n->udp_fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof big);
     if (bind(n->relay_fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(n->relay_fd, 64) != 0) return -1;
     return 0;
+}
+
+int netsim_reopen(struct world *w)
+{
+    struct netsim *n = w->net;
+    if (n->epfd < 0) return 0;
+    close(n->epfd);
+    close(n->relay_fd);
+    close(n->udp_fd);
+    n->epfd = n->relay_fd = n->udp_fd = -1;
+    char relay[sizeof n->dir + 8];
+    snprintf(relay, sizeof relay, "%s/relay", n->dir);
+    unlink(relay);
+    return netsim_open(w);
+}
+
+const char *netsim_still(struct world *w)
+{
+    struct netsim *n = w->net;
+    if (!n || n->epfd < 0) return NULL;
+    if (evq_len(n->queue)) return "packets or timers of the simulated network in flight";
+    for (size_t i = 0; i < n->nconns; i++)
+        if (n->conns[i]->fd[0] >= 0 || n->conns[i]->fd[1] >= 0) return "a simulated TCP connection open";
+    return NULL;
+}
+
+const char *netsim_sock_still(const struct simsock *s)
+{
+    if (s->dead) return "a simulated socket of a machine that crashed";
+    if (s->conn || s->had_conn || s->dissolved) return "a simulated TCP socket that was connected";
+    if (s->npending) return "a simulated listener with connections not yet accepted";
+    if (s->nsrc || s->queued) return "a simulated UDP socket with datagrams queued";
+    if (s->so_error) return "a simulated socket with an error pending";
+    return NULL;
 }
 
 void netsim_free_sockets(struct world *w)

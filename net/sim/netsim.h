@@ -77,6 +77,17 @@ void netsim_free(struct world *w);
 /* A warm start at now: the network's draws from seed on (supervisor/warm.c). */
 int netsim_reseed(struct world *w, uint64_t seed);
 
+/* A warm start's snapshot (supervisor/snapnet.c). Whether the network is
+ * still at the point: nothing in flight, no connection with an end open:
+ * NULL, or why not. Whether socket s is one a copy can make anew (no
+ * connection, nothing queued, not of a crashed machine): NULL, or why
+ * not. In a seed's supervisor, the network's kernel objects (its relay
+ * and UDP sockets, its epoll set) made anew: the worker's are the
+ * snapshot's. 0, or -1 with errno. */
+const char *netsim_still(struct world *w);
+const char *netsim_sock_still(const struct simsock *s);
+int netsim_reopen(struct world *w);
+
 /* After each step: read what tracees wrote into the relay, schedule it. */
 void netsim_poll(struct world *w);
 /* A step moved io_epoch from `before`, but its call only reads, waits or

@@ -82,7 +82,8 @@ probe_env pipe.conf WARM_PROBE_PIPE
 three_ways pipe.conf pipe
 afresh_said pipe
 for s in 1 5; do
-    grep -qx 'eventfd \[True\] 3 \[\]' out-pipe/seed-$s/m.stdout && grep -qx "pipe \[True\] b'p'" out-pipe/seed-$s/m.stdout ||
+    grep -qx 'eventfd \[True\] 3 \[\]' out-pipe/seed-$s/m.stdout && grep -qx "pipe \[True\] b'p'" out-pipe/seed-$s/m.stdout &&
+        grep -qx 'pipe inode kept True' out-pipe/seed-$s/m.stdout ||
         fail "pipe: seed $s: $(cat out-pipe/seed-$s/m.stdout)"
 done
 # Unix datagram sockets with no peer (go-systemd's journal socket, as etcd

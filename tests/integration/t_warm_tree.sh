@@ -76,13 +76,13 @@ three_ways held.conf held
 kcmp_said held
 (cd c && ./warm_tree held) >native-held.out || fail "native warm_tree held failed"
 diff <(strip native-held.out | sort) <(strip out-held/seed-2/m.stdout | sort) >&2 || fail "held: not as natively"
-grep -qx 'held read hiA' out-held/seed-2/m.stdout || fail "held: $(cat out-held/seed-2/m.stdout)"
+grep -qx 'held read hiA, inodes kept 1 1' out-held/seed-2/m.stdout || fail "held: $(cat out-held/seed-2/m.stdout)"
 
 # --- 5. a socket pair between parent and children ------------------------------------
 conf pair.conf 1s m 'exec ./warm_tree pair'
 three_ways pair.conf pair
 snapshot_said pair
-grep -qx 'held read A' out-pair/seed-4/m.stdout || fail "pair: $(cat out-pair/seed-4/m.stdout)"
+grep -qx 'held read A, inodes kept 1 1' out-pair/seed-4/m.stdout || fail "pair: $(cat out-pair/seed-4/m.stdout)"
 DSIM_WARM_FDS=old-host sweep pair.conf pair-old
 grep -q '^dsim: warm start: seeds run cold, not from a snapshot: machine m: ' pair-old.err ||
     { cat pair-old.err >&2; fail "pair, old host: not refused"; }

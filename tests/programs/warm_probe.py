@@ -43,6 +43,7 @@ if os.environ.get('WARM_PROBE_PIPE'):
     ep = select.epoll()
     ep.register(pipe_r, select.EPOLLIN)
     ep.register(efd, select.EPOLLIN)
+    pipe_ino = os.fstat(pipe_r).st_ino
 if os.environ.get('WARM_PROBE_WRITER'):
     logf = open('log', 'a', buffering=1)
     logf.write('start-up line\n')
@@ -116,6 +117,7 @@ if os.environ.get('WARM_PROBE_PIPE'):
     print('eventfd', sorted(fd == efd for fd, _ in ep.poll(0)), os.eventfd_read(efd), ep.poll(0), flush=True)
     threading.Thread(target=lambda: (time.sleep(0.1), os.write(pipe_w, b'p'))).start()
     print('pipe', [fd == pipe_r for fd, _ in ep.poll(5)], os.read(pipe_r, 1), flush=True)
+    print('pipe inode kept', os.fstat(pipe_r).st_ino == pipe_ino, flush=True)
 if os.environ.get('WARM_PROBE_DGRAM'):
     again = et.poll(0)                              # no edge since
     lone.sendto(b'y', dg.getsockname())

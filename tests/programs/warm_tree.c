@@ -25,6 +25,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,6 +72,8 @@ int main(int argc, char **argv)
     bool own = !strcmp(mode, "own"), holds = !strcmp(mode, "held"), pair = !strcmp(mode, "pair");
     if (holds && pipe(held) != 0) return 1;                    /* every process keeps both ends */
     if (pair && socketpair(AF_UNIX, SOCK_STREAM, 0, held) != 0) return 1;
+    struct stat held_st[2] = { 0 };
+    for (int k = 0; k < 2 && (holds || pair); k++) fstat(held[k], &held_st[k]);   /* the inodes at the point, */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_chld;
@@ -139,7 +142,12 @@ int main(int argc, char **argv)
            si.si_status);
     printf("waited C %d code %d\n", (int)(got_c == c), code_c);
     printf("then %d %s\n", (int)last, last_errno == ECHILD ? "ECHILD" : "?");
-    if (holds || pair) printf("held read %s\n", got_held);
+    if (holds || pair) {
+        struct stat now[2] = { 0 };
+        for (int k = 0; k < 2; k++) fstat(held[k], &now[k]);                   /* the same after it */
+        printf("held read %s, inodes kept %d %d\n", got_held, now[0].st_ino == held_st[0].st_ino,
+               now[1].st_ino == held_st[1].st_ino);
+    }
     for (int i = 0; i < nchld && i < 8; i++)
         printf("SIGCHLD %d: code %d pid %s status %d uid %d\n", i, chld_code[i],
                chld_pid[i] == a ? "A" : chld_pid[i] == b ? "B" : chld_pid[i] == c ? "C" : "?", chld_status[i], chld_uid[i]);

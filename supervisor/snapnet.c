@@ -1,0 +1,106 @@
+/* The simulated network's sockets at a warm start's point (snapnet.h). */
+#include "supervisor/snapnet.h"
+#include "supervisor/snapfds.h"
+#include "net/sim/netsim.h"
+#include "world/world.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+int snap_net_inos(const struct world *w, pid_t pid, uint64_t *out, int max, char *why, size_t len)
+{
+    char path[320], link[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    if (!d) {
+        snprintf(why, len, "cannot list its fds: %s", strerror(errno));
+        return -1;
+    }
+    int n = 0, rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "/proc/%d/fd/%s", (int)pid, e->d_name);
+        ssize_t k = readlink(path, link, sizeof link - 1);
+        unsigned long long ino;
+        link[k > 0 ? k : 0] = 0;
+        if (sscanf(link, "socket:[%llu]", &ino) != 1) continue;
+        /* The simulation's own table: a seed's supervisor, a fork of the
+         * worker, reads it as it stood at the point. */
+        const struct simsock *s = netsim_lookup((struct world *)w, (ino_t)ino);
+        if (!s) continue;
+        const char *no = atoi(e->d_name) <= 2 ? "a simulated socket at a standard fd" : netsim_sock_still(s);
+        if (no) {
+            snprintf(why, len, "fd %s: %s at the point", e->d_name, no);
+            rc = -1;
+        } else if (n == max) {
+            snprintf(why, len, "more than %d simulated sockets", max);
+            rc = -1;
+        } else {
+            out[n++] = ino;
+        }
+    }
+    closedir(d);
+    return rc ? -1 : n;
+}
+
+int snap_net_settle(struct world *w, pid_t copy, struct snap_fds *f, char *why, size_t len)
+{
+    if (!f->nsimsocks) return 0;
+    int pidfd = (int)syscall(SYS_pidfd_open, copy, 0), rc = pidfd < 0 ? -1 : 0;
+    for (int i = 0; i < f->nsimsocks && rc == 0; i++) {
+        struct snap_simsock *x = &f->simsocks[i];
+        const struct simsock *s = netsim_lookup(w, (ino_t)x->ino);
+        int fd = (int)syscall(SYS_pidfd_getfd, pidfd, x->fd, 0);
+        struct stat st;
+        if (!s || fd < 0 || fstat(fd, &st) != 0) {
+            rc = -1;
+        } else {
+            x->seed_ino = st.st_ino;
+            struct sockaddr_un a = { .sun_family = AF_UNIX };
+            /* The template's socket stays bound to the path, unlinked: the
+             * simulation's connections and datagrams now reach the copy's. */
+            if (s->path && snprintf(a.sun_path, sizeof a.sun_path, "%s", s->path) > 0 &&
+                ((unlink(s->path) != 0 && errno != ENOENT) || bind(fd, (struct sockaddr *)&a, sizeof a) != 0))
+                rc = -1;
+            if (rc == 0 && x->listening && listen(fd, x->backlog) != 0) rc = -1;
+            for (int k = 0; k < 2 && rc == 0; k++)
+                if ((x->timeo[k].tv_sec || x->timeo[k].tv_usec) &&
+                    setsockopt(fd, SOL_SOCKET, k ? SO_SNDTIMEO : SO_RCVTIMEO, &x->timeo[k], sizeof x->timeo[k]) != 0)
+                    rc = -1;
+        }
+        if (rc != 0) snprintf(why, len, "its copy's simulated socket at fd %d could not be made as it was: %s", x->fd,
+                              strerror(errno));
+        if (fd >= 0) close(fd);
+    }
+    if (pidfd >= 0) close(pidfd);
+    else snprintf(why, len, "pidfd_open of its copy: %s", strerror(errno));
+    return rc;
+}
+
+void snap_net_rekey(struct world *w, const struct snap_fds *f)
+{
+    for (int i = 0; i < f->nsimsocks; i++) {
+        const struct snap_simsock *x = &f->simsocks[i];
+        struct simsock *s = netsim_lookup(w, (ino_t)x->ino);
+        if (s) s->ino = (ino_t)x->seed_ino;
+    }
+}
+
+void snap_net_clear(const struct world *w)
+{
+    char dir[sizeof w->run_dir + 8];
+    snprintf(dir, sizeof dir, "%s/net", w->run_dir);
+    DIR *d = opendir(dir);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.') unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+}

@@ -1,0 +1,63 @@
+#!/bin/bash
+# Warm start with simulated sockets at the point (supervisor/snapnet.c):
+# a server's TCP listener, its bound UDP socket and a TCP socket made and
+# not yet used, an epoll set watching the first two; the point is the line
+# the server prints when ready, while its clients still sleep. Each copy
+# makes the sockets anew, dsim binds and listens them as the template's
+# were. The bar, as in t_warm_snapshot: every seed's hash and outputs are
+# its cold run's and a replay's (seeds 1-5, -j 2, and 1-8 at -j 1, all
+# through one worker); the seeds differ; what the programs print is what
+# they print natively; the server's sockets keep the inodes it saw before
+# the point. A point with packets in flight is refused, said, and its
+# seeds run cold to the same hashes.
+# No real network: see netns.sh.
+. "$(dirname "$0")/netns.sh"
+. "$(dirname "$0")/lib.sh"
+net_dsim_wrapper 300
+cd "$TMP" || exit 1
+mkdir c && cp "$(build warm_listen)" c/warm_listen
+. "$SRCDIR/tests/integration/warm_lib.sh"
+listen_conf() {     # listen_conf FILE WARM_START NCLIENTS
+    printf '[simulation]\nduration = 10s\nwarm_start = %s\n[network]\nlatency = 1ms..20ms\n' "$2" >"c/$1"
+    printf '[machine srv]\ncommand = exec ./warm_listen server 7000 %s\n' "$3" >>"c/$1"
+    for i in $(seq "$3"); do printf '[machine c%s]\ncommand = exec ./warm_listen client srv 7000 %s\n' "$i" "$i" >>"c/$1"; done
+}
+
+# --- 1. the server's sockets copied at its "ready" ---------------------------------
+listen_conf ready.conf 'output srv ready' 2
+three_ways ready.conf ready
+snapshot_said ready
+n=$(hashes ready.jsonl | tr ' ' '\n' | sort -u | wc -l)
+[ "$n" -gt 1 ] || fail "ready: seeds 1-5 gave one hash: the network's draws after the point ignore the seed"
+for s in 1 2 3 4 5; do
+    out=out-ready/seed-$s
+    [ "$(grep -c '^port 700[01]: hello [12]$' "$out/srv.stdout")" = 4 ] || { cat "$out/srv.stdout" >&2; fail "ready seed $s: not 4 connections served"; }
+    [ "$(grep -c '^datagram: ping [12]$' "$out/srv.stdout")" = 2 ] || fail "ready seed $s: not 2 datagrams served"
+    [ "$(grep -c '^socket [012]: inode kept, link kept$' "$out/srv.stdout")" = 3 ] ||
+        { cat "$out/srv.stdout" >&2; fail "ready seed $s: a socket's inode or link changed across the point"; }
+    grep -qx 'datagram answered: udp ping 1' "$out/c1.stdout" || fail "ready seed $s: c1 got no answer to its datagram"
+done
+# One worker runs every seed, each from the snapshot: no seed sees another's sockets.
+"$DSIM" run c/ready.conf --seeds 1-8 -j 1 --results serial.jsonl >serial.log 2>serial.err ||
+    { cat serial.log serial.err >&2; fail "serial: a seed failed"; }
+snapshot_said serial
+"$DSIM" run c/ready.conf --seeds 1-8 -j 1 --warm cold --results serial-cold.jsonl >serial-cold.log 2>&1 ||
+    { cat serial-cold.log >&2; fail "serial-cold: a seed failed"; }
+[ "$(hashes serial.jsonl)" = "$(hashes serial-cold.jsonl)" ] || fail "seeds 1-8 through one worker: not the cold hashes"
+note "ready: $n hashes of 5 seeds; 8 seeds through one worker from the snapshot, each its cold hash"
+
+# --- 2. as natively -----------------------------------------------------------------
+listen_conf one.conf 'output srv ready' 1
+sweep one.conf one
+snapshot_said one
+native_net sh -c 'cd c && ./warm_listen server 7000 1 >../native-srv.out & sleep 0.2
+    ./c/warm_listen client 127.0.0.1 7000 1 >native-c1.out; wait' || fail "native warm_listen failed"
+diff native-srv.out out-one/seed-1/srv.stdout >&2 || fail "one: the server's lines are not the native ones"
+diff native-c1.out out-one/seed-1/c1.stdout >&2 || fail "one: the client's lines are not the native ones"
+
+# --- 3. packets in flight at the point: refused, cold, the same hashes ---------------
+listen_conf busy.conf 60ms 2
+three_ways busy.conf busy
+grep -qx 'dsim: warm start: seeds run cold, not from a snapshot: the simulated network at the point: packets or timers of the simulated network in flight' busy.err ||
+    { cat busy.err >&2; fail "busy: the refusal was not said"; }
+note "a point with packets in flight: refused, said, the cold hashes"
