@@ -141,9 +141,12 @@ int snap_unix_sock(int netns, uint64_t ino, struct snap_unix_info *out)
     size_t n = 0;
     int rc = unix_socks(netns, !host, &socks, &n);
     const struct unix_sock *s = rc == 0 ? unix_sock_of(socks, n, ino) : NULL;
-    if (s) *out = (struct snap_unix_info){ s->peer, s->type, !s->shutdown && !s->queued };
+    if (s) *out = (struct snap_unix_info){ s->peer, s->type, !s->shutdown && !s->queued, s->shutdown };
     free(socks);
-    return s ? 0 : -1;
+    /* A socket made by a connect lives in the connecting socket's network
+     * namespace: a simulated connection's accepted end in dsim's, the relay
+     * end of one a tracee made in the machine's. */
+    return s ? 0 : netns >= 0 ? snap_unix_sock(-1, ino, out) : -1;
 }
 
 /* ---- the process's fds ---- */
@@ -291,16 +294,23 @@ static int read_dgram(pid_t pid, int fd, const struct unix_sock *s, struct snap_
 }
 
 /* A simulated socket's kernel socket, idle (a listener with no connection
- * waiting, anything else with no peer and nothing queued): 0, or -1 and
- * why not. */
+ * waiting; a connected one with nothing queued either way, its peer dsim's
+ * relay end, which snapnet.c checks; anything else with no peer, nothing
+ * queued and not shut down): 0, or -1 and why not. Bytes queued at the
+ * point would have to be written again as the kernel holds them (in as
+ * many writes: a socket's room is counted by them), which nothing tells. */
 static int read_simsock(pid_t pid, int fd, const struct unix_sock *s, struct snap_simsock *out, char *why, size_t len)
 {
     bool listening = s->state == 10;      /* TCP_LISTEN, as unix_diag says */
-    if (s->shutdown || s->peer || (listening ? s->rqueue != 0 : s->queued != 0))
+    bool connected = s->peer && s->type == SOCK_STREAM;
+    if (listening ? s->rqueue != 0 : s->queued != 0)
         return refuse(why, len, "fd %d: a simulated socket with %s at the point", fd,
-                      listening ? "a connection not yet accepted" : "a connection or bytes in it");
+                      listening ? "a connection not yet accepted" : "bytes not yet read");
+    if (!connected && (s->shutdown || s->peer))
+        return refuse(why, len, "fd %d: a simulated socket shut down or with a peer of its own", fd);
     *out = (struct snap_simsock){ .fd = fd, .flags = fd_flags(pid, fd), .type = s->type, .ino = s->ino,
-                                  .listening = listening, .backlog = (int)s->wqueue };
+                                  .listening = listening, .backlog = (int)s->wqueue, .connected = connected,
+                                  .shutdown = s->shutdown, .seed_end = -1 };
     int copy = copy_fd(pid, fd);
     for (int k = 0; k < 2 && copy >= 0; k++) {
         socklen_t tl = sizeof out->timeo[k];
@@ -390,8 +400,8 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, const uint64_t *s
     memset(out, 0, sizeof *out);
     bool host;
     if (warm_fds_resolve(&host, why, len) != 0) return -1;
-    struct unix_sock *socks = NULL;
-    size_t nsocks = 0;
+    struct unix_sock *socks = NULL, *dsim_socks = NULL;
+    size_t nsocks = 0, ndsim = 0;
     bool listed_socks = false;
     int rc = 0;
     for (int i = 0; i < n && !rc; i++) {        /* the pairs first: the watches name them */
@@ -414,6 +424,15 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, const uint64_t *s
             break;
         }
         const struct unix_sock *s = unix_sock_of(socks, nsocks, fd_ino(pid, fd)), *p = NULL;
+        if (!s && simulated(sim, nsim, fd_ino(pid, fd))) {
+            /* An accepted simulated connection: its socket is dsim's
+             * network namespace's (snap_unix_sock). */
+            if (!dsim_socks && unix_socks(-1, !host, &dsim_socks, &ndsim) != 0) {
+                rc = refuse(why, len, "dsim's unix sockets could not be listed: %s", strerror(errno));
+                break;
+            }
+            s = unix_sock_of(dsim_socks, ndsim, fd_ino(pid, fd));
+        }
         int peer_fd = -1;
         if (s && s->peer)
             for (int k = 0; k < n && peer_fd < 0; k++)
@@ -449,6 +468,7 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, const uint64_t *s
         else rc = read_watches(pid, e, out, why, len);
     }
     free(socks);
+    free(dsim_socks);
     if (rc) snap_fds_free(out);
     return rc;
 }

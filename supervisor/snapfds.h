@@ -44,7 +44,13 @@ struct snap_simsock {
     bool listening;
     int backlog;            /* a listener's, as the kernel keeps it */
     struct timeval timeo[2];    /* SO_RCVTIMEO, SO_SNDTIMEO */
+    /* An end of an established connection, connected in the kernel to
+     * dsim's relay end, nothing queued either way: its shutdown and the
+     * relay end's (SEND_SHUTDOWN: 2), made again on the seed's pair. */
+    bool connected;
+    unsigned shutdown, end_shutdown;
     uint64_t seed_ino;      /* the seed's copy's, once made */
+    int seed_end;           /* the worker's fd of the seed's relay end, until its supervisor takes it (-1) */
 };
 
 struct snap_watch { int fd; uint32_t events; uint64_t data; };
@@ -95,7 +101,7 @@ void snap_fds_free(struct snap_fds *f);
  * its peer's inode (0 if none), type, and whether it is idle (nothing
  * queued either way, not shut down). 0, or -1 if not listed or the host
  * cannot tell (snap_fds_host_tells). */
-struct snap_unix_info { uint64_t peer; int type; bool idle; };
+struct snap_unix_info { uint64_t peer; int type; bool idle; unsigned shutdown; };
 int snap_unix_sock(int netns, uint64_t ino, struct snap_unix_info *out);
 /* The flags fdinfo gives fd of pid (its open file's, O_CLOEXEC the fd's), or -1. */
 int snap_fdinfo_flags(pid_t pid, int fd);

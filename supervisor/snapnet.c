@@ -4,6 +4,7 @@
 #include "net/sim/netsim.h"
 #include "world/world.h"
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -51,10 +52,64 @@ int snap_net_inos(const struct world *w, pid_t pid, uint64_t *out, int max, char
     return rc ? -1 : n;
 }
 
+int snap_net_check(struct world *w, int netns, struct snap_fds *f, char *why, size_t len)
+{
+    for (int i = 0; i < f->nsimsocks; i++) {
+        struct snap_simsock *x = &f->simsocks[i];
+        if (!x->connected) continue;
+        const struct simsock *s = netsim_lookup(w, (ino_t)x->ino);
+        int end = s ? netsim_relay_end(s) : -1;
+        struct stat st;
+        struct snap_unix_info u;
+        if (end < 0 || fstat(end, &st) != 0 || snap_unix_sock(netns, st.st_ino, &u) != 0 || u.peer != x->ino) {
+            snprintf(why, len, "fd %d: a simulated socket connected in the kernel, not to the relay", x->fd);
+            return -1;
+        }
+        x->end_shutdown = u.shutdown;
+    }
+    return 0;
+}
+
+int snap_net_copied(struct world *w, const struct snap_fds *const *fs, int nf, char *why, size_t len)
+{
+    uint64_t open[256];
+    size_t n = netsim_connected(w, open, 256);
+    if (n == 256) {
+        snprintf(why, len, "more than 255 simulated connection ends open");
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        bool held = false;
+        for (int j = 0; j < nf && !held; j++)
+            for (int i = 0; i < fs[j]->nsimsocks && !held; i++) held = fs[j]->simsocks[i].ino == open[k];
+        if (!held) {
+            snprintf(why, len, "a simulated connection whose socket no process copied holds past fd 2");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The copy's connected socket `fd` (dsim's copy of it) joined to a new
+ * relay end of dsim's through listener l at a, each shut down as at the
+ * point: the end's fd, or -1. */
+static int join_relay(int fd, int l, const struct sockaddr_un *a, const struct snap_simsock *x)
+{
+    if (connect(fd, (const struct sockaddr *)a, sizeof *a) != 0) return -1;
+    int end = accept4(l, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (end < 0) return -1;
+    if (((x->shutdown & 2) && shutdown(fd, SHUT_WR) != 0) || ((x->end_shutdown & 2) && shutdown(end, SHUT_WR) != 0)) {
+        close(end);
+        return -1;
+    }
+    return end;
+}
+
 int snap_net_settle(struct world *w, pid_t copy, struct snap_fds *f, char *why, size_t len)
 {
     if (!f->nsimsocks) return 0;
-    int pidfd = (int)syscall(SYS_pidfd_open, copy, 0), rc = pidfd < 0 ? -1 : 0;
+    int pidfd = (int)syscall(SYS_pidfd_open, copy, 0), rc = pidfd < 0 ? -1 : 0, l = -1;
+    struct sockaddr_un la;
     for (int i = 0; i < f->nsimsocks && rc == 0; i++) {
         struct snap_simsock *x = &f->simsocks[i];
         const struct simsock *s = netsim_lookup(w, (ino_t)x->ino);
@@ -71,6 +126,8 @@ int snap_net_settle(struct world *w, pid_t copy, struct snap_fds *f, char *why, 
                 ((unlink(s->path) != 0 && errno != ENOENT) || bind(fd, (struct sockaddr *)&a, sizeof a) != 0))
                 rc = -1;
             if (rc == 0 && x->listening && listen(fd, x->backlog) != 0) rc = -1;
+            if (rc == 0 && x->connected && l < 0 && (l = netsim_listen_at(w, "seed-relay", &la)) < 0) rc = -1;
+            if (rc == 0 && x->connected && (x->seed_end = join_relay(fd, l, &la, x)) < 0) rc = -1;
             for (int k = 0; k < 2 && rc == 0; k++)
                 if ((x->timeo[k].tv_sec || x->timeo[k].tv_usec) &&
                     setsockopt(fd, SOL_SOCKET, k ? SO_SNDTIMEO : SO_RCVTIMEO, &x->timeo[k], sizeof x->timeo[k]) != 0)
@@ -82,16 +139,34 @@ int snap_net_settle(struct world *w, pid_t copy, struct snap_fds *f, char *why, 
     }
     if (pidfd >= 0) close(pidfd);
     else snprintf(why, len, "pidfd_open of its copy: %s", strerror(errno));
+    if (l >= 0) {
+        unlink(la.sun_path);
+        close(l);
+    }
     return rc;
 }
 
-void snap_net_rekey(struct world *w, const struct snap_fds *f)
+void snap_net_seed_done(struct snap_fds *f)
 {
+    for (int i = 0; i < f->nsimsocks; i++)
+        if (f->simsocks[i].seed_end >= 0) {
+            close(f->simsocks[i].seed_end);
+            f->simsocks[i].seed_end = -1;
+        }
+}
+
+int snap_net_rekey(struct world *w, struct snap_fds *f)
+{
+    int rc = 0;
     for (int i = 0; i < f->nsimsocks; i++) {
-        const struct snap_simsock *x = &f->simsocks[i];
+        struct snap_simsock *x = &f->simsocks[i];
         struct simsock *s = netsim_lookup(w, (ino_t)x->ino);
-        if (s) s->ino = (ino_t)x->seed_ino;
+        if (!s) continue;
+        s->ino = (ino_t)x->seed_ino;
+        if (x->seed_end >= 0 && netsim_relay_end_take(s, x->seed_end) != 0) rc = -1;
+        x->seed_end = -1;
     }
+    return rc;
 }
 
 void snap_net_clear(const struct world *w)

@@ -20,13 +20,23 @@ struct snap_fds;
  * one a copy can make anew, into out: their number, or -1 and why not (one
  * at fd 0-2, one connected, one with something queued). */
 int snap_net_inos(const struct world *w, pid_t pid, uint64_t *out, int max, char *why, size_t len);
+/* At the snapshot, once a process's fds are read (f; netns: an fd of its
+ * network namespace): each connected simulated socket's kernel peer is its
+ * relay end, whose shutdown f keeps.
+ * Then, every process read (fs[0..nf)): each open connection end is one of
+ * theirs. 0, or -1 with why. */
+int snap_net_check(struct world *w, int netns, struct snap_fds *f, char *why, size_t len);
+int snap_net_copied(struct world *w, const struct snap_fds *const *fs, int nf, char *why, size_t len);
 /* In the worker, once the seed's copy `copy` made its sockets (f): each
- * bound where its template's was, listening as it did, with its timeouts;
+ * bound where its template's was, listening as it did, with its timeouts,
+ * a connected one joined to a new relay end (kept in f for the seed's
+ * supervisor, which the worker closes once it forked it: seed_done);
  * their inodes noted in f. 0, or -1 with why. */
 int snap_net_settle(struct world *w, pid_t copy, struct snap_fds *f, char *why, size_t len);
+void snap_net_seed_done(struct snap_fds *f);
 /* In the seed's supervisor: the simulation's sockets keyed by the copy's
- * inodes (f, as settled). */
-void snap_net_rekey(struct world *w, const struct snap_fds *f);
+ * inodes (f, as settled), each connection's relay end the seed's. 0, or -1. */
+int snap_net_rekey(struct world *w, struct snap_fds *f);
 /* After a seed: the sockets' paths it bound go (the directory stays: the
  * snapshot's sockets name it). */
 void snap_net_clear(const struct world *w);

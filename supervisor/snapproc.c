@@ -208,7 +208,8 @@ static int read_files(const struct world *w, pid_t pid, struct snap_proc *sp, co
     if (ok && nafresh) {
         snprintf(path, sizeof path, "/proc/%d/ns/net", (int)pid);
         int netns = open(path, O_RDONLY | O_CLOEXEC);
-        ok = netns >= 0 && snap_fds_read(pid, netns, afresh, nafresh, sim, nsim, &sp->afresh, why, len) == 0;
+        ok = netns >= 0 && snap_fds_read(pid, netns, afresh, nafresh, sim, nsim, &sp->afresh, why, len) == 0 &&
+             snap_net_check((struct world *)w, netns, &sp->afresh, why, len) == 0;
         if (netns >= 0) close(netns);
     }
     free(afresh);

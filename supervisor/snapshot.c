@@ -358,6 +358,15 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
         for (size_t k2 = 0; k2 < w->nthreads; k2++)
             if (w->threads[k2]->proc->m == m && w->threads[k2]->vtid > sm->last_pid) sm->last_pid = w->threads[k2]->vtid;
     }
+    /* Every connection's open ends are among the sockets the copies make. */
+    const struct snap_fds *fs[256];
+    int nf = 0;
+    for (size_t i = 0; i < s->n; i++)
+        for (int k = 0; k < s->sm[i].nprocs && nf < 256; k++) fs[nf++] = &s->sm[i].procs[k].afresh;
+    if (snap_net_copied(w, fs, nf, why, len) != 0) {
+        snap_free(s);
+        return NULL;
+    }
     note_late(s);
     /* Every template made: the machines' disks are frozen, and the
      * processes the templates were made from go (init reaps them). */
@@ -634,7 +643,8 @@ static int remap(struct world *w, struct snap_machine *sm)
         fdcache_forget_all(p);
         /* A thread blocked on an fd holds a copy of the template's: now the copy's. */
         for (size_t i = 0; i < w->nthreads; i++)
-            if (w->threads[i]->proc == p && w->threads[i]->copy_fd >= 0 && thread_rehold(w, w->threads[i]) != 0)
+            if (w->threads[i]->proc == p && (w->threads[i]->copy_fd >= 0 || w->threads[i]->npoll_copies) &&
+                thread_rehold(w, w->threads[i]) != 0)
                 return -1;
     }
     m->tmp_known = false;
@@ -741,7 +751,7 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
             for (int k = 0; k < s->sm[i].nprocs && ok; k++) ok = snap_proc_take(&s->sm[i].procs[k]) == 0;
             ok = ok && remap(w, &s->sm[i]) == 0;
             for (int k = 0; k < s->sm[i].nprocs && ok; k++) {
-                snap_net_rekey(w, &s->sm[i].procs[k].afresh);
+                ok = snap_net_rekey(w, &s->sm[i].procs[k].afresh) == 0;
                 snap_proc_rekey(&s->sm[i].procs[k], s->sm[i].m);
             }
         }
@@ -763,6 +773,9 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
         _exit(0);
     }
     if (pipefd[1] >= 0) close(pipefd[1]);
+    /* The seed's relay ends are its supervisor's now. */
+    for (size_t i = 0; i < s->n; i++)
+        for (int k = 0; k < s->sm[i].nprocs; k++) snap_net_seed_done(&s->sm[i].procs[k].afresh);
     if (rc == 0 && child < 0) {
         snprintf(why, len, "cannot fork the seed's supervisor: %s", strerror(errno));
         rc = -1;

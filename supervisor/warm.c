@@ -169,7 +169,8 @@ static const char *unforkable(const struct process *p, char *buf, size_t len)
 /* What stops a copy of p's threads (each made again in the copy from its
  * registers and state, snapshot.c): a first thread gone, a signal pending
  * for one, or one blocked on fds whose copies a seed cannot take again
- * from the copy (thread_held_fd: the copies it holds are the template's).
+ * from the copy (thread_held_fd, and poll's and select's lists: the copies
+ * it holds are the template's).
  * NULL if nothing. */
 static const char *threads_unforkable(const struct world *w, const struct process *p, char *buf, size_t len)
 {
@@ -178,9 +179,8 @@ static const char *threads_unforkable(const struct world *w, const struct proces
         const struct thread *t = w->threads[i];
         if (t->proc != p || t->state == TS_DEAD) continue;
         if (t->pending_sig) return "a pending signal";
-        if ((t->copy_fd >= 0 && thread_held_fd(t) < 0) || t->npoll_copies) {
-            snprintf(buf, len, "thread %d waits on fds in a %s", (int)t->vtid,
-                     t->npoll_copies ? "poll or select" : "splice or a lock");
+        if (t->copy_fd >= 0 && thread_held_fd(t) < 0) {
+            snprintf(buf, len, "thread %d waits on fds in a splice or a lock", (int)t->vtid);
             return buf;
         }
         char path[64], line[256];

@@ -50,6 +50,7 @@ int thread_held_fd(const struct thread *t)
 
 int thread_rehold(struct world *w, struct thread *t)
 {
+    if (t->npoll_copies) return poll_rehold(w, t);
     int fd = thread_held_fd(t);
     short events = t->copy_events;
     if (fd < 0) return -1;

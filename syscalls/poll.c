@@ -102,24 +102,27 @@ static enum sys_action copy_failed(struct world *w, struct thread *t, int fd)
 
 /* ---- watch lists: poll and select ---- */
 
-/* The fds one poll or select call watches. copy and ask share one
+/* The fds one poll or select call watches. copy, ask and fd share one
  * allocation, which a blocked call hands to t->poll_copies (n copies, then
- * n asks): thread_drop_copy closes the copies and frees it. */
+ * n asks, then the n tracee fds they copy): thread_drop_copy closes the
+ * copies and frees it. */
 struct watch {
     int n;
     int *copy;      /* -1: an fd poll ignores; BADFD */
     int *ask;
+    int *fd;
     short *rev;
 };
 
 static void watch_init(struct watch *wl, int n)
 {
     wl->n = n;
-    wl->copy = malloc(sizeof(int) * (2 * (size_t)n + 1));
+    wl->copy = malloc(sizeof(int) * (3 * (size_t)n + 1));
     wl->rev = calloc((size_t)n + 1, sizeof(short));
     if (!wl->copy || !wl->rev) abort();
     wl->ask = wl->copy + n;
-    for (int i = 0; i < n; i++) wl->copy[i] = -1;
+    wl->fd = wl->copy + 2 * n;
+    for (int i = 0; i < n; i++) wl->copy[i] = wl->fd[i] = -1;
 }
 
 static void watch_free(struct watch *wl)
@@ -135,6 +138,7 @@ static void watch_free(struct watch *wl)
 static int watch_add(struct world *w, struct thread *t, struct watch *wl, int i, int fd, int ask)
 {
     wl->ask[i] = ask;
+    wl->fd[i] = fd;
     if (fd < 0) return 0;
     wl->copy[i] = fd_copy(w, t, fd);
     if (wl->copy[i] >= 0) return 0;
@@ -177,6 +181,17 @@ static bool watch_ready(struct world *w, struct thread *t)
 }
 
 bool ready_on_fds(ready_fn ready) { return ready == fd_ready_check || ready == watch_ready; }
+
+int poll_rehold(struct world *w, struct thread *t)
+{
+    int n = t->npoll_copies, *copy = t->poll_copies, *fd = t->poll_copies + 2 * n;
+    for (int i = 0; i < n; i++) {
+        if (copy[i] < 0) continue;          /* ignored, or BADFD: the copy has no such fd either */
+        close(copy[i]);
+        if ((copy[i] = fd_copy(w, t, fd[i])) < 0) return -1;
+    }
+    return 0;
+}
 
 /* Polls once. Returns true if the call must wait: then t holds the copies
  * (wl->copy is handed over). Otherwise *count is the result. */

@@ -69,10 +69,12 @@ void thread_drop_copy(struct thread *t);
 /* The fd (the tracee's number) whose copy a blocked thread holds, where its
  * call names it first (reads, writes, receives, accepts, epoll waits); -1
  * if it holds none or another's. thread_rehold copies that fd again for
- * the thread (a warm start's seed: the copy process's, not the template's
- * it held); 0 or -1. */
+ * the thread, or each fd a blocked poll or select watches (poll_rehold,
+ * poll.c): a warm start's seed, the copy process's, not the template's it
+ * held; 0 or -1. */
 int thread_held_fd(const struct thread *t);
 int thread_rehold(struct world *w, struct thread *t);
+int poll_rehold(struct world *w, struct thread *t);
 /* Whether a ready() tests only fd readiness (fd_ready_check, poll's and
  * select's): its answer changes only when io_epoch moves (run.c). */
 bool ready_on_fds(ready_fn ready);

@@ -143,27 +143,81 @@ int netsim_reopen(struct world *w)
     char relay[sizeof n->dir + 8];
     snprintf(relay, sizeof relay, "%s/relay", n->dir);
     unlink(relay);
-    return netsim_open(w);
+    if (netsim_open(w) != 0) return -1;
+    /* The relay ends it watched, in the new set as in the old. */
+    for (size_t i = 0; i < n->nconns; i++)
+        for (int d = 0; d < 2; d++) {
+            struct conn *c = n->conns[i];
+            struct epoll_event ev = { .events = c->watching[d], .data.ptr = &c->end[d] };
+            if (c->fd[d] >= 0 && c->polling[d] && epoll_ctl(n->epfd, EPOLL_CTL_ADD, c->fd[d], &ev) != 0) return -1;
+        }
+    return 0;
+}
+
+int netsim_relay_end(const struct simsock *s)
+{
+    return s->conn && s->conn->sock[s->side] == s ? s->conn->fd[s->side] : -1;
+}
+
+int netsim_relay_end_take(struct simsock *s, int end)
+{
+    int fd = netsim_relay_end(s);
+    int r = fd >= 0 && dup3(end, fd, O_CLOEXEC) == fd ? 0 : -1;
+    close(end);
+    return r;
+}
+
+size_t netsim_connected(struct world *w, uint64_t *out, size_t max)
+{
+    struct netsim *n = w->net;
+    size_t k = 0;
+    for (size_t i = 0; n && i < n->nconns; i++)
+        for (int d = 0; d < 2; d++)
+            if (n->conns[i]->fd[d] >= 0 && n->conns[i]->sock[d] && k < max) out[k++] = n->conns[i]->sock[d]->ino;
+    return k;
 }
 
 const char *netsim_still(struct world *w)
 {
     struct netsim *n = w->net;
     if (!n || n->epfd < 0) return NULL;
-    if (evq_len(n->queue)) return "packets or timers of the simulated network in flight";
-    for (size_t i = 0; i < n->nconns; i++)
-        if (n->conns[i]->fd[0] >= 0 || n->conns[i]->fd[1] >= 0) return "a simulated TCP connection open";
+    /* An open end of a connection made or being closed: its kernel side
+     * (the bytes stuffed into a connecting socket, a socket gone) is not
+     * one a copy makes. */
+    for (size_t i = 0; i < n->nconns; i++) {
+        const struct conn *c = n->conns[i];
+        for (int d = 0; d < 2; d++)
+            if (c->fd[d] >= 0 && (c->state != C_ESTABLISHED || c->junk || !c->sock[d] || c->gone[d]))
+                return "a simulated TCP connection being made or closed";
+    }
     return NULL;
 }
 
 const char *netsim_sock_still(const struct simsock *s)
 {
     if (s->dead) return "a simulated socket of a machine that crashed";
-    if (s->conn || s->had_conn || s->dissolved) return "a simulated TCP socket that was connected";
+    if (s->so_error) return "a simulated socket with an error pending";
+    if (s->conn && netsim_relay_end(s) >= 0) return NULL;      /* an open end of an established connection */
+    if (s->conn || s->had_conn || s->dissolved) return "a simulated TCP socket whose connection ended";
     if (s->npending) return "a simulated listener with connections not yet accepted";
     if (s->nsrc || s->queued) return "a simulated UDP socket with datagrams queued";
-    if (s->so_error) return "a simulated socket with an error pending";
     return NULL;
+}
+
+int netsim_listen_at(struct world *w, const char *name, struct sockaddr_un *a)
+{
+    struct netsim *n = w->net;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || netsim_unix_addr(a, n->addr_dir, name) != 0) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    unlink(a->sun_path);
+    if (bind(fd, (struct sockaddr *)a, sizeof *a) != 0 || listen(fd, 64) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 void netsim_free_sockets(struct world *w)

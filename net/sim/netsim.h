@@ -87,6 +87,17 @@ int netsim_reseed(struct world *w, uint64_t seed);
 const char *netsim_still(struct world *w);
 const char *netsim_sock_still(const struct simsock *s);
 int netsim_reopen(struct world *w);
+/* A connected socket's end in the relay (dsim's fd of it), or -1. In a
+ * seed's supervisor, end takes that end's place (dup2; it is closed). */
+int netsim_relay_end(const struct simsock *s);
+int netsim_relay_end_take(struct simsock *s, int end);
+/* The inodes of the sockets whose relay end is open (at most max): every
+ * one must be in a process the snapshot copies. Their number. */
+size_t netsim_connected(struct world *w, uint64_t *out, size_t max);
+/* A listener of dsim's at `name` in the network's directory (its address
+ * in *a), to connect a copy's socket to a new relay end: its fd, or -1. */
+struct sockaddr_un;
+int netsim_listen_at(struct world *w, const char *name, struct sockaddr_un *a);
 
 /* After each step: read what tracees wrote into the relay, schedule it. */
 void netsim_poll(struct world *w);

@@ -8,8 +8,14 @@
 # its cold run's and a replay's (seeds 1-5, -j 2, and 1-8 at -j 1, all
 # through one worker); the seeds differ; what the programs print is what
 # they print natively; the server's sockets keep the inodes it saw before
-# the point. A point with packets in flight is refused, said, and its
-# seeds run cold to the same hashes.
+# the point. Then at the second client's "connected": two TCP connections
+# open and idle, each copy's end joined to a new relay end, lines carried
+# after the point; at the first's "half-closed", its connection shut down
+# for writing (a send after it EPIPE, as cold). A point with a connection
+# being made is refused, said,
+# and its seeds run cold to the same hashes. A UDP cluster
+# (examples/election) copied mid-run, a datagram in flight and every node
+# in select().
 # No real network: see netns.sh.
 . "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
@@ -31,7 +37,8 @@ n=$(hashes ready.jsonl | tr ' ' '\n' | sort -u | wc -l)
 [ "$n" -gt 1 ] || fail "ready: seeds 1-5 gave one hash: the network's draws after the point ignore the seed"
 for s in 1 2 3 4 5; do
     out=out-ready/seed-$s
-    [ "$(grep -c '^port 700[01]: hello [12]$' "$out/srv.stdout")" = 4 ] || { cat "$out/srv.stdout" >&2; fail "ready seed $s: not 4 connections served"; }
+    [ "$(grep -c '^port 700[01]: hello [12]$' "$out/srv.stdout")" = 4 ] && [ "$(grep -c '^port 7000: again [12]$' "$out/srv.stdout")" = 2 ] ||
+        { cat "$out/srv.stdout" >&2; fail "ready seed $s: not 4 connections served"; }
     [ "$(grep -c '^datagram: ping [12]$' "$out/srv.stdout")" = 2 ] || fail "ready seed $s: not 2 datagrams served"
     [ "$(grep -c '^socket [012]: inode kept, link kept$' "$out/srv.stdout")" = 3 ] ||
         { cat "$out/srv.stdout" >&2; fail "ready seed $s: a socket's inode or link changed across the point"; }
@@ -55,9 +62,44 @@ native_net sh -c 'cd c && ./warm_listen server 7000 1 >../native-srv.out & sleep
 diff native-srv.out out-one/seed-1/srv.stdout >&2 || fail "one: the server's lines are not the native ones"
 diff native-c1.out out-one/seed-1/c1.stdout >&2 || fail "one: the client's lines are not the native ones"
 
-# --- 3. packets in flight at the point: refused, cold, the same hashes ---------------
+# --- 3. connections open and idle at the point ----------------------------------------
+# Both clients connected to port 7000 and answered, each connection idle
+# for 100 ms (the point: c2's "connected"): each copy's socket is joined to
+# a new relay end of dsim's; the server reads "again" on them after it.
+listen_conf conn.conf 'output c2 connected' 2
+three_ways conn.conf conn
+snapshot_said conn
+for s in 1 3 5; do
+    [ "$(grep -c '^port 7000: again [12]$' out-conn/seed-$s/srv.stdout)" = 2 ] ||
+        { cat out-conn/seed-$s/srv.stdout >&2; fail "conn seed $s: the connections did not carry a line after the point"; }
+done
+"$DSIM" run c/conn.conf --seeds 1-8 -j 1 --results conn-serial.jsonl >conn-serial.log 2>conn-serial.err ||
+    { cat conn-serial.log conn-serial.err >&2; fail "conn-serial: a seed failed"; }
+snapshot_said conn-serial
+"$DSIM" run c/conn.conf --seeds 1-8 -j 1 --warm cold --results conn-serial-cold.jsonl >conn-serial-cold.log 2>&1 ||
+    { cat conn-serial-cold.log >&2; fail "conn-serial-cold: a seed failed"; }
+[ "$(hashes conn-serial.jsonl)" = "$(hashes conn-serial-cold.jsonl)" ] || fail "conn: seeds 1-8 through one worker: not the cold hashes"
+# At c1's "half-closed": its connection's writing shut down (the copy's is
+# too), the server's close of it still to come.
+listen_conf half.conf 'output c1 half-closed' 2
+three_ways half.conf half
+snapshot_said half
+grep -qx 'a send after it: EPIPE' out-half/seed-2/c1.stdout && grep -qx 'then closed by the server' out-half/seed-2/c1.stdout ||
+    { cat out-half/seed-2/c1.stdout >&2; fail "half: c1's shut down connection is not as it was"; }
+
+# --- 4. a connection being made at the point: refused, cold, the same hashes -----------
 listen_conf busy.conf 60ms 2
 three_ways busy.conf busy
-grep -qx 'dsim: warm start: seeds run cold, not from a snapshot: the simulated network at the point: packets or timers of the simulated network in flight' busy.err ||
+grep -qx 'dsim: warm start: seeds run cold, not from a snapshot: the simulated network at the point: a simulated TCP connection being made or closed' busy.err ||
     { cat busy.err >&2; fail "busy: the refusal was not said"; }
-note "a point with packets in flight: refused, said, the cold hashes"
+note "a point with a connection being made: refused, said, the cold hashes"
+
+# --- 5. a UDP cluster mid-run: examples/election at 1 s --------------------------------
+# Five CPython nodes over UDP, each in select() on its socket, a datagram in
+# flight at the point (the simulation's own: delivered to the copy's socket,
+# bound at the path the template's was), a partition after it.
+cp "$SRCDIR/examples/election/election.py" "$SRCDIR/examples/election/check.py" c/
+sed 's/^duration = 30s$/&\nwarm_start = 1s/' "$SRCDIR/examples/election/fixed.conf" >c/election.conf
+grep -qx 'warm_start = 1s' c/election.conf || fail "no warm_start in election.conf"
+SEEDS=1-3 three_ways election.conf election
+snapshot_said election

@@ -6,14 +6,18 @@
  *       PORT, a second TCP socket not yet used, and an epoll set watching
  *       the first two; prints "ready" (the point: warm_start = output srv
  *       ready). Then listens on PORT+1 with the second socket, watched too,
- *       and serves NCLIENTS clients on each: a connection's line is
- *       answered with "echo LINE", a datagram with "udp MSG". Prints each
- *       event as it comes, and at the end whether each socket's inode and
- *       /proc/self/fd link are those it had before "ready".
+ *       and serves NCLIENTS clients on each: each line of a connection is
+ *       answered with "echo LINE" until its close, a datagram with "udp
+ *       MSG". Prints each line and datagram as it comes, and at the end
+ *       whether each socket's inode and /proc/self/fd link are those it
+ *       had before "ready".
  *   warm_listen client HOST PORT ID
- *       Sleeps 50 ms (past the server's "ready"), then sends "hello ID" over
- *       TCP to PORT and prints the answer, the same to PORT+1, and a
- *       datagram "ping ID" to PORT, printing the answer.
+ *       Sleeps 50 ms (past the server's "ready"), then over TCP to PORT
+ *       sends "hello ID", prints the answer and "connected", keeps the
+ *       connection idle 100 ms, sends "again ID" and prints the answer,
+ *       shuts down its writing, prints "half-closed", and after 100 ms
+ *       reads the server's close; then "hello ID" to PORT+1, and a datagram
+ *       "ping ID" to PORT, printing the answers.
  *
  * With one client, every line is the same natively and under dsim. Exit 0,
  * or 99 on a failed call (its errno printed). Needs a network namespace of
@@ -66,6 +70,7 @@ static int server(int port, int nclients)
 	ev.data.fd = l2;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, l2, &ev) != 0)
 		die("epoll_ctl");
+	int port_of[64];
 	for (int left = 3 * nclients; left > 0;) {
 		struct epoll_event got[4];
 		int n = epoll_wait(ep, got, 4, -1);
@@ -89,19 +94,32 @@ static int server(int port, int nclients)
 				printf("datagram: %s\n", buf);
 				continue;
 			}
-			int c = accept(fd, NULL, NULL);
-			if (c < 0)
-				die("accept");
-			ssize_t k = read(c, buf, sizeof buf - 1);
-			if (k <= 0)
+			if (fd == l || fd == l2) {         /* a connection, watched for its lines */
+				int c = accept(fd, NULL, NULL);
+				if (c < 0)
+					die("accept");
+				ev.data.fd = c;
+				ev.events = EPOLLIN;
+				if (epoll_ctl(ep, EPOLL_CTL_ADD, c, &ev) != 0)
+					die("epoll_ctl");
+				port_of[c % 64] = fd == l ? port : port + 1;
+				left++;                     /* its close counts, not its accept */
+				continue;
+			}
+			ssize_t k = read(fd, buf, sizeof buf - 1);
+			if (k < 0)
 				die("read");
+			if (k == 0) {
+				close(fd);
+				continue;
+			}
 			buf[k] = 0;
 			buf[strcspn(buf, "\n")] = 0;
 			int m = snprintf(out, sizeof out, "echo %s\n", buf);
-			if (write(c, out, (size_t)m) != m)
+			if (write(fd, out, (size_t)m) != m)
 				die("write");
-			close(c);
-			printf("port %d: %s\n", fd == l ? port : port + 1, buf);
+			printf("port %d: %s\n", port_of[fd % 64], buf);
+			left++;                             /* a line, not a close */
 		}
 	}
 	for (int i = 0; i < 3; i++) {
@@ -112,20 +130,47 @@ static int server(int port, int nclients)
 	return 0;
 }
 
-static void tcp_hello(const struct sockaddr_in *to, int id)
+/* One line over connection s, and its answer. */
+static void tcp_line(int s, const char *word, int id, int port)
 {
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-	if (s < 0 || connect(s, (const struct sockaddr *)to, sizeof *to) != 0)
-		die("connect");
 	char buf[128];
-	int m = snprintf(buf, sizeof buf, "hello %d\n", id);
+	int m = snprintf(buf, sizeof buf, "%s %d\n", word, id);
 	if (write(s, buf, (size_t)m) != m)
 		die("write");
 	ssize_t k = read(s, buf, sizeof buf - 1);
 	if (k <= 0)
 		die("read");
 	buf[k] = 0;
-	printf("port %d answered: %s", ntohs(to->sin_port), buf);
+	printf("port %d answered: %s", port, buf);
+}
+
+/* A connection to `to`: "hello ID" and its answer; with linger, "connected",
+ * 100 ms idle (the point may come then: warm_start = output c2 connected),
+ * "again ID", its writing shut down, "half-closed" (another point), 100 ms,
+ * and the server's close read. Then its close. */
+static void tcp_hello(const struct sockaddr_in *to, int id, int linger)
+{
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	if (s < 0 || connect(s, (const struct sockaddr *)to, sizeof *to) != 0)
+		die("connect");
+	tcp_line(s, "hello", id, ntohs(to->sin_port));
+	if (linger) {
+		printf("connected\n");
+		struct timespec nap = { 0, 100 * 1000 * 1000 };
+		nanosleep(&nap, NULL);
+		tcp_line(s, "again", id, ntohs(to->sin_port));
+		if (shutdown(s, SHUT_WR) != 0)
+			die("shutdown");
+		printf("half-closed\n");
+		nanosleep(&nap, NULL);
+		ssize_t w = send(s, "x", 1, MSG_NOSIGNAL);
+		printf("a send after it: %s\n", w < 0 ? errname(errno) : "sent");
+		char c;
+		ssize_t k = read(s, &c, 1);
+		if (k < 0)
+			die("read after shutdown");
+		printf("then %s\n", k == 0 ? "closed by the server" : "a byte");
+	}
 	close(s);
 }
 
@@ -139,9 +184,9 @@ static int client(const char *host, int port, int id)
 	struct sockaddr_in to = *(struct sockaddr_in *)res->ai_addr;
 	freeaddrinfo(res);
 	to.sin_port = htons((uint16_t)port);
-	tcp_hello(&to, id);
+	tcp_hello(&to, id, 1);
 	to.sin_port = htons((uint16_t)(port + 1));
-	tcp_hello(&to, id);
+	tcp_hello(&to, id, 0);
 	to.sin_port = htons((uint16_t)port);
 	int u = socket(AF_INET, SOCK_DGRAM, 0);
 	char buf[128];
