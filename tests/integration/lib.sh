@@ -153,6 +153,27 @@ all_pass() {
         { grep -A3 FAILED "$TMP/all_pass.out" >&2; fail "$3"; }
 }
 
+# warm_vs_cold CONF SEEDS NAME: CONF's seeds at -j 2 from the sweep's
+# snapshot and forced cold (results $TMP/NAME-snapshot.jsonl and
+# NAME-cold.jsonl): every seed came from the snapshot and has its cold
+# run's hash. Prints the hashes, one line.
+warm_vs_cold() {
+    local conf=$1 seeds=$2 name=$3 mode a b
+    for mode in snapshot cold; do
+        timeout -k 5 300 "$DSIM" run "$conf" --seeds "$seeds" -j 2 --warm $mode --results "$TMP/$name-$mode.jsonl" \
+            >"$TMP/$name-$mode.out" 2>"$TMP/$name-$mode.err" ||
+            { cat "$TMP/$name-$mode.out" "$TMP/$name-$mode.err" >&2; fail "$name ($mode): a seed failed"; }
+    done
+    grep -qx 'dsim: warm start: seeds start from a snapshot of the point' "$TMP/$name-snapshot.err" &&
+        ! grep -q 'serves no more seeds' "$TMP/$name-snapshot.err" ||
+        { cat "$TMP/$name-snapshot.err" >&2; fail "$name: the seeds did not start from the snapshot"; }
+    a=$(result_hashes "$TMP/$name-snapshot.jsonl") b=$(result_hashes "$TMP/$name-cold.jsonl")
+    [ "$a" = "$b" ] || fail "$name: hashes $a from the snapshot, $b cold"
+    echo "$a"
+}
+result_hashes() { python3 -c 'import json,sys
+print(" ".join(json.loads(l)["hash"] for l in open(sys.argv[1])))' "$1"; }
+
 # one_hash CONF SEED: two runs of the seed give one trace hash; prints it.
 one_hash() {
     local h

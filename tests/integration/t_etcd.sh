@@ -77,15 +77,5 @@ command = exec $E/client.sh 5
 [check]
 command = awk -f $PROGS/lost_keys.awk client.stdout
 CONF
-for mode in snapshot cold; do
-    timeout -k 5 300 "$DSIM" run "$TMP/warm.conf" --seeds 1-3 -j 2 --warm $mode --results "$TMP/$mode.jsonl" \
-        >"$TMP/$mode.out" 2>"$TMP/$mode.err" || { cat "$TMP/$mode.out" "$TMP/$mode.err" >&2; fail "warm ($mode): a seed failed"; }
-done
-grep -qx 'dsim: warm start: seeds start from a snapshot of the point' "$TMP/snapshot.err" ||
-    { cat "$TMP/snapshot.err" >&2; fail "warm: the members were not copied"; }
-! grep -q 'serves no more seeds' "$TMP/snapshot.err" || { cat "$TMP/snapshot.err" >&2; fail "warm: seeds ran cold after all"; }
-hashes() { python3 -c 'import json,sys
-print(" ".join(json.loads(l)["hash"] for l in open(sys.argv[1])))' "$1"; }
-[ "$(hashes "$TMP/snapshot.jsonl")" = "$(hashes "$TMP/cold.jsonl")" ] ||
-    fail "warm: hashes $(hashes "$TMP/snapshot.jsonl") from the snapshot, $(hashes "$TMP/cold.jsonl") cold"
-note "etcd warm: seeds 1-3 from the snapshot have their cold hashes ($(hashes "$TMP/cold.jsonl" | cut -c1-8)...)"
+h=$(warm_vs_cold "$TMP/warm.conf" 1-3 etcd-warm) || exit 1
+note "etcd warm: seeds 1-3 from the snapshot have their cold hashes ($(cut -c1-8 <<<"$h")...)"

@@ -56,15 +56,6 @@ command = exec $R/client.sh 30
 [check]
 command = awk -f $PROGS/lost_keys.awk client.stdout
 CONF
-hashes() { python3 -c 'import json,sys
-print(" ".join(json.loads(l)["hash"] for l in open(sys.argv[1])))' "$1"; }
-for mode in snapshot cold; do
-    timeout -k 5 300 "$DSIM" run "$TMP/warm/warm.conf" --seeds 1-4 -j 2 --warm $mode --results "$TMP/warm-$mode.jsonl" \
-        >"$TMP/warm-$mode.out" 2>&1 || { cat "$TMP/warm-$mode.out" >&2; fail "warm start ($mode): a seed failed"; }
-done
-grep -qx 'dsim: warm start: seeds start from a snapshot of the point' "$TMP/warm-snapshot.out" &&
-    ! grep -q 'serves no more seeds' "$TMP/warm-snapshot.out" || { cat "$TMP/warm-snapshot.out" >&2; fail "redis ready: no snapshot"; }
-[ "$(hashes "$TMP/warm-snapshot.jsonl")" = "$(hashes "$TMP/warm-cold.jsonl")" ] ||
-    fail "redis ready: the seeds from the snapshot do not have their cold hashes"
-[ "$(hashes "$TMP/warm-snapshot.jsonl" | tr ' ' '\n' | sort -u | wc -l)" -gt 1 ] || fail "redis ready: seeds 1-4 gave one hash"
+h=$(warm_vs_cold "$TMP/warm/warm.conf" 1-4 redis-ready) || exit 1
+[ "$(tr ' ' '\n' <<<"$h" | sort -u | wc -l)" -gt 1 ] || fail "redis ready: seeds 1-4 gave one hash"
 note "redis copied at its 'Ready to accept connections': seeds 1-4 with their cold hashes"
