@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
@@ -45,14 +46,28 @@ static long settle_fd(struct tracee *t, int made, int fd, int flags)
 }
 
 /* t opens path (its own open file description) as fd, with the flags and
- * at the offset it had at the point; 0 or -errno. */
-static long reopen(struct tracee *t, int fd, const char *path, int flags, long long pos)
+ * at the offset it had at the point, and takes the locks it held through
+ * it; 0 or -errno. */
+static long reopen(struct tracee *t, const struct reopened *f)
 {
-    long r = inject_buf(t, SYS_openat, 1, path, strlen(path) + 1, NULL, (uint64_t)AT_FDCWD, 0,
+    int fd = f->fd, flags = f->flags;
+    long r = inject_buf(t, SYS_openat, 1, f->path, strlen(f->path) + 1, NULL, (uint64_t)AT_FDCWD, 0,
                         (uint64_t)(flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC)));
     if (r < 0 || (r = settle_fd(t, (int)r, fd, flags & O_CLOEXEC)) != 0) return r;
-    r = inject(t, SYS_lseek, (uint64_t)fd, (uint64_t)pos, SEEK_SET, NULL);
-    return r == pos ? 0 : r < 0 ? r : -ESPIPE;
+    r = inject(t, SYS_lseek, (uint64_t)fd, (uint64_t)f->pos, SEEK_SET, NULL);
+    if (r != f->pos) return r < 0 ? r : -ESPIPE;
+    for (int i = 0; i < f->nlocks && r >= 0; i++) {
+        const struct warm_lock *l = &f->locks[i];
+        if (l->kind == WARM_FLOCK) {
+            r = inject(t, SYS_flock, (uint64_t)fd, (uint64_t)((l->write ? LOCK_EX : LOCK_SH) | LOCK_NB), 0, NULL);
+            continue;
+        }
+        struct flock fl = { .l_type = l->write ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET, .l_start = l->start,
+                            .l_len = l->end < 0 ? 0 : l->end - l->start + 1 };
+        r = inject_buf(t, SYS_fcntl, 2, &fl, sizeof fl, NULL, (uint64_t)fd,
+                       (uint64_t)(l->kind == WARM_POSIX ? F_SETLK : F_OFD_SETLK), 0);
+    }
+    return r < 0 ? r : 0;
 }
 
 /* The copy makes its own socket pairs, pipes, eventfds and epoll sets,
@@ -194,7 +209,7 @@ static int read_files(const struct world *w, pid_t pid, struct snap_proc *sp, co
         if (!(sp->files = realloc(sp->files, (size_t)(sp->nfiles + 1) * sizeof *sp->files))) abort();
         struct reopened *f = &sp->files[sp->nfiles];
         f->fd = fd;
-        if (warm_reopenable(pid, fd, f->path, sizeof f->path, &f->flags, &f->pos)) sp->nfiles++;
+        if (warm_reopenable(pid, fd, f->path, sizeof f->path, &f->flags, &f->pos, f->locks, &f->nlocks)) sp->nfiles++;
         else if (snap_fd_afresh_kind(pid, fd)) {
             if (!(afresh = realloc(afresh, (size_t)(nafresh + 1) * sizeof *afresh))) abort();
             afresh[nafresh++] = fd;
@@ -324,7 +339,7 @@ int snap_proc_copy(struct snap_proc *sp, const char *machine, char *why, size_t 
     struct tracee copy = { .pid = (pid_t)c, .home = sp->tpl.home, .at_seccomp = false };
     long r1 = 0, r2 = inject_path(&copy, SYS_chdir, sp->cwd);
     for (int i = 0; i < sp->nfiles && !r1 && !r2; i++)
-        r1 = reopen(&copy, sp->files[i].fd, sp->files[i].path, sp->files[i].flags, sp->files[i].pos);
+        r1 = reopen(&copy, &sp->files[i]);
     if (!r1 && !r2) r1 = make_afresh(&copy, &sp->afresh);
     if (!r1 && !r2) r1 = fork_advise(&copy, sp->advised, sp->nadvised, false);
     long r3 = r1 || r2 ? 0 : snap_threads_make(&copy, &sp->threads);

@@ -12,6 +12,7 @@
 #include "supervisor/snapfds.h"
 #include "supervisor/snappipes.h"
 #include "supervisor/snapthreads.h"
+#include "supervisor/warm.h"
 
 struct world;
 struct machine;
@@ -24,7 +25,13 @@ struct snap_proc {
     char cwd[4096];                 /* its working directory at the point */
     /* The regular files it had open past fd 2, which each copy opens
      * again for itself (its own offset). */
-    struct reopened { int fd, flags; long long pos; char path[4096]; } *files;
+    struct reopened {
+        int fd, flags;
+        long long pos;
+        char path[4096];
+        struct warm_lock locks[WARM_LOCKS];     /* taken again on the copy's (warm.h) */
+        int nlocks;
+    } *files;
     int nfiles;
     struct snap_fds afresh;         /* the socket pairs, pipes, eventfds and epoll sets it makes anew */
     struct snap_threads threads;    /* its threads but the first, made again in each copy */

@@ -96,7 +96,23 @@ static bool net_table(const char *path)
     return *p && !strchr(p, '/');
 }
 
-bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long long *pos)
+/* One "lock:" line of an fdinfo, into *l: true if it is one a copy can take
+ * again (advisory, read or write). */
+static bool lock_line(const char *line, struct warm_lock *l)
+{
+    char kind[16], mode[16], type[16], start[32], end[32];
+    if (sscanf(line, "lock: %*d: %15s %15s %15s %*d %*s %31s %31s", kind, mode, type, start, end) != 5 ||
+        strcmp(mode, "ADVISORY") || (strcmp(type, "READ") && strcmp(type, "WRITE")))
+        return false;
+    l->kind = !strcmp(kind, "FLOCK") ? WARM_FLOCK : !strcmp(kind, "POSIX") ? WARM_POSIX : WARM_OFD;
+    l->write = !strcmp(type, "WRITE");
+    l->start = atoll(start);
+    l->end = strcmp(end, "EOF") ? atoll(end) : -1;
+    return l->kind != WARM_OFD || !strcmp(kind, "OFDLCK");
+}
+
+bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long long *pos, struct warm_lock *locks,
+                     int *nlocks)
 {
     char name[64], line[256];
     struct stat st;
@@ -111,12 +127,16 @@ bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long
     snprintf(name, sizeof name, "/proc/%d/fdinfo/%d", (int)pid, fd);
     FILE *f = fopen(name, "re");
     bool got_pos = false, got_flags = false, locked = false;
+    struct warm_lock mine[WARM_LOCKS];
+    int n_locks = 0;
     while (f && fgets(line, sizeof line, f)) {
         if (!strncmp(line, "pos:", 4)) got_pos = sscanf(line + 4, "%lld", pos) == 1;
         else if (!strncmp(line, "flags:", 6)) got_flags = sscanf(line + 6, "%o", (unsigned *)flags) == 1;
-        else if (!strncmp(line, "lock:", 5)) locked = true;
+        else if (!strncmp(line, "lock:", 5) && (n_locks == WARM_LOCKS || !lock_line(line, &mine[n_locks++]))) locked = true;
     }
     if (f) fclose(f);
+    if (locks) memcpy(locks, mine, sizeof *mine * (size_t)n_locks);
+    if (nlocks) *nlocks = n_locks;
     /* Written files too: the copy's writes go to its own disk's file (the
      * frozen layer's copy) through a description of its own. A network
      * table is only ever read. */
@@ -140,7 +160,7 @@ static const char *unforkable(const struct process *p, char *buf, size_t len)
     DIR *d = opendir(path);
     for (struct dirent *e; d && (e = readdir(d));)
         if (e->d_name[0] != '.' && atoi(e->d_name) > 2 &&
-            !warm_reopenable(pid, atoi(e->d_name), file, sizeof file, &flags, &pos) &&
+            !warm_reopenable(pid, atoi(e->d_name), file, sizeof file, &flags, &pos, NULL, NULL) &&
             !snap_fd_afresh_kind(pid, atoi(e->d_name))) {
             snprintf(buf, len, "fd %s open", e->d_name);
             closedir(d);

@@ -20,10 +20,19 @@ void warm_watch_output(struct world *w);
  * here on, and [chaos] begins (its faults drawn for earlier times are
  * dropped). */
 void warm_point(struct world *w);
+/* A lock a process holds through an fd at the point (its fdinfo): flock's,
+ * a POSIX record lock or an open file description's, read or write, over
+ * [start, end] (end -1: to the end of the file). A copy takes it again on
+ * the file it opens again (each seed's disk has its own). */
+enum warm_lock_kind { WARM_FLOCK, WARM_POSIX, WARM_OFD };
+struct warm_lock { enum warm_lock_kind kind; bool write; long long start, end; };
+#define WARM_LOCKS 8
 /* Whether fd of process pid is one a copy of it can open again for itself
- * (a regular file of the machine's disk, read or written, unlocked): its path
- * as the machine names it, its open flags and offset. */
-bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long long *pos);
+ * (a regular file of the machine's disk, read or written, locked by up to
+ * WARM_LOCKS advisory locks): its path as the machine names it, its open
+ * flags and offset, its locks (locks may be NULL if none are wanted). */
+bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long long *pos, struct warm_lock *locks,
+                     int *nlocks);
 /* Whether a snapshot could copy every machine here by forking: init and
  * one process each (its threads made again; none waiting in poll, select,
  * a splice or a lock), no fd past 2 but regular files (warm_reopenable)

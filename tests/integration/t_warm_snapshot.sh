@@ -149,6 +149,17 @@ for s in 1 5; do
     grep -qx "log \['start-up', 'seed'\] data b'0123XY6789'" out-writer/seed-$s/m.stdout ||
         fail "writer: seed $s: $(cat out-writer/seed-$s/m.stdout)"
 done
+# Files locked across the point (flock, a POSIX record lock): each copy
+# takes the locks again on the file it opens again; a child forked after
+# the point finds them held, the record lock's owner its parent.
+conf locks.conf 1s m 'exec python3 warm_probe.py'
+probe_env locks.conf WARM_PROBE_LOCKS
+three_ways locks.conf locks
+snapshot_said locks
+for s in 1 5; do
+    grep -qx "locks flock held, record held 5 10 by the parent" out-locks/seed-$s/m.stdout ||
+        fail "locks: seed $s: $(cat out-locks/seed-$s/m.stdout)"
+done
 conf fd.conf 1s m 'exec 3</dev/null; exec python3 warm_probe.py'
 three_ways fd.conf fd
 grep -qx 'dsim: warm start: seeds run cold, not from a snapshot: machine m: fd 3 open' fd.err ||

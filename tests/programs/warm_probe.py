@@ -23,7 +23,10 @@
 # both joined (and with WARM_PROBE_SELECT too, a third in select() on a pipe
 # that the main thread writes after the point); with WARM_PROBE_WRITER set,
 # a log appended to and a data file written at an offset, open across the
-# point, written on both sides of it.
+# point, written on both sides of it; with WARM_PROBE_LOCKS set, a file
+# held by flock and another by a POSIX record lock across the point, which
+# a child forked after it finds locked, and the record lock's owner its
+# parent.
 import os, socket, sys, time
 os.chdir('/var/tmp')
 with open('before', 'w') as f:
@@ -44,6 +47,12 @@ if os.environ.get('WARM_PROBE_PIPE'):
     ep.register(pipe_r, select.EPOLLIN)
     ep.register(efd, select.EPOLLIN)
     pipe_ino = os.fstat(pipe_r).st_ino
+if os.environ.get('WARM_PROBE_LOCKS'):
+    import fcntl, struct
+    flocked = open('flocked', 'w')
+    fcntl.flock(flocked, fcntl.LOCK_EX)
+    recorded = open('recorded', 'w')
+    fcntl.lockf(recorded, fcntl.LOCK_EX, 10, 5)         # bytes 5-14
 if os.environ.get('WARM_PROBE_WRITER'):
     logf = open('log', 'a', buffering=1)
     logf.write('start-up line\n')
@@ -131,6 +140,25 @@ if os.environ.get('WARM_PROBE_WRITER'):
     logf.close()
     dataf.close()
     print('log', [l.split()[0] for l in open('log')], 'data', open('data', 'rb').read(), flush=True)
+if os.environ.get('WARM_PROBE_LOCKS'):
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        got = []
+        try:
+            fcntl.flock(open('flocked', 'w'), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            got.append('flock taken')
+        except BlockingIOError:
+            got.append('flock held')
+        probe = struct.pack('hhqqi', fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0)
+        t, _, start, length, owner = struct.unpack('hhqqi', fcntl.fcntl(open('recorded', 'r+'), fcntl.F_GETLK, probe))
+        got.append('record %s %d %d %s' % ('held' if t == fcntl.F_WRLCK else 'free', start, length,
+                                          'by the parent' if owner == os.getppid() else owner))
+        os.write(w, ', '.join(got).encode())
+        os._exit(0)
+    os.close(w)
+    os.waitpid(pid, 0)
+    print('locks', os.read(r, 200).decode(), flush=True)
 if threads:
     if os.environ.get('WARM_PROBE_SELECT'):
         os.write(sel_w, b's')
