@@ -10,8 +10,9 @@
 # they print natively; the server's sockets keep the inodes it saw before
 # the point. Then at the second client's "connected": two TCP connections
 # open and idle, each copy's end joined to a new relay end, lines carried
-# after the point; at the first's "half-closed", its connection shut down
-# for writing (a send after it EPIPE, as cold). A point with a connection
+# after the point (and as on a host without unix sock_diag: refused, the
+# same hashes); at the first's "half-closed", its connection shut down for
+# writing (a send after it EPIPE, as cold). A point with a connection
 # being made is refused, said,
 # and its seeds run cold to the same hashes. A UDP cluster
 # (examples/election) copied mid-run, a datagram in flight and every node
@@ -32,7 +33,7 @@ listen_conf() {     # listen_conf FILE WARM_START NCLIENTS
 # --- 1. the server's sockets copied at its "ready" ---------------------------------
 listen_conf ready.conf 'output srv ready' 2
 three_ways ready.conf ready
-snapshot_said ready
+afresh_said ready
 n=$(hashes ready.jsonl | tr ' ' '\n' | sort -u | wc -l)
 [ "$n" -gt 1 ] || fail "ready: seeds 1-5 gave one hash: the network's draws after the point ignore the seed"
 for s in 1 2 3 4 5; do
@@ -47,7 +48,7 @@ done
 # One worker runs every seed, each from the snapshot: no seed sees another's sockets.
 "$DSIM" run c/ready.conf --seeds 1-8 -j 1 --results serial.jsonl >serial.log 2>serial.err ||
     { cat serial.log serial.err >&2; fail "serial: a seed failed"; }
-snapshot_said serial
+afresh_said serial
 "$DSIM" run c/ready.conf --seeds 1-8 -j 1 --warm cold --results serial-cold.jsonl >serial-cold.log 2>&1 ||
     { cat serial-cold.log >&2; fail "serial-cold: a seed failed"; }
 [ "$(hashes serial.jsonl)" = "$(hashes serial-cold.jsonl)" ] || fail "seeds 1-8 through one worker: not the cold hashes"
@@ -56,7 +57,7 @@ note "ready: $n hashes of 5 seeds; 8 seeds through one worker from the snapshot,
 # --- 2. as natively -----------------------------------------------------------------
 listen_conf one.conf 'output srv ready' 1
 sweep one.conf one
-snapshot_said one
+afresh_said one
 native_net sh -c 'cd c && ./warm_listen server 7000 1 >../native-srv.out & sleep 0.2
     ./c/warm_listen client 127.0.0.1 7000 1 >native-c1.out; wait' || fail "native warm_listen failed"
 diff native-srv.out out-one/seed-1/srv.stdout >&2 || fail "one: the server's lines are not the native ones"
@@ -68,22 +69,27 @@ diff native-c1.out out-one/seed-1/c1.stdout >&2 || fail "one: the client's lines
 # a new relay end of dsim's; the server reads "again" on them after it.
 listen_conf conn.conf 'output c2 connected' 2
 three_ways conn.conf conn
-snapshot_said conn
+afresh_said conn
 for s in 1 3 5; do
     [ "$(grep -c '^port 7000: again [12]$' out-conn/seed-$s/srv.stdout)" = 2 ] ||
         { cat out-conn/seed-$s/srv.stdout >&2; fail "conn seed $s: the connections did not carry a line after the point"; }
 done
 "$DSIM" run c/conn.conf --seeds 1-8 -j 1 --results conn-serial.jsonl >conn-serial.log 2>conn-serial.err ||
     { cat conn-serial.log conn-serial.err >&2; fail "conn-serial: a seed failed"; }
-snapshot_said conn-serial
+afresh_said conn-serial
 "$DSIM" run c/conn.conf --seeds 1-8 -j 1 --warm cold --results conn-serial-cold.jsonl >conn-serial-cold.log 2>&1 ||
     { cat conn-serial-cold.log >&2; fail "conn-serial-cold: a seed failed"; }
 [ "$(hashes conn-serial.jsonl)" = "$(hashes conn-serial-cold.jsonl)" ] || fail "conn: seeds 1-8 through one worker: not the cold hashes"
+# As on a host that cannot list a machine's unix sockets (DSIM_WARM_FDS=
+# old-host: no unix sock_diag): refused, said, cold, the same hashes.
+DSIM_WARM_FDS=old-host three_ways conn.conf conn-old
+grep -q "^dsim: warm start: seeds run cold, not from a snapshot: machine [a-z0-9]*: the machine's unix sockets could not be listed" \
+    conn-old.err || { cat conn-old.err >&2; fail "conn, old host: not said"; }
 # At c1's "half-closed": its connection's writing shut down (the copy's is
 # too), the server's close of it still to come.
 listen_conf half.conf 'output c1 half-closed' 2
 three_ways half.conf half
-snapshot_said half
+afresh_said half
 grep -qx 'a send after it: EPIPE' out-half/seed-2/c1.stdout && grep -qx 'then closed by the server' out-half/seed-2/c1.stdout ||
     { cat out-half/seed-2/c1.stdout >&2; fail "half: c1's shut down connection is not as it was"; }
 
@@ -102,4 +108,4 @@ cp "$SRCDIR/examples/election/election.py" "$SRCDIR/examples/election/check.py" 
 sed 's/^duration = 30s$/&\nwarm_start = 1s/' "$SRCDIR/examples/election/fixed.conf" >c/election.conf
 grep -qx 'warm_start = 1s' c/election.conf || fail "no warm_start in election.conf"
 SEEDS=1-3 three_ways election.conf election
-snapshot_said election
+afresh_said election
