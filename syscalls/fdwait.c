@@ -53,11 +53,13 @@ int thread_rehold(struct world *w, struct thread *t)
     if (t->npoll_copies) return poll_rehold(w, t);
     int fd = thread_held_fd(t);
     short events = t->copy_events;
+    const struct simsock *sim = t->copy_sim;    /* the same socket of the simulation's */
     if (fd < 0) return -1;
     thread_drop_copy(t);
     int copy = fd_copy(w, t, fd);
     if (copy < 0) return -1;
     hold_copy(t, copy, events);
+    t->copy_sim = sim;
     return 0;
 }
 
