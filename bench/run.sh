@@ -29,6 +29,9 @@
 #   7. row 5 with each machine's command a pipeline (`python3 ... | cat`:
 #      a shell and its two children, a pipe between them): forced cold and
 #      from the snapshot (each process copied, the pipe made anew)
+#   8. row 4's cluster with warm_start = 1s, after its network was used
+#      (its UDP sockets bound, each node in select(), a datagram in
+#      flight): forced cold and from the snapshot
 #
 # SAFETY: no real network traffic. Every run that uses a network, natively
 # or under dsim, is in a new network namespace with only lo (`unshare
@@ -266,5 +269,10 @@ mkdir -p "$TMP/nw" && cp "$PROGS/node_workers.js" "$TMP/nw/" || die "no node_wor
 printf '[simulation]\nduration = 10s\nwarm_start = 55ms\n[machine m]\ncommand = exec node node_workers.js\n' >"$TMP/nw/nw.conf"
 cold_vs_snapshot "6. Node with a worker thread (node_workers.js), warm_start = 55ms" "$TMP/nw/nw.conf"
 cold_vs_snapshot "7. row 5 with each machine a pipeline (sh, python3 idalloc.py ... | cat)" "$TMP/ia/ia-tree.conf" $UNSHARE
+# ---- 8. a cluster copied mid-run: row 4's at 1 s ----
+sed 's/^duration = 30s$/&\nwarm_start = 1s/' "$TMP/el/fixed.conf" >"$TMP/el/mid.conf"
+grep -q '^warm_start = 1s$' "$TMP/el/mid.conf" || die "no warm_start in mid.conf"
+cold_vs_snapshot "8. row 4's cluster copied at 1 s (UDP sockets bound, each node in select, a datagram in flight)" \
+    "$TMP/el/mid.conf" $UNSHARE
 echo
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
