@@ -190,11 +190,11 @@ static int hand_off(pid_t pid)
 }
 
 
-/* Its regular files (each copy opens them again) and the fds each copy
- * makes anew, from /proc at the point. 0, or -1 with why. */
 /* The most simulated sockets of a process at the point. */
 #define SNAP_SIMSOCKS 64
 
+/* Its regular files (each copy opens them again) and the fds each copy
+ * makes anew, from /proc at the point. 0, or -1 with why. */
 static int read_files(const struct world *w, pid_t pid, struct snap_proc *sp, const struct snap_pipes *pipes, int proc,
                       char *why, size_t len)
 {
@@ -231,7 +231,21 @@ static int read_files(const struct world *w, pid_t pid, struct snap_proc *sp, co
     return ok ? 0 : -1;
 }
 
-static void read_ids(pid_t pid, struct fd_id **out, int *n);
+/* Every fd of pid with its device and inode. */
+static void read_ids(pid_t pid, struct fd_id **out, int *n)
+{
+    char path[320];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        struct stat st;
+        snprintf(path, sizeof path, "/proc/%d/fd/%s", (int)pid, e->d_name);
+        if (e->d_name[0] == '.' || stat(path, &st) != 0) continue;
+        if (!(*out = realloc(*out, (size_t)(*n + 1) * sizeof **out))) abort();
+        (*out)[(*n)++] = (struct fd_id){ atoi(e->d_name), st.st_dev, st.st_ino };
+    }
+    if (d) closedir(d);
+}
 
 int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, const struct snap_pipes *pipes,
                        int proc, struct snap_proc *sp, char *why, size_t len)
@@ -287,22 +301,6 @@ int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, 
     if (read_files(w, pid, sp, pipes, proc, why, len) != 0) return -1;
     read_ids(pid, &sp->ids, &sp->nids);
     return 0;
-}
-
-/* Every fd of pid with its device and inode. */
-static void read_ids(pid_t pid, struct fd_id **out, int *n)
-{
-    char path[320];
-    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-    DIR *d = opendir(path);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        struct stat st;
-        snprintf(path, sizeof path, "/proc/%d/fd/%s", (int)pid, e->d_name);
-        if (e->d_name[0] == '.' || stat(path, &st) != 0) continue;
-        if (!(*out = realloc(*out, (size_t)(*n + 1) * sizeof **out))) abort();
-        (*out)[(*n)++] = (struct fd_id){ atoi(e->d_name), st.st_dev, st.st_ino };
-    }
-    if (d) closedir(d);
 }
 
 void snap_proc_note_copy(struct snap_proc *sp)

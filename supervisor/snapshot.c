@@ -670,6 +670,9 @@ static int remap(struct world *w, struct snap_machine *sm)
     return same ? 0 : -1;
 }
 
+/* Why a seed's supervisor did not run it, as it tells the worker. */
+#define SEED_WHY 256
+
 static bool read_all(int fd, void *buf, size_t len)
 {
     for (char *p = buf; len > 0;) {
@@ -747,16 +750,25 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
          * the sweep: this supervisor dies, the seed runs cold. */
         signal(SIGALRM, SIG_DFL);
         alarm(TAKE_LIMIT_S);
+        char failed[SEED_WHY] = "";
         for (size_t i = 0; i < s->n && ok; i++) {
-            for (int k = 0; k < s->sm[i].nprocs && ok; k++) ok = snap_proc_take(&s->sm[i].procs[k]) == 0;
-            ok = ok && remap(w, &s->sm[i]) == 0;
+            const char *name = s->sm[i].m->name;
+            for (int k = 0; k < s->sm[i].nprocs && ok; k++)
+                if (!(ok = snap_proc_take(&s->sm[i].procs[k]) == 0))
+                    snprintf(failed, sizeof failed, "machine %s: pid %d's copy did not come to the point as its template "
+                             "stood there", name, (int)s->sm[i].procs[k].p->vpid);
+            if (ok && !(ok = remap(w, &s->sm[i]) == 0))
+                snprintf(failed, sizeof failed, "machine %s: the seed's mounts are not the template's, or a blocked "
+                         "thread's fds could not be taken again", name);
             for (int k = 0; k < s->sm[i].nprocs && ok; k++) {
-                ok = snap_net_rekey(w, &s->sm[i].procs[k].afresh) == 0;
+                if (!(ok = snap_net_rekey(w, &s->sm[i].procs[k].afresh) == 0))
+                    snprintf(failed, sizeof failed, "machine %s: a connection's new relay end could not be put in place", name);
                 snap_proc_rekey(&s->sm[i].procs[k], s->sm[i].m);
             }
         }
         /* The worker's relay and epoll set are the snapshot's: the seed's own. */
-        ok = ok && netsim_reopen(w) == 0;
+        if (ok && !(ok = netsim_reopen(w) == 0))
+            snprintf(failed, sizeof failed, "the network's relay could not be made anew: %s", strerror(errno));
         size_t blen = 0;
         char *bytes = NULL, moved = 0;
         alarm(0);
@@ -766,9 +778,10 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
             bytes = result_pack(&mine, &blen);
             moved = pids_moved(s);
         }
-        /* No bytes: the copies were not taken, the seed did not run. */
-        if (write(pipefd[1], &blen, sizeof blen) != sizeof blen || write(pipefd[1], bytes, blen) != (ssize_t)blen ||
-            write(pipefd[1], &moved, 1) != 1) {}
+        /* No bytes: the copies were not taken, the seed did not run; why. */
+        if (write(pipefd[1], &blen, sizeof blen) != sizeof blen ||
+            (blen ? write(pipefd[1], bytes, blen) != (ssize_t)blen || write(pipefd[1], &moved, 1) != 1
+                  : write(pipefd[1], failed, sizeof failed) != sizeof failed)) {}
         fflush(NULL);
         _exit(0);
     }
@@ -784,13 +797,20 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
         size_t blen = 0;
         char *bytes = NULL;
         char moved = 0;
-        bool got = read_all(pipefd[0], &blen, sizeof blen) && blen && (bytes = malloc(blen)) &&
-                   read_all(pipefd[0], bytes, blen) && read_all(pipefd[0], &moved, 1);
-        if (!got || result_unpack(bytes, blen, r) != 0) {
-            /* Not run (its copies did not come to the point as the
-             * templates stood there), or its supervisor died. */
-            snprintf(why, len, blen ? "the supervisor of a seed started from it died"
-                                    : "a copy did not come to the point as its template stood there");
+        bool said = read_all(pipefd[0], &blen, sizeof blen);
+        bool got = said && blen && (bytes = malloc(blen)) && read_all(pipefd[0], bytes, blen) &&
+                   read_all(pipefd[0], &moved, 1);
+        char failed[SEED_WHY] = "";
+        if (said && !blen && read_all(pipefd[0], failed, sizeof failed)) {
+            failed[sizeof failed - 1] = 0;
+            snprintf(why, len, "its copies were not taken to the point: %s", failed);    /* not run */
+            rc = -1;
+        } else if (!got || result_unpack(bytes, blen, r) != 0) {
+            /* Its supervisor died: before the seed ran (a copy that never
+             * came to its stops, by the take's alarm), or in it. */
+            if (blen) snprintf(why, len, "the supervisor of a seed started from it died");
+            else snprintf(why, len, "the supervisor of a seed started from it died before the seed ran (a copy that "
+                          "did not come to its stops within %d s)", TAKE_LIMIT_S);
             rc = -1;
         } else if (moved) {
             /* The seed made a process or thread: the machine's next pid
