@@ -423,25 +423,30 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, const uint64_t *s
             rc = refuse(why, len, "the machine's unix sockets could not be listed: %s", strerror(errno));
             break;
         }
-        const struct unix_sock *s = unix_sock_of(socks, nsocks, fd_ino(pid, fd)), *p = NULL;
-        if (!s && simulated(sim, nsim, fd_ino(pid, fd))) {
-            /* An accepted simulated connection: its socket is dsim's
-             * network namespace's (snap_unix_sock). */
-            if (!dsim_socks && unix_socks(-1, !host, &dsim_socks, &ndsim) != 0) {
+        uint64_t ino = fd_ino(pid, fd);
+        const struct unix_sock *s = unix_sock_of(socks, nsocks, ino), *p = NULL;
+        if (simulated(sim, nsim, ino)) {
+            /* An accepted simulated connection's socket is dsim's network
+             * namespace's (snap_unix_sock). */
+            if (!s && !dsim_socks && unix_socks(-1, !host, &dsim_socks, &ndsim) != 0) {
                 rc = refuse(why, len, "dsim's unix sockets could not be listed: %s", strerror(errno));
                 break;
             }
-            s = unix_sock_of(dsim_socks, ndsim, fd_ino(pid, fd));
+            if (!s) s = unix_sock_of(dsim_socks, ndsim, ino);
+            if (!s) {
+                rc = refuse(why, len, "fd %d: a simulated socket the kernel does not list", fd);
+                break;
+            }
+            if (!(out->simsocks = realloc(out->simsocks, (size_t)(out->nsimsocks + 1) * sizeof *out->simsocks))) abort();
+            rc = read_simsock(pid, fd, s, &out->simsocks[out->nsimsocks++], why, len);
+            continue;
         }
         int peer_fd = -1;
         if (s && s->peer)
             for (int k = 0; k < n && peer_fd < 0; k++)
                 if (fds[k] != fd && fd_ino(pid, fds[k]) == s->peer) peer_fd = fds[k];
         if (peer_fd >= 0) p = unix_sock_of(socks, nsocks, s->peer);
-        if (s && simulated(sim, nsim, s->ino)) {
-            if (!(out->simsocks = realloc(out->simsocks, (size_t)(out->nsimsocks + 1) * sizeof *out->simsocks))) abort();
-            rc = read_simsock(pid, fd, s, &out->simsocks[out->nsimsocks++], why, len);
-        } else if (s && !s->peer && s->type == SOCK_DGRAM) {
+        if (s && !s->peer && s->type == SOCK_DGRAM) {
             if (!(out->dgrams = realloc(out->dgrams, (size_t)(out->ndgrams + 1) * sizeof *out->dgrams))) abort();
             rc = read_dgram(pid, fd, s, &out->dgrams[out->ndgrams++], why, len);
         } else if (!s || !p || p->peer != s->ino) {
