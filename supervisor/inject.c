@@ -22,7 +22,7 @@ pid_t wait_tracee(pid_t pid, int *status)
 
 int event_of(int status) { return WIFSTOPPED(status) ? status >> 16 : -1; }
 
-long inject4(struct tracee *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, pid_t *child)
+long inject6(struct tracee *t, long nr, const uint64_t a[6], pid_t *child)
 {
     struct user_regs_struct r = t->home;
     int status;
@@ -38,7 +38,7 @@ long inject4(struct tracee *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, u
     /* At the seccomp stop the pending call becomes nr: the kernel checks it
      * against the filter again (a second trace means allow), so a call the
      * filter lets through (sigaltstack) is made too. */
-    r.rdi = a0, r.rsi = a1, r.rdx = a2, r.r10 = a3, r.r8 = r.r9 = 0;
+    r.rdi = a[0], r.rsi = a[1], r.rdx = a[2], r.r10 = a[3], r.r8 = a[4], r.r9 = a[5];
     r.orig_rax = (unsigned long long)nr;
     if (tracer_setregs(t->pid, &r) != 0) return -ENOTRECOVERABLE;
     t->at_seccomp = false;
@@ -53,6 +53,11 @@ long inject4(struct tracee *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, u
     }
     if (tracer_getregs(t->pid, &r) != 0) return -ENOTRECOVERABLE;
     return (long)r.rax;
+}
+
+long inject4(struct tracee *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, pid_t *child)
+{
+    return inject6(t, nr, (const uint64_t[6]){ a0, a1, a2, a3, 0, 0 }, child);
 }
 
 long inject(struct tracee *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, pid_t *child)

@@ -31,6 +31,7 @@ int event_of(int status);
 /* The tracee makes call nr; its result (-errno on failure), or
  * -ENOTRECOVERABLE if it left the stops expected. A child it makes (clone)
  * is *child. It ends at the call's exit stop. */
+long inject6(struct tracee *t, long nr, const uint64_t a[6], pid_t *child);
 long inject4(struct tracee *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, pid_t *child);
 long inject(struct tracee *t, long nr, uint64_t a0, uint64_t a1, uint64_t a2, pid_t *child);
 /* t calls nr with the path (written in its scratch, put back after). */

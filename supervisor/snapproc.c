@@ -2,6 +2,7 @@
 #include "supervisor/snapproc.h"
 #include "supervisor/snapnet.h"
 #include "supervisor/warm.h"
+#include "world/clockpage.h"
 #include "world/tracer.h"
 #include "world/world.h"
 #include <dirent.h>
@@ -68,6 +69,26 @@ static long reopen(struct tracee *t, const struct reopened *f)
                        (uint64_t)(l->kind == WARM_POSIX ? F_SETLK : F_OFD_SETLK), 0);
     }
     return r < 0 ? r : 0;
+}
+
+/* t maps its own disk's file again over each shared mapping of the
+ * template's file, as it was (the same pages, protection and offset): 0
+ * or -errno. */
+static long remap_shared(struct tracee *t, const struct warm_map *maps, int n)
+{
+    long r = 0;
+    for (int i = 0; i < n && r >= 0; i++) {
+        const struct warm_map *m = &maps[i];
+        long fd = inject_buf(t, SYS_openat, 1, m->path, strlen(m->path) + 1, NULL, (uint64_t)AT_FDCWD, 0,
+                             (uint64_t)((m->maywrite ? O_RDWR : O_RDONLY) | O_CLOEXEC));
+        if (fd < 0) return fd;
+        r = inject6(t, SYS_mmap, (const uint64_t[6]){ m->start, m->end - m->start, (uint64_t)m->prot,
+                                                      MAP_SHARED | MAP_FIXED, (uint64_t)fd, m->offset }, NULL);
+        r = r == (long)m->start ? 0 : r < 0 ? r : -EFAULT;
+        long c = inject(t, SYS_close, (uint64_t)fd, 0, 0, NULL);
+        if (!r) r = c;
+    }
+    return r;
 }
 
 /* The copy makes its own socket pairs, pipes, eventfds and epoll sets,
@@ -299,6 +320,11 @@ int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, 
     }
     sp->cwd[k] = 0;
     if (read_files(w, pid, sp, pipes, proc, why, len) != 0) return -1;
+    char mwhy[200];
+    if (warm_shared_maps(pid, p->clock ? p->clock->addr : 0, &sp->maps, &sp->nmaps, mwhy, sizeof mwhy)) {
+        snprintf(why, len, "%s", mwhy);
+        return -1;
+    }
     read_ids(pid, &sp->ids, &sp->nids);
     return 0;
 }
@@ -338,6 +364,7 @@ int snap_proc_copy(struct snap_proc *sp, const char *machine, char *why, size_t 
     long r1 = 0, r2 = inject_path(&copy, SYS_chdir, sp->cwd);
     for (int i = 0; i < sp->nfiles && !r1 && !r2; i++)
         r1 = reopen(&copy, &sp->files[i]);
+    if (!r1 && !r2) r1 = remap_shared(&copy, sp->maps, sp->nmaps);
     if (!r1 && !r2) r1 = make_afresh(&copy, &sp->afresh);
     if (!r1 && !r2) r1 = fork_advise(&copy, sp->advised, sp->nadvised, false);
     long r3 = r1 || r2 ? 0 : snap_threads_make(&copy, &sp->threads);
@@ -405,6 +432,7 @@ void snap_proc_free(struct snap_proc *sp)
         wait_tracee(sp->tpl.pid, &status);
     }
     free(sp->files);
+    free(sp->maps);
     free(sp->ids);
     free(sp->rekeys);
     snap_fds_free(&sp->afresh);

@@ -33,6 +33,8 @@ struct snap_proc {
         int nlocks;
     } *files;
     int nfiles;
+    struct warm_map *maps;          /* its shared mappings of its disk's files, made again over the template's */
+    int nmaps;
     struct snap_fds afresh;         /* the socket pairs, pipes, eventfds and epoll sets it makes anew */
     struct snap_threads threads;    /* its threads but the first, made again in each copy */
     /* Its mappings a fork would not copy (MADV_DONTFORK) or would wipe

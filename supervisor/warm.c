@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -118,7 +119,7 @@ bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long
     struct stat st;
     snprintf(name, sizeof name, "/proc/%d/fd/%d", (int)pid, fd);
     ssize_t n = readlink(name, path, len - 1);
-    if (n <= 0 || path[0] != '/' || stat(name, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    if (n <= 0 || path[0] != '/' || stat(name, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) return false;
     path[n] = 0;
     static const char *const kernel[] = { "/proc/", "/sys/", "/dev/" };
     for (int i = 0; i < 3; i++)
@@ -140,13 +141,86 @@ bool warm_reopenable(pid_t pid, int fd, char *path, size_t len, int *flags, long
     /* Written files too: the copy's writes go to its own disk's file (the
      * frozen layer's copy) through a description of its own. A network
      * table is only ever read. */
-    return got_pos && got_flags && !locked && !(*flags & O_PATH) && (!net_table(path) || (*flags & O_ACCMODE) == O_RDONLY);
+    /* A directory only unread (held for fsync or a lock): a position in
+     * its listing is the file system's cookie, not an offset. */
+    return got_pos && got_flags && !locked && !(*flags & O_PATH) && (!net_table(path) || (*flags & O_ACCMODE) == O_RDONLY) &&
+           (S_ISREG(st.st_mode) || *pos == 0);
+}
+
+/* Whether the mapping [start, end) of pid, whose file the machine names
+ * path, is of a regular file of the machine's disk. */
+static bool disk_file_mapping(pid_t pid, uint64_t start, uint64_t end, const char *path)
+{
+    static const char *const kernel[] = { "/proc/", "/sys/", "/dev/" };
+    if (path[0] != '/' || strstr(path, " (deleted)")) return false;
+    for (int i = 0; i < 3; i++)
+        if (!strncmp(path, kernel[i], strlen(kernel[i]))) return false;
+    char name[96];
+    struct stat st;
+    snprintf(name, sizeof name, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, start, end);
+    return stat(name, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+const char *warm_shared_maps(pid_t pid, uint64_t clock_page, struct warm_map **maps, int *n, char *buf, size_t len)
+{
+    char path[64], line[4200];
+    snprintf(path, sizeof path, "/proc/%d/smaps", (int)pid);
+    FILE *f = fopen(path, "re");
+    const char *why = NULL;
+    struct warm_map cur = { 0 };
+    bool shared = false, disk = false;
+    if (n) *n = 0;
+    while (f && !why && fgets(line, sizeof line, f)) {
+        unsigned long long a, b, off;
+        char perms[5];
+        int at = 0;
+        if (sscanf(line, "%llx-%llx %4s %llx %*x:%*x %*u %n", &a, &b, perms, &off, &at) == 4 && at > 0) {
+            char *file = line + at;
+            file[strcspn(file, "\n")] = 0;
+            cur = (struct warm_map){ .start = a, .end = b, .offset = off };
+            cur.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+                       (perms[2] == 'x' ? PROT_EXEC : 0);
+            snprintf(cur.path, sizeof cur.path, "%s", file);
+            shared = perms[3] == 's' && a != clock_page;
+            disk = shared && disk_file_mapping(pid, a, b, file);
+            continue;
+        }
+        if (strncmp(line, "VmFlags:", 8) || !shared) continue;
+        cur.maywrite = strstr(line, " mw ") != NULL;
+        if (disk && maps) {
+            if (!(*maps = realloc(*maps, (size_t)(*n + 1) * sizeof **maps))) abort();
+            (*maps)[(*n)++] = cur;
+        } else if (!disk && cur.maywrite) {
+            bool anonymous = !cur.path[0] || !strncmp(cur.path, "/dev/zero ", 10);
+            snprintf(buf, len, "a writable shared mapping (%s)",
+                     anonymous ? "anonymous" : !strncmp(cur.path, "/SYSV", 5) ? "System V shared memory" : cur.path);
+            why = buf;
+        }
+    }
+    if (f) fclose(f);
+    return why;
+}
+
+/* What fd of pid is, in words that are the same in every run (no inode
+ * numbers): a path, "a socket", "a pipe", or the kind of an anonymous
+ * inode ("anon_inode:[timerfd]"). */
+static void fd_kind(pid_t pid, int fd, char *what, size_t len)
+{
+    char path[64], link[4096];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    link[n > 0 ? n : 0] = 0;
+    if (!strncmp(link, "socket:", 7)) snprintf(what, len, "a socket");
+    else if (!strncmp(link, "pipe:", 5)) snprintf(what, len, "a pipe");
+    else if (n > 0) snprintf(what, len, "%.150s", link);
+    else snprintf(what, len, "gone");
 }
 
 /* The first thing of a process that a fork-made copy would share with its
  * template (docs/design.md "Warm start from a snapshot"): fds past stdio
  * (but files a copy opens again for itself, or makes anew), writable shared
- * mappings (but its clock page, which is dsim's), pending signals. (Its
+ * mappings (but its clock page, which is dsim's, and its disk's files,
+ * which a copy maps again), pending signals. (Its
  * do-not-copy and wipe-on-fork mappings a copy takes all the same:
  * snapshot.c fork_advice.) NULL if none. */
 static const char *unforkable(const struct process *p, char *buf, size_t len)
@@ -155,30 +229,23 @@ static const char *unforkable(const struct process *p, char *buf, size_t len)
     int flags;
     long long pos;
     pid_t pid = p->pid;
-    uint64_t clock_page = p->clock ? p->clock->addr : 0, start = 0;
+    uint64_t clock_page = p->clock ? p->clock->addr : 0;
     snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
     DIR *d = opendir(path);
     for (struct dirent *e; d && (e = readdir(d));)
         if (e->d_name[0] != '.' && atoi(e->d_name) > 2 &&
             !warm_reopenable(pid, atoi(e->d_name), file, sizeof file, &flags, &pos, NULL, NULL) &&
             !snap_fd_afresh_kind(pid, atoi(e->d_name))) {
-            snprintf(buf, len, "fd %s open", e->d_name);
+            char what[200];
+            fd_kind(pid, atoi(e->d_name), what, sizeof what);
+            snprintf(buf, len, "fd %.20s open (%.150s)", e->d_name, what);
             closedir(d);
             return buf;
         }
     if (d) closedir(d);
-    snprintf(path, sizeof path, "/proc/%d/smaps", (int)pid);
-    FILE *f = fopen(path, "re");
-    const char *why = NULL;
-    while (f && !why && fgets(line, sizeof line, f)) {
-        unsigned long a, b;
-        if (sscanf(line, "%lx-%lx ", &a, &b) == 2) start = a;
-        if (strncmp(line, "VmFlags:", 8)) continue;
-        if (strstr(line, " sh ") && strstr(line, " mw ") && start != clock_page) why = "a writable shared mapping";
-    }
-    if (f) fclose(f);
+    const char *why = warm_shared_maps(pid, clock_page, NULL, NULL, buf, len);
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    f = fopen(path, "re");
+    FILE *f = fopen(path, "re");
     while (f && !why && fgets(line, sizeof line, f))
         if ((!strncmp(line, "SigPnd:", 7) || !strncmp(line, "ShdPnd:", 7)) && strtoull(line + 7, NULL, 16))
             why = "a pending signal";

@@ -81,9 +81,9 @@ copy_note() {
 # (sleep's clock page, a writable shared mapping, is dsim's: no obstacle.)
 [ "$(copy_note 'exec sleep 2')" = "could copy every machine here" ] || fail "sleep: $(copy_note 'exec sleep 2')"
 shm='exec python3 -c "import mmap, time; m = mmap.mmap(-1, 4096); time.sleep(2)"'
-[ "$(copy_note "$shm")" = "could not copy machine m: a writable shared mapping" ] ||
+[ "$(copy_note "$shm")" = "could not copy machine m: a writable shared mapping (anonymous)" ] ||
     fail "a program's own shared mapping: $(copy_note "$shm")"
-[ "$(copy_note 'exec 3</dev/null; exec sleep 2')" = "could not copy machine m: fd 3 open" ] ||
+[ "$(copy_note 'exec 3</dev/null; exec sleep 2')" = "could not copy machine m: fd 3 open (/dev/null)" ] ||
     fail "sleep with fd 3: $(copy_note 'exec 3</dev/null; exec sleep 2')"
 "$DSIM" verify warm.conf --seed 3 --runs 2 >verify.out 2>&1 || { cat verify.out >&2; fail "verify of seed 3 failed"; }
 [ "$(grep -c "^run [0-9]*: $(hash_of warm.jsonl 3) pass" verify.out)" = 2 ] ||

@@ -26,7 +26,12 @@
 # point, written on both sides of it; with WARM_PROBE_LOCKS set, a file
 # held by flock and another by a POSIX record lock across the point, which
 # a child forked after it finds locked, and the record lock's owner its
-# parent.
+# parent; with WARM_PROBE_MMAP set, a file mapped shared for writing and
+# another mapped shared read-only across the point (each copy maps its own
+# disk's file): after it, what was written before, a write through the
+# file seen in the mapping and one through the mapping seen in the file,
+# and bytes each seed writes (an earlier seed's must not be there); and a
+# directory held open across it (as etcd holds its WAL's), synced after.
 import os, socket, sys, time
 os.chdir('/var/tmp')
 with open('before', 'w') as f:
@@ -59,6 +64,18 @@ if os.environ.get('WARM_PROBE_WRITER'):
     dataf = open('data', 'w+b', buffering=0)
     dataf.write(b'0123456789')
     dataf.seek(4)
+if os.environ.get('WARM_PROBE_MMAP'):
+    import mmap
+    with open('shared', 'w+b') as f:
+        f.write(b'.' * 4096)
+        f.flush()
+        rw = mmap.mmap(f.fileno(), 4096)                # MAP_SHARED, read and write
+    rw[0:6] = b'before'
+    with open('mapped-ro', 'wb') as f:
+        f.write(b'-' * 4096)
+    with open('mapped-ro', 'rb') as f:
+        ro = mmap.mmap(f.fileno(), 4096, access=mmap.ACCESS_READ)     # MAP_SHARED, read only
+    held_dir = os.open('.', os.O_RDONLY | os.O_DIRECTORY)
 threads = []
 if os.environ.get('WARM_PROBE_THREADS'):
     import threading
@@ -159,6 +176,21 @@ if os.environ.get('WARM_PROBE_LOCKS'):
     os.close(w)
     os.waitpid(pid, 0)
     print('locks', os.read(r, 200).decode(), flush=True)
+if os.environ.get('WARM_PROBE_MMAP'):
+    earlier = rw[40:48]
+    rw[40:48] = os.urandom(4).hex().encode()
+    with open('shared', 'r+b') as f:
+        f.seek(10)
+        f.write(b'by-write')
+    rw[20:26] = b'mapped'
+    rw.flush()
+    with open('shared', 'rb') as f:
+        in_file = f.read(48)
+    with open('mapped-ro', 'r+b') as f:
+        f.write(b'ro-file')
+    print('mmap', earlier, rw[0:26], in_file, ro[0:8], flush=True)
+    os.fsync(held_dir)
+    print('directory', os.fstat(held_dir).st_ino == os.stat('.').st_ino, 'shared' in os.listdir(held_dir), flush=True)
 if threads:
     if os.environ.get('WARM_PROBE_SELECT'):
         os.write(sel_w, b's')
