@@ -293,8 +293,8 @@ static int read_dgram(pid_t pid, int fd, const struct unix_sock *s, struct snap_
     return d->flags < 0 ? refuse(why, len, "fd %d: its flags could not be read", fd) : 0;
 }
 
-/* A simulated socket's kernel socket, idle (a listener with no connection
- * waiting; a connected one with nothing queued either way, its peer dsim's
+/* A simulated socket's kernel socket, idle (a listener, the connections
+ * waiting in its backlog counted, which snapnet.c checks; a connected one with nothing queued either way, its peer dsim's
  * relay end, which snapnet.c checks; anything else with no peer, nothing
  * queued and not shut down): 0, or -1 and why not. Bytes queued at the
  * point would have to be written again as the kernel holds them (in as
@@ -303,13 +303,13 @@ static int read_simsock(pid_t pid, int fd, const struct unix_sock *s, struct sna
 {
     bool listening = s->state == 10;      /* TCP_LISTEN, as unix_diag says */
     bool connected = s->peer && s->type == SOCK_STREAM;
-    if (listening ? s->rqueue != 0 : s->queued != 0)
-        return refuse(why, len, "fd %d: a simulated socket with %s at the point", fd,
-                      listening ? "a connection not yet accepted" : "bytes not yet read");
+    if (!listening && s->queued != 0)
+        return refuse(why, len, "fd %d: a simulated socket with bytes not yet read at the point", fd);
     if (!connected && (s->shutdown || s->peer))
         return refuse(why, len, "fd %d: a simulated socket shut down or with a peer of its own", fd);
     *out = (struct snap_simsock){ .fd = fd, .flags = fd_flags(pid, fd), .type = s->type, .ino = s->ino,
-                                  .listening = listening, .backlog = (int)s->wqueue, .connected = connected,
+                                  .listening = listening, .backlog = (int)s->wqueue, .waiting = listening ? (int)s->rqueue : 0,
+                                  .connected = connected,
                                   .shutdown = s->shutdown, .seed_end = -1 };
     int copy = copy_fd(pid, fd);
     for (int k = 0; k < 2 && copy >= 0; k++) {

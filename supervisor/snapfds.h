@@ -38,11 +38,13 @@ struct snap_dgram { int fd, flags; bool autobind; };
  * its kernel type. What the kernel's socket was beside that (a listener's
  * or a UDP socket's path in the run directory, a listener's backlog, its
  * receive and send timeouts) is dsim's to give the copy's (snapnet.c). */
+#define SNAP_BACKLOG 16
 struct snap_simsock {
     int fd, flags, type;
     uint64_t ino;           /* the template's (the simulation's key) */
     bool listening;
     int backlog;            /* a listener's, as the kernel keeps it */
+    int waiting;            /* the connections in its backlog, as the kernel counts them */
     struct timeval timeo[2];    /* SO_RCVTIMEO, SO_SNDTIMEO */
     /* An end of an established connection, connected in the kernel to
      * dsim's relay end, nothing queued either way: its shutdown and the
@@ -51,6 +53,12 @@ struct snap_simsock {
     unsigned shutdown, end_shutdown;
     uint64_t seed_ino;      /* the seed's copy's, once made */
     int seed_end;           /* the worker's fd of the seed's relay end, until its supervisor takes it (-1) */
+    /* A listener's connections waiting in its backlog at the point: the
+     * worker's fds of the seed's relay ends, each connected to the copy's
+     * listener in the backlog's order, until the seed's supervisor takes
+     * them. */
+    int backlog_end[SNAP_BACKLOG];
+    int nbacklog;
 };
 
 struct snap_watch { int fd; uint32_t events; uint64_t data; };

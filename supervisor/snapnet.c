@@ -56,6 +56,15 @@ int snap_net_check(struct world *w, int netns, struct snap_fds *f, char *why, si
 {
     for (int i = 0; i < f->nsimsocks; i++) {
         struct snap_simsock *x = &f->simsocks[i];
+        const struct simsock *l = x->listening ? netsim_lookup(w, (ino_t)x->ino) : NULL;
+        if (l && netsim_backlog(l) > SNAP_BACKLOG) {
+            snprintf(why, len, "fd %d: more than %d connections in a simulated listener's backlog", x->fd, SNAP_BACKLOG);
+            return -1;
+        }
+        if (x->listening && (!l || netsim_backlog(l) != (size_t)x->waiting)) {
+            snprintf(why, len, "fd %d: a simulated listener whose backlog is not the simulation's", x->fd);
+            return -1;
+        }
         if (!x->connected) continue;
         const struct simsock *s = netsim_lookup(w, (ino_t)x->ino);
         int end = s ? netsim_relay_end(s) : -1;
@@ -105,6 +114,19 @@ static int join_relay(int fd, int l, const struct sockaddr_un *a, const struct s
     return end;
 }
 
+/* The copy's listener at a gets a connection from a new relay end of
+ * dsim's for each waiting in the template's backlog, in its order. 0 or -1. */
+static int fill_backlog(const struct simsock *s, const struct sockaddr_un *a, struct snap_simsock *x)
+{
+    for (size_t k = 0; k < netsim_backlog(s); k++) {
+        int end = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (end < 0) return -1;
+        x->backlog_end[x->nbacklog++] = end;
+        if (connect(end, (const struct sockaddr *)a, sizeof *a) != 0) return -1;
+    }
+    return 0;
+}
+
 int snap_net_settle(struct world *w, pid_t copy, struct snap_fds *f, char *why, size_t len)
 {
     if (!f->nsimsocks) return 0;
@@ -126,6 +148,7 @@ int snap_net_settle(struct world *w, pid_t copy, struct snap_fds *f, char *why, 
                 ((unlink(s->path) != 0 && errno != ENOENT) || bind(fd, (struct sockaddr *)&a, sizeof a) != 0))
                 rc = -1;
             if (rc == 0 && x->listening && listen(fd, x->backlog) != 0) rc = -1;
+            if (rc == 0 && x->listening) rc = fill_backlog(s, &a, x);
             if (rc == 0 && x->connected && l < 0 && (l = netsim_listen_at(w, "seed-relay", &la)) < 0) rc = -1;
             if (rc == 0 && x->connected && (x->seed_end = join_relay(fd, l, &la, x)) < 0) rc = -1;
             for (int k = 0; k < 2 && rc == 0; k++)
@@ -148,11 +171,13 @@ int snap_net_settle(struct world *w, pid_t copy, struct snap_fds *f, char *why, 
 
 void snap_net_seed_done(struct snap_fds *f)
 {
-    for (int i = 0; i < f->nsimsocks; i++)
-        if (f->simsocks[i].seed_end >= 0) {
-            close(f->simsocks[i].seed_end);
-            f->simsocks[i].seed_end = -1;
-        }
+    for (int i = 0; i < f->nsimsocks; i++) {
+        struct snap_simsock *x = &f->simsocks[i];
+        if (x->seed_end >= 0) close(x->seed_end);
+        x->seed_end = -1;
+        for (int k = 0; k < x->nbacklog; k++) close(x->backlog_end[k]);
+        x->nbacklog = 0;
+    }
 }
 
 int snap_net_rekey(struct world *w, struct snap_fds *f)
@@ -165,6 +190,9 @@ int snap_net_rekey(struct world *w, struct snap_fds *f)
         s->ino = (ino_t)x->seed_ino;
         if (x->seed_end >= 0 && netsim_relay_end_take(s, x->seed_end) != 0) rc = -1;
         x->seed_end = -1;
+        for (int k = 0; k < x->nbacklog; k++)
+            if (netsim_backlog_take(s, (size_t)k, x->backlog_end[k]) != 0) rc = -1;
+        x->nbacklog = 0;
     }
     return rc;
 }

@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <linux/sockios.h>
 
 #define EPHEMERAL_LO 32768      /* Linux's ip_local_port_range */
 #define EPHEMERAL_HI 60999
@@ -177,6 +179,21 @@ size_t netsim_connected(struct world *w, uint64_t *out, size_t max)
     return k;
 }
 
+/* Whether c waits in its listener's backlog, made, not yet accepted, the
+ * client's side writing still and nothing written to the backlog's socket
+ * (SIOCOUTQ of dsim's end: what its peer has not read): the copy's
+ * listener gets a new end in its backlog in its place (snapnet.c). */
+static bool backlogged(const struct conn *c)
+{
+    int queued = -1;
+    if (c->state != C_ESTABLISHED || c->sock[1] || c->eof[0] || !c->listener || ioctl(c->fd[1], SIOCOUTQ, &queued) != 0 ||
+        queued != 0)
+        return false;
+    for (size_t k = 0; k < c->listener->npending; k++)
+        if (c->listener->pending[k] == c) return true;
+    return false;
+}
+
 const char *netsim_still(struct world *w)
 {
     struct netsim *n = w->net;
@@ -187,10 +204,24 @@ const char *netsim_still(struct world *w)
     for (size_t i = 0; i < n->nconns; i++) {
         const struct conn *c = n->conns[i];
         for (int d = 0; d < 2; d++)
-            if (c->fd[d] >= 0 && (c->state != C_ESTABLISHED || c->junk || !c->sock[d] || c->gone[d]))
+            if (c->fd[d] >= 0 && (c->state != C_ESTABLISHED || c->junk || c->gone[d] ||
+                                  (!c->sock[d] && !(d == 1 && backlogged(c)))))
                 return "a simulated TCP connection being made or closed";
     }
     return NULL;
+}
+
+size_t netsim_backlog(const struct simsock *l)
+{
+    return l->npending;
+}
+
+int netsim_backlog_take(struct simsock *l, size_t k, int end)
+{
+    int fd = k < l->npending && l->pending[k] ? l->pending[k]->fd[1] : -1;
+    int r = fd >= 0 && dup3(end, fd, O_CLOEXEC) == fd ? 0 : -1;
+    close(end);
+    return r;
 }
 
 const char *netsim_sock_still(const struct simsock *s)
@@ -199,7 +230,8 @@ const char *netsim_sock_still(const struct simsock *s)
     if (s->so_error) return "a simulated socket with an error pending";
     if (s->conn && netsim_relay_end(s) >= 0) return NULL;      /* an open end of an established connection */
     if (s->conn || s->had_conn || s->dissolved) return "a simulated TCP socket whose connection ended";
-    if (s->npending) return "a simulated listener with connections not yet accepted";
+    for (size_t k = 0; k < s->npending; k++)
+        if (!s->pending[k]) return "a simulated listener with a connection reset before it was accepted";
     if (s->nsrc || s->queued) return "a simulated UDP socket with datagrams queued";
     return NULL;
 }

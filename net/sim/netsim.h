@@ -78,10 +78,10 @@ void netsim_free(struct world *w);
 int netsim_reseed(struct world *w, uint64_t seed);
 
 /* A warm start's snapshot (supervisor/snapnet.c). Whether the network is
- * still at the point: nothing in flight, no connection with an end open:
- * NULL, or why not. Whether socket s is one a copy can make anew (no
- * connection, nothing queued, not of a crashed machine): NULL, or why
- * not. In a seed's supervisor, the network's kernel objects (its relay
+ * still at the point: no connection being made or closed (established
+ * ones, or ones waiting in a listener's backlog): NULL, or why not.
+ * Whether socket s is one a copy can make anew (no connection, nothing
+ * queued, not of a crashed machine): NULL, or why not. In a seed's supervisor, the network's kernel objects (its relay
  * and UDP sockets, its epoll set) made anew: the worker's are the
  * snapshot's. 0, or -1 with errno. */
 const char *netsim_still(struct world *w);
@@ -91,6 +91,12 @@ int netsim_reopen(struct world *w);
  * seed's supervisor, end takes that end's place (dup2; it is closed). */
 int netsim_relay_end(const struct simsock *s);
 int netsim_relay_end_take(struct simsock *s, int end);
+/* A listener's connections waiting in its backlog (made, not yet
+ * accepted: netsim_still lets a point have them, nothing written to them).
+ * In a seed's supervisor, end takes the place of the k-th one's relay end
+ * (dup2; it is closed), as netsim_relay_end_take. */
+size_t netsim_backlog(const struct simsock *l);
+int netsim_backlog_take(struct simsock *l, size_t k, int end);
 /* The inodes of the sockets whose relay end is open (at most max): every
  * one must be in a process the snapshot copies. Their number. */
 size_t netsim_connected(struct world *w, uint64_t *out, size_t max);

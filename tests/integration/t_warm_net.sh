@@ -12,7 +12,9 @@
 # open and idle, each copy's end joined to a new relay end, lines carried
 # after the point (and as on a host without unix sock_diag: refused, the
 # same hashes); at the first's "half-closed", its connection shut down for
-# writing (a send after it EPIPE, as cold). A point with a connection
+# writing (a send after it EPIPE, as cold); at warm_backlog's second
+# client's "connected", two connections waiting in the server's backlog,
+# accepted after the point in their order. A point with a connection
 # being made is refused, said,
 # and its seeds run cold to the same hashes. A UDP cluster
 # (examples/election) copied mid-run, a datagram in flight and every node
@@ -92,6 +94,25 @@ three_ways half.conf half
 afresh_said half
 grep -qx 'a send after it: EPIPE' out-half/seed-2/c1.stdout && grep -qx 'then closed by the server' out-half/seed-2/c1.stdout ||
     { cat out-half/seed-2/c1.stdout >&2; fail "half: c1's shut down connection is not as it was"; }
+
+# Two connections waiting in the server's backlog at c2's "connected" (made,
+# not yet accepted: the server sleeps): the copy's listener gets a new relay
+# end's connection for each, in their order; the server accepts both after
+# the point, in that order, and answers each.
+cp "$(build warm_backlog)" c/warm_backlog
+printf '[simulation]\nduration = 10s\nwarm_start = output c2 connected\n[network]\nlatency = 1ms..20ms\n' >c/backlog.conf
+printf '[machine srv]\ncommand = exec ./warm_backlog server 7000\n' >>c/backlog.conf
+for i in 1 2; do printf '[machine c%s]\ncommand = exec ./warm_backlog client srv 7000 %s %s\n' $i $i $((i * 20 - 10)) >>c/backlog.conf; done
+three_ways backlog.conf backlog
+afresh_said backlog
+for s in 1 3 5; do
+    printf 'listening\naccepted 1: hello 1\naccepted 2: hello 2\nok\n' | diff - out-backlog/seed-$s/srv.stdout >&2 &&
+        grep -qx 'echo hello 2' out-backlog/seed-$s/c2.stdout || fail "backlog seed $s: not both served in their order"
+done
+native_net sh -c 'cd c && ./warm_backlog server 7000 >../native-backlog.out & sleep 0.05
+    ./c/warm_backlog client 127.0.0.1 7000 1 10 >/dev/null & ./c/warm_backlog client 127.0.0.1 7000 2 30 >/dev/null; wait' ||
+    fail "native warm_backlog failed"
+diff native-backlog.out out-backlog/seed-1/srv.stdout >&2 || fail "backlog: the server's lines are not the native ones"
 
 # --- 4. a connection being made at the point: refused, cold, the same hashes -----------
 listen_conf busy.conf 60ms 2
