@@ -191,7 +191,7 @@ bool snap_fd_afresh_kind(pid_t pid, int fd)
     char link[64];
     fd_link(pid, fd, link, sizeof link);
     return !strcmp(link, "anon_inode:[eventpoll]") || !strcmp(link, "anon_inode:[eventfd]") ||
-           !strncmp(link, "socket:[", 8) || !strncmp(link, "pipe:[", 6);
+           !strcmp(link, "anon_inode:[signalfd]") || !strncmp(link, "socket:[", 8) || !strncmp(link, "pipe:[", 6);
 }
 
 static bool is_epoll(pid_t pid, int fd)
@@ -213,6 +213,8 @@ static bool made_anew(const struct snap_fds *f, int fd)
 {
     for (int i = 0; i < f->neventfds; i++)
         if (f->eventfds[i].fd == fd) return true;
+    for (int i = 0; i < f->nsignalfds; i++)
+        if (f->signalfds[i].fd == fd) return true;
     for (int i = 0; i < f->ndgrams; i++)
         if (f->dgrams[i].fd == fd) return true;
     for (int i = 0; i < f->nsimsocks; i++)
@@ -294,7 +296,8 @@ static int read_dgram(pid_t pid, int fd, const struct unix_sock *s, struct snap_
 }
 
 /* A simulated socket's kernel socket, idle (a listener, the connections
- * waiting in its backlog counted, which snapnet.c checks; a connected one with nothing queued either way, its peer dsim's
+ * waiting in its backlog counted, which snapnet.c checks; a connected one
+ * with nothing queued either way, its peer dsim's
  * relay end, which snapnet.c checks; anything else with no peer, nothing
  * queued and not shut down): 0, or -1 and why not. Bytes queued at the
  * point would have to be written again as the kernel holds them (in as
@@ -337,8 +340,23 @@ static int read_eventfd(pid_t pid, int fd, bool old_host, struct snap_eventfd *e
     /* A kernel before 6.3 does not say whether it counts as a semaphore. */
     if (!got_count || sem < 0 || count > 0xffffffffULL)
         return refuse(why, len, "fd %d: an eventfd whose count or mode its fdinfo does not tell", fd);
-    *e = (struct snap_eventfd){ fd, fd_flags(pid, fd), count, sem != 0 };
+    *e = (struct snap_eventfd){ fd, fd_flags(pid, fd), count, sem != 0, -1 };
     return 0;
+}
+
+/* A signalfd's mask, from its fdinfo: 0, or -1 and why not. */
+static int read_signalfd(pid_t pid, int fd, struct snap_signalfd *sfd, char *why, size_t len)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, fd);
+    FILE *in = fopen(path, "re");
+    unsigned long long mask = 0;
+    bool got = false;
+    while (in && !got && fgets(line, sizeof line, in)) got = sscanf(line, "sigmask: %llx", &mask) == 1;
+    if (in) fclose(in);
+    *sfd = (struct snap_signalfd){ fd, fd_flags(pid, fd), mask };
+    if (!got) return refuse(why, len, "fd %d: a signalfd whose mask its fdinfo does not tell", fd);
+    return sfd->flags < 0 ? refuse(why, len, "fd %d: its flags could not be read", fd) : 0;
 }
 
 /* An epoll set's watches, from its fdinfo: each of a pair's end or an
@@ -414,6 +432,12 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, const uint64_t *s
             rc = read_eventfd(pid, fd, !host, &out->eventfds[out->neventfds++], why, len);
             continue;
         }
+        if (!strcmp(link, "anon_inode:[signalfd]")) {
+            if (!(out->signalfds = realloc(out->signalfds, (size_t)(out->nsignalfds + 1) * sizeof *out->signalfds)))
+                abort();
+            rc = read_signalfd(pid, fd, &out->signalfds[out->nsignalfds++], why, len);
+            continue;
+        }
         if (!strncmp(link, "pipe:[", 6)) {
             if (!(out->pairs = realloc(out->pairs, (size_t)(out->npairs + 1) * sizeof *out->pairs))) abort();
             rc = read_pipe(pid, fd, fds, n, &out->pairs[out->npairs++], why, len);
@@ -486,6 +510,7 @@ void snap_fds_free(struct snap_fds *f)
     free(f->simsocks);
     free(f->pairs);
     free(f->eventfds);
+    free(f->signalfds);
     memset(f, 0, sizeof *f);
 }
 

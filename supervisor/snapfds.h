@@ -26,7 +26,14 @@ struct snap_pair {
     char bytes[SNAP_PIPE_BYTES];
 };
 
-struct snap_eventfd { int fd, flags; uint64_t count; bool semaphore; };
+/* An eventfd: made again with its count. A timerfd is one too (dsim's,
+ * syscalls/time.c): timerfd is its index in the world's timerfds (-1: a
+ * plain eventfd), whose copy of it the seed's supervisor points at the
+ * copy's. */
+struct snap_eventfd { int fd, flags; uint64_t count; bool semaphore; int timerfd; };
+
+/* A signalfd: made again with its mask (the point has no signal pending). */
+struct snap_signalfd { int fd, flags; uint64_t mask; };
 
 /* A unix datagram socket with no peer, idle, unbound or autobound (go-systemd's
  * journal socket, etcd's): made again, autobound again (the kernel draws
@@ -85,6 +92,8 @@ struct snap_fds {
     int nepolls;
     struct snap_eventfd *eventfds;
     int neventfds;
+    struct snap_signalfd *signalfds;
+    int nsignalfds;
     struct snap_dgram *dgrams;
     int ndgrams;
     struct snap_simsock *simsocks;

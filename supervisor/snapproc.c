@@ -2,6 +2,7 @@
 #include "supervisor/snapproc.h"
 #include "supervisor/snapnet.h"
 #include "supervisor/warm.h"
+#include "syscalls/sys.h"
 #include "world/clockpage.h"
 #include "world/tracer.h"
 #include "world/world.h"
@@ -19,6 +20,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -91,11 +93,12 @@ static long remap_shared(struct tracee *t, const struct warm_map *maps, int n)
     return r;
 }
 
-/* The copy makes its own socket pairs, pipes, eventfds and epoll sets,
+/* The copy makes its own socket pairs, pipes, eventfds (timerfds among
+ * them), signalfds and epoll sets,
  * alike, at the template's fd numbers (snapfds.h): 0 or -errno. */
 static long make_afresh(struct tracee *t, const struct snap_fds *f)
 {
-    if (!f->npairs && !f->nepolls && !f->neventfds && !f->ndgrams && !f->nsimsocks) return 0;
+    if (!f->npairs && !f->nepolls && !f->neventfds && !f->nsignalfds && !f->ndgrams && !f->nsimsocks) return 0;
     uint64_t base = scratch_addr(t);
     char saved[SCRATCH_LEN];
     if (mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
@@ -120,6 +123,12 @@ static long make_afresh(struct tracee *t, const struct snap_fds *f)
         const struct snap_eventfd *e = &f->eventfds[i];
         r = inject(t, SYS_eventfd2, e->count, EFD_CLOEXEC | (e->semaphore ? EFD_SEMAPHORE : 0), 0, NULL);
         if (r >= 0) r = settle_fd(t, (int)r, e->fd, e->flags);
+    }
+    for (int i = 0; i < f->nsignalfds && !r; i++) {
+        const struct snap_signalfd *sfd = &f->signalfds[i];
+        r = mem_write(t->pid, base, &sfd->mask, sizeof sfd->mask) == 0
+                ? inject4(t, SYS_signalfd4, (uint64_t)-1, base, sizeof sfd->mask, SFD_CLOEXEC, NULL) : -EFAULT;
+        if (r >= 0) r = settle_fd(t, (int)r, sfd->fd, sfd->flags);
     }
     for (int i = 0; i < f->ndgrams && !r; i++) {
         const struct snap_dgram *d = &f->dgrams[i];
@@ -320,6 +329,8 @@ int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, 
     }
     sp->cwd[k] = 0;
     if (read_files(w, pid, sp, pipes, proc, why, len) != 0) return -1;
+    for (int i = 0; i < sp->afresh.neventfds; i++)
+        sp->afresh.eventfds[i].timerfd = timerfd_index((struct world *)w, pid, sp->afresh.eventfds[i].fd);
     char mwhy[200];
     if (warm_shared_maps(pid, p->clock ? p->clock->addr : 0, &sp->maps, &sp->nmaps, mwhy, sizeof mwhy)) {
         snprintf(why, len, "%s", mwhy);
@@ -342,10 +353,21 @@ void snap_proc_note_copy(struct snap_proc *sp)
     }
 }
 
-void snap_proc_rekey(const struct snap_proc *sp, struct machine *m)
+int snap_proc_rekey(const struct snap_proc *sp, struct world *w, struct machine *m)
 {
     for (int i = 0; i < sp->nrekeys; i++)
         idmap_rekey(&m->ids, machine_dev_key(m, sp->rekeys[i].dev), sp->rekeys[i].from, sp->rekeys[i].to);
+    /* dsim bumps a timerfd's count through its own copy of it: the copy's. */
+    int pidfd = -1, rc = 0;
+    for (int i = 0; i < sp->afresh.neventfds && rc == 0; i++) {
+        const struct snap_eventfd *e = &sp->afresh.eventfds[i];
+        if (e->timerfd < 0) continue;
+        if (pidfd < 0 && (pidfd = (int)syscall(SYS_pidfd_open, sp->copy, 0)) < 0) rc = -1;
+        int end = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, e->fd, 0);
+        if (end < 0 || timerfd_take(w, e->timerfd, end) != 0) rc = -1;
+    }
+    if (pidfd >= 0) close(pidfd);
+    return rc;
 }
 
 int snap_proc_copy(struct snap_proc *sp, const char *machine, char *why, size_t len)

@@ -69,9 +69,10 @@ int snap_proc_copy(struct snap_proc *sp, const char *machine, char *why, size_t 
 int snap_proc_hand_off(struct snap_proc *sp, const char *machine, char *why, size_t len);
 /* In the worker, its copy's fds all in place: notes which inodes differ
  * from the template's. In the seed's supervisor: the machine m is told of
- * them as of the template's (idmap). */
+ * them as of the template's (idmap), and dsim's copy of each timerfd is
+ * the copy's. 0, or -1 if a timerfd's could not be taken. */
 void snap_proc_note_copy(struct snap_proc *sp);
-void snap_proc_rekey(const struct snap_proc *sp, struct machine *m);
+int snap_proc_rekey(const struct snap_proc *sp, struct world *w, struct machine *m);
 /* In the seed's supervisor: takes the copy to the seccomp stop of the
  * point, its registers the template's there. 0 or -1. */
 int snap_proc_take(struct snap_proc *sp);

@@ -763,7 +763,8 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
             for (int k = 0; k < s->sm[i].nprocs && ok; k++) {
                 if (!(ok = snap_net_rekey(w, &s->sm[i].procs[k].afresh) == 0))
                     snprintf(failed, sizeof failed, "machine %s: a connection's new relay end could not be put in place", name);
-                snap_proc_rekey(&s->sm[i].procs[k], s->sm[i].m);
+                if (ok && !(ok = snap_proc_rekey(&s->sm[i].procs[k], w, s->sm[i].m) == 0))
+                    snprintf(failed, sizeof failed, "machine %s: a timerfd's copy could not be taken", name);
             }
         }
         /* The worker's relay and epoll set are the snapshot's: the seed's own. */

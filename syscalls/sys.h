@@ -210,6 +210,12 @@ int vtimer_settime(struct world *w, struct thread *t, struct vtimer *v, bool abs
 int vtimer_gettime(struct world *w, struct thread *t, const struct vtimer *v, uint64_t addr);
 /* Expirations of a due timer; advances it to its next expiry. */
 uint64_t vtimer_expire(struct world *w, struct vtimer *v);
+/* A warm start's copies (supervisor/snapproc.c): the index of the timerfd
+ * that fd of host process pid is (its open file description), or -1; and
+ * in the seed's supervisor, end (the copy's own timerfd, closed here)
+ * takes the place of dsim's copy of timerfd index. 0, or -1. */
+int timerfd_index(struct world *w, pid_t pid, int fd);
+int timerfd_take(struct world *w, int index, int end);
 /* timerfd and itimer expiry: earliest virtual time of a timer event, and firing. */
 uint64_t timers_next(struct world *w);
 void timers_fire(struct world *w);

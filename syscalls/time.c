@@ -2,6 +2,7 @@
  * host clock; every value derives from w->now. */
 #include "syscalls/sys.h"
 #include "base/xalloc.h"
+#include <fcntl.h>
 #include <stddef.h>
 #include "world/tracer.h"
 #include <linux/kcmp.h>
@@ -405,12 +406,25 @@ struct timerfd_state {
  * anonymous inode, so compare open file descriptions with kcmp. */
 static struct timerfd_state *timerfd_find(struct world *w, struct thread *t, int fd)
 {
+    int i = timerfd_index(w, t->proc->pid, fd);
+    return i >= 0 ? &w->timerfds[i] : NULL;
+}
+
+int timerfd_index(struct world *w, pid_t pid, int fd)
+{
     pid_t self = getpid();
     for (size_t i = 0; i < w->ntimerfds; i++)
-        if (w->timerfds[i].copy >= 0 &&
-            syscall(SYS_kcmp, self, t->proc->pid, KCMP_FILE, w->timerfds[i].copy, fd) == 0)
-            return &w->timerfds[i];
-    return NULL;
+        if (w->timerfds[i].copy >= 0 && syscall(SYS_kcmp, self, pid, KCMP_FILE, w->timerfds[i].copy, fd) == 0)
+            return (int)i;
+    return -1;
+}
+
+int timerfd_take(struct world *w, int index, int end)
+{
+    int copy = index >= 0 && (size_t)index < w->ntimerfds ? w->timerfds[index].copy : -1;
+    int r = copy >= 0 && dup3(end, copy, O_CLOEXEC) == copy ? 0 : -1;
+    close(end);
+    return r;
 }
 
 /* The timer behind fd: -EBADF if fd is not open, -EINVAL if it is not a

@@ -22,7 +22,8 @@
 #     Files open for writing across the point (a log appended to, a data
 #     file at an offset): each copy writes its own disk's copy.
 #     Files mapped shared across the point (one for writing, one read-only):
-#     each copy maps its own disk's file again; a directory held open.
+#     each copy maps its own disk's file again; a directory held open. A
+#     timerfd armed and one disarmed, and a signalfd (warm_timerfd.c).
 #  3. Where a snapshot cannot serve, the sweep says why once and runs cold
 #     with the same hashes: an fd past 2 at the point (a fence), a socket
 #     pair with a byte in it at the point, a [fault]
@@ -175,6 +176,19 @@ for s in 1 2 3 4 5; do
     grep -qx "mmap b'........' b'before....by-write..mapped' b'before....by-write..mapped..............[0-9a-f]\{8\}' b'ro-file-'" \
         out-mmap/seed-$s/m.stdout || fail "mmap: seed $s: $(cat out-mmap/seed-$s/m.stdout)"
     grep -qx "directory True True" out-mmap/seed-$s/m.stdout || fail "mmap: seed $s: the held directory"
+done
+# A timerfd armed, another disarmed, and a signalfd across the point
+# (warm_timerfd.c, the point in its sleep at 100 ms): each copy makes its
+# own, and dsim's timers count on the copy's (a timerfd is an eventfd of
+# dsim's: without its copy taken, timerfd_gettime is EINVAL in the copy).
+cp "$(build warm_timerfd)" c/warm_timerfd
+conf timerfd.conf 100ms m 'exec ./warm_timerfd'
+three_ways timerfd.conf timerfd
+afresh_said timerfd
+c/warm_timerfd | grep -v '^left' >native-timerfd.out || fail "warm_timerfd failed natively"
+for s in 1 3 5; do
+    grep -v '^left' out-timerfd/seed-$s/m.stdout | diff native-timerfd.out - >&2 || fail "timerfd: seed $s is not as natively"
+    grep -qx 'left 99 ms, every 100 ms' out-timerfd/seed-$s/m.stdout || fail "timerfd: seed $s: $(cat out-timerfd/seed-$s/m.stdout)"
 done
 conf fd.conf 1s m 'exec 3</dev/null; exec python3 warm_probe.py'
 three_ways fd.conf fd
