@@ -289,6 +289,10 @@ struct run {
     pid_t *last_vtid;           /* forked: each machine's highest pid or tid of the run, kept at its end */
     struct fault_conf *drawn;   /* the faults drawn for it ([chaos]) */
     size_t ndrawn;
+    /* A run from a warm start's point: the start-up's faults, which its
+     * seed's draws replaced (the network model may still name them). */
+    struct fault_conf *startup_drawn;
+    size_t nstartup_drawn;
 };
 
 static struct filter_prog fp;
@@ -414,7 +418,7 @@ static int run_begin(struct config *c, uint64_t seed, const struct run_opts *o, 
     CPU_ZERO(&one);
     CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
     sched_setaffinity(0, sizeof one, &one);
-    *run = (struct run){ w, lock, false, false, NULL, drawn, ndrawn };
+    *run = (struct run){ w, lock, false, false, NULL, drawn, ndrawn, NULL, 0 };
     return 0;
 }
 
@@ -502,6 +506,7 @@ static void run_end(struct config *c, const struct run_opts *o, struct seed_resu
     free(w->ptimers);
     free(w->fault_fired);
     plan_free(run->drawn, run->ndrawn);
+    plan_free(run->startup_drawn, run->nstartup_drawn);
     free(w->fired);
     free(w);
 }
@@ -556,12 +561,49 @@ struct world *startup_world(struct startup *s) { return s->run.w; }
 
 void startup_forked(struct startup *s) { s->run.forked = true; }
 
+/* The faults of a run from a warm start's point: the start-up drew its
+ * [chaos] from its own seed (warm_seed), held until the point, none fired;
+ * this seed's draws take their place, as a cold run of it draws them (the
+ * point then drops those before it). The [fault]s stay, fired as they
+ * fired in the start-up. */
+static void redraw_chaos(struct run *run, const struct config *c, uint64_t seed)
+{
+    struct world *w = run->w;
+    if (!c->chaos || w->faults != run->drawn) return;       /* a plan's are as given */
+    size_t n = 0;
+    struct fault_conf *v = faults_for_run(c, seed, &n);
+    bool *fired = calloc(n + 1, sizeof *fired);
+    size_t *order = calloc(n + 1, sizeof *order), norder = 0;
+    if (!fired || !order) abort();
+    for (size_t k = 0; k < w->nfired; k++) {
+        const struct fault_conf *was = &w->faults[w->fired[k]];
+        for (size_t j = 0; j < n; j++)
+            if (!v[j].drawn && !was->drawn && !strcmp(v[j].name, was->name)) {
+                fired[j] = true;
+                order[norder++] = j;
+            }
+    }
+    for (size_t i = 0; i < w->nfaults; i++)
+        if (w->fault_fired[i] && !w->faults[i].drawn)
+            for (size_t j = 0; j < n; j++)
+                if (!v[j].drawn && !strcmp(v[j].name, w->faults[i].name)) fired[j] = true;
+    run->startup_drawn = run->drawn, run->nstartup_drawn = run->ndrawn;
+    w->faults = run->drawn = v;
+    w->nfaults = run->ndrawn = n;
+    free(w->fault_fired);
+    free(w->fired);
+    w->fault_fired = fired;
+    w->fired = order;
+    w->nfired = norder;
+}
+
 void run_from_point(struct startup *s, uint64_t seed, const struct run_opts *o, struct seed_result *r)
 {
     struct world *w = s->run.w;
     result_init(r);
     r->seed = seed;
     w->seed = seed;
+    redraw_chaos(&s->run, s->c, seed);
     w->warm_stop = w->at_point = false;
     steps_begin(w);
     if (w->point_thread) {

@@ -126,7 +126,7 @@ static int verify_job(const struct sweep *s, const struct job *j, int out)
 
 /* What the workers said of this sweep's warm start (shared by them, so
  * that each thing is said once): [0] how it starts, [1] a snapshot
- * given up. */
+ * given up, [2] a seed run cold for its crashes. */
 static volatile int *warm_said;
 
 static void warm_say(int which, const char *fmt, const char *why)
@@ -193,7 +193,11 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
             su = warm_begin(s, &ro, &snap);
         }
         int from_snap = -1;
-        if (snap) {
+        char crash[300];
+        if (snap && !snapshot_serves(snap, s->conf, s->seeds[index], crash, sizeof crash))
+            warm_say(2, "dsim: warm start: seeds whose [chaos] crashes a machine after the point run cold (a "
+                        "snapshot's machines do not crash yet): %s\n", crash);
+        else if (snap) {
             char why[1024];
             if ((from_snap = snapshot_seed(snap, s->seeds[index], &ro, &r, why, sizeof why)) != 0) {
                 /* An interrupted seed's helpers and copies took the signal
@@ -520,10 +524,10 @@ int sweep_run(const struct sweep *s)
     fflush(NULL);
     uint64_t started = now_ms();
     if (!warm_said && config_warm(s->conf) && !s->warm_cold) {
-        void *shared = mmap(NULL, 2 * sizeof *warm_said, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        void *shared = mmap(NULL, 3 * sizeof *warm_said, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (shared != MAP_FAILED) warm_said = shared;
     }
-    if (warm_said) warm_said[0] = warm_said[1] = 0;
+    if (warm_said) warm_said[0] = warm_said[1] = warm_said[2] = 0;
     if (todo && start_workers(s, w, n) != 0) { perror("dsim: cannot start workers"); return 2; }
     if (!todo) n = 0;
 

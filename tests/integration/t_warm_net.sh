@@ -130,3 +130,47 @@ sed 's/^duration = 30s$/&\nwarm_start = 1s/' "$SRCDIR/examples/election/fixed.co
 grep -qx 'warm_start = 1s' c/election.conf || fail "no warm_start in election.conf"
 SEEDS=1-3 three_ways election.conf election
 afresh_said election
+
+# --- 6. faults from the point on: [chaos] drawn for each seed ------------------------
+# The election cluster with [chaos] pauses, clock jumps, partitions and
+# loss, a [fault] pause before the point and a clock jump after it: each
+# seed from the snapshot draws its own [chaos] (the start-up's were drawn
+# for the start-up seed), as its cold run does. With swarm crashes too, a
+# seed whose draws crash a machine after the point runs cold (said once),
+# the others from the snapshot, all with their cold hashes.
+cat >>c/election.conf <<'CONF'
+[chaos]
+pause = 2s
+pause_for = 100ms..500ms
+clock_jump = 3s
+partition = 4s
+partition_for = 500ms..2s
+loss = 5s
+loss_for = 200ms..1s
+loss_rate = 10%..50%
+[fault early-pause]
+kind = pause
+at = 500ms
+machine = n2
+duration = 300ms
+[fault late-jump]
+kind = clock_jump
+at = 6s
+machine = n3
+by = 2s
+CONF
+SEEDS=1-4 three_ways election.conf chaos
+afresh_said chaos
+[ "$(hashes chaos.jsonl | tr ' ' '\n' | sort -u | wc -l)" = 4 ] || fail "chaos: the seeds' hashes are not 4"
+"$DSIM" replay c/election.conf 2 --trace chaos-2.gz >/dev/null 2>&1 || fail "chaos: replay of seed 2 failed"
+"$DSIM" trace chaos-2.gz --syscall fault >chaos-2.faults
+grep -q ' fault early-pause: pause' chaos-2.faults && grep -q ' fault late-jump: clock_jump' chaos-2.faults &&
+    grep -q ' fault chaos-partition-1: partition' chaos-2.faults || { cat chaos-2.faults >&2; fail "chaos: seed 2's faults"; }
+sed 's/^\[chaos\]$/&\nswarm = true\ncrash = 4s\ncrash_down = 200ms..1s/' c/election.conf >c/swarm.conf
+SEEDS=1-8 three_ways swarm.conf swarm
+afresh_said swarm
+if [ "$host_tells" = 1 ]; then
+    grep -q '^dsim: warm start: seeds whose \[chaos\] crashes a machine after the point run cold (a snapshot.s machines do not crash yet): seed [0-9]* crashes machine n[1-5] at ' \
+        swarm.err || { cat swarm.err >&2; fail "swarm: the seeds run cold for their crashes were not said"; }
+fi
+note "chaos after the point: seeds 1-4 from the snapshot, their own draws; swarm crashes: those seeds cold, the rest warm"

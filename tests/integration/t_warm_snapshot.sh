@@ -26,7 +26,7 @@
 #     timerfd armed and one disarmed, and a signalfd (warm_timerfd.c).
 #  3. Where a snapshot cannot serve, the sweep says why once and runs cold
 #     with the same hashes: an fd past 2 at the point (a fence), a socket
-#     pair with a byte in it at the point, a [fault]
+#     pair with a byte in it at the point, a [fault] crash
 #     section (the config), and a seed that leaves a file in /dev/shm,
 #     which the copies share (the snapshot serves no seed after it).
 #  4. --warm cold says nothing; a bad --warm is a usage error.
@@ -200,10 +200,10 @@ three_ways pair.conf pair
 grep -q '^dsim: warm start: seeds run cold, not from a snapshot: machine m: fd [0-9]*: a socket pair shut down or with bytes in it$' \
     pair.err || { cat pair.err >&2; fail "a byte in a socket pair at the point: not said"; }
 conf fault.conf 1s m 'exec python3 warm_probe.py'
-printf '[fault f]\nkind = pause\nat = 3s\nmachine = m\nduration = 100ms\n' >>c/fault.conf
+printf '[fault f]\nkind = crash\nat = 3s\nmachine = m\nduration = 100ms\n' >>c/fault.conf
 three_ways fault.conf fault
-grep -qx 'dsim: warm start: seeds run cold, not from a snapshot: \[fault\] sections' fault.err ||
-    { cat fault.err >&2; fail "[fault]: not said"; }
+grep -qx 'dsim: warm start: seeds run cold, not from a snapshot: \[fault f\], a crash' fault.err ||
+    { cat fault.err >&2; fail "[fault] crash: not said"; }
 conf shm.conf 1s m 'exec python3 warm_probe.py'
 probe_env shm.conf WARM_PROBE_SHM
 three_ways shm.conf shm
