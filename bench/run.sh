@@ -32,6 +32,10 @@
 #   8. row 4's cluster with warm_start = 1s, after its network was used
 #      (its UDP sockets bound, each node in select(), a datagram in
 #      flight): forced cold and from the snapshot
+#   9. examples/jobqueue (a queue, a bank and two workers, CPython over
+#      TCP) with warm_start = 1s and its [chaos] swarm crashes: forced cold
+#      and from the snapshot (a crashed machine starts again cold in the
+#      seed)
 #
 # SAFETY: no real network traffic. Every run that uses a network, natively
 # or under dsim, is in a new network namespace with only lo (`unshare
@@ -274,5 +278,11 @@ sed 's/^duration = 30s$/&\nwarm_start = 1s/' "$TMP/el/fixed.conf" >"$TMP/el/mid.
 grep -q '^warm_start = 1s$' "$TMP/el/mid.conf" || die "no warm_start in mid.conf"
 cold_vs_snapshot "8. row 4's cluster copied at 1 s (UDP sockets bound, each node in select, a datagram in flight)" \
     "$TMP/el/mid.conf" $UNSHARE
+# ---- 9. crashes after the point: the job queue under [chaos] ----
+mkdir -p "$TMP/jq" && cp "$HERE/../examples/jobqueue/jobqueue.py" "$HERE/../examples/jobqueue/check.py" "$TMP/jq/" || die "no examples/jobqueue"
+sed 's/^duration = 60s$/&\nwarm_start = 1s/' "$HERE/../examples/jobqueue/fixed.conf" >"$TMP/jq/jq.conf"
+grep -q '^warm_start = 1s$' "$TMP/jq/jq.conf" || die "no warm_start in jq.conf"
+cold_vs_snapshot "9. examples/jobqueue (4 CPython machines over TCP, [chaos] swarm crashes every ~3 s) copied at 1 s" \
+    "$TMP/jq/jq.conf" $UNSHARE
 echo
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -82,6 +82,15 @@ int cmd_doctor(int argc, char **argv)
     } else if (!host_fds) {
         printf("warm start's fds made anew: refused, as on a host that cannot tell them (DSIM_WARM_FDS=old-host)\n");
     }
+    bool index;
+    if (overlay_index_resolve(&index, err, sizeof err) != 0) {
+        printf("warm start's crashes: %s\n", err);
+        ok = false;
+    } else {
+        printf("a crash in a seed from a warm start's snapshot: %s\n",
+               index ? "runs that seed cold (overlayfs index on: a disk layer serves one mount at a time)"
+                     : "copied (the machine starts again cold in the seed)");
+    }
     printf("%s\n", ok ? "dsim can run here; a seed gives the same trace hash as on any other host with the same files"
                       : "dsim cannot run deterministically here");
     return ok ? 0 : 1;

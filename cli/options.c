@@ -198,10 +198,10 @@ int apply_tsc(struct config *c, const struct opts *o)
     if (o->tsc && tsc_mode_parse(o->tsc, &c->tsc) < 0) return usage_error("bad --tsc %s (use auto, trap or rewrite)", o->tsc);
     if (o->clock_reads && clock_reads_parse(o->clock_reads, &c->clock_reads) < 0)
         return usage_error("bad --clock-reads %s (use stop or page)", o->clock_reads);
-    bool shared, reuse, host_fds, relay;
+    bool shared, reuse, host_fds, relay, index;
     if (tsc_resolve(c->tsc, &rewrite, err, sizeof err) < 0 || supervisor_tsc_resolve(&shared, err, sizeof err) < 0 ||
         netns_reuse_resolve(&reuse, err, sizeof err) < 0 || warm_fds_resolve(&host_fds, err, sizeof err) < 0 ||
-        tcp_writes_resolve(&relay, err, sizeof err) < 0) {
+        tcp_writes_resolve(&relay, err, sizeof err) < 0 || overlay_index_resolve(&index, err, sizeof err) < 0) {
         fprintf(stderr, "dsim: %s: %s\n", c->path ? c->path : "exec", err);
         return EXIT_USAGE;
     }

@@ -321,6 +321,26 @@ void disk_file_changed(struct machine *m, const struct stat *st)
     unsynced_whole(&m->unsynced, st->st_dev, st->st_ino);
 }
 
+void disk_rekey_file(const struct world *w, struct machine *m, const char *point_dir, const struct stat *was,
+                     const char *was_upath, const struct stat *now, const char *now_upath)
+{
+    const struct unsynced_file *f = unsynced_get(&m->unsynced, was->st_dev, was->st_ino);
+    if (f) {
+        struct unsynced_file changes = *f;
+        if (changes.whole) unsynced_whole(&m->unsynced, now->st_dev, now->st_ino);
+        for (int i = 0; !changes.whole && i < changes.n; i++)
+            unsynced_write(&m->unsynced, now->st_dev, now->st_ino, changes.r[i].start, changes.r[i].end - changes.r[i].start);
+        unsynced_synced(&m->unsynced, was->st_dev, was->st_ino);
+    }
+    char rec[4096], kept[4200], mine[4096];
+    struct stat st;
+    disk_content_path(w, m, was_upath, rec, sizeof rec);
+    snprintf(kept, sizeof kept, "%s/%s", point_dir, strrchr(rec, '/') + 1);
+    if (cf_lstat(kept, &st) != 0) return;
+    disk_content_path(w, m, now_upath, mine, sizeof mine);
+    disk_copy_file(kept, mine);
+}
+
 /* Brings an existing durable copy up to date with the ranges written
  * since; false if it cannot (then the caller copies the whole file). */
 static bool patch_file(const char *upath, const char *content, const struct unsynced_file *f)

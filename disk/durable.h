@@ -35,6 +35,13 @@ void disk_file_synced(struct world *w, struct machine *m, const char *mpath, con
 void disk_dir_synced(struct world *w, struct machine *m, const char *mpath);    /* fsync of a directory */
 void disk_all_synced(struct world *w, struct machine *m);                       /* sync, syncfs */
 
+/* A warm start's seed (supervisor/snapshot.c): the file the machine knew
+ * before the point as `was` (its template's upper-layer file was_upath)
+ * is now the seed's copy `now` (now_upath): its changes not yet durable
+ * are the copy's, and its durable content, kept aside at the point in
+ * point_dir under the template file's name, is recorded for the copy. */
+void disk_rekey_file(const struct world *w, struct machine *m, const char *point_dir, const struct stat *was,
+                     const char *was_upath, const struct stat *now, const char *now_upath);
 /* crash_disk.c: at a crash, after every process of m is dead. */
 void disk_crash(struct world *w, struct machine *m);
 /* Copies the machine's disk (its upper layers) to dir/disk/NAME. */

@@ -157,6 +157,18 @@ int tcp_writes_resolve(bool *relay, char *err, size_t errlen)
     return env_switch("DSIM_TCP_WRITES", "relay", "kernel", relay, err, errlen);
 }
 
+int overlay_index_resolve(bool *on, char *err, size_t errlen)
+{
+    const char *how = getenv("DSIM_OVERLAY_INDEX");
+    if (how && *how) return env_switch("DSIM_OVERLAY_INDEX", "on", "off", on, err, errlen);
+    char v[8] = "";
+    FILE *f = fopen("/sys/module/overlay/parameters/index", "re");
+    if (f && !fgets(v, sizeof v, f)) v[0] = 0;
+    if (f) fclose(f);
+    *on = v[0] == 'Y' || v[0] == 'y' || v[0] == '1';
+    return 0;
+}
+
 /* dsim's own rdtsc or rdtscp while its fault is armed (a library's, a
  * later glibc's): answered from the host's clock instead of killing the
  * supervisor. Any other SIGSEGV gets the default action back and faults

@@ -66,6 +66,14 @@ int warm_fds_resolve(bool *host, char *err, size_t errlen);
  * kernel socket, as every write did before (the same hashes on a host whose
  * net.core.wmem_default takes 64 KiB at once; t_net_take runs both). */
 int tcp_writes_resolve(bool *relay, char *err, size_t errlen);
+/* Whether this host's overlayfs mounts with its inodes index on (module
+ * parameter index=Y): then a layer one mount uses no other mount may, and
+ * a machine that starts again in a seed from a warm start's snapshot,
+ * whose layers the seed's root still mounts, could not have its disk; a
+ * seed that crashes one runs cold. DSIM_OVERLAY_INDEX=on|off forces either
+ * (t_warm_snapshot runs both). -1 (and why, in err) if that setting is
+ * unknown. */
+int overlay_index_resolve(bool *on, char *err, size_t errlen);
 /* Arms (on) or disarms rdtsc's fault for the calling thread. While armed,
  * the thread must read no TSC: its clock reads are system calls
  * (host_clock_ns), and a child that execs anything but a machine's command

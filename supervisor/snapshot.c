@@ -8,6 +8,7 @@
  * the start-up as it was at the point. */
 #include "supervisor/snapshot.h"
 #include "supervisor/faults.h"
+#include "supervisor/hostcaps.h"
 #include "base/plan.h"
 #include "net/sim/netsim.h"
 #include "disk/confined.h"
@@ -46,18 +47,14 @@ static bool is_crash(const struct fault_conf *f)
     return f->kind == FAULT_CRASH || f->kind == FAULT_RESTART;
 }
 
-/* A copy's machine cannot crash yet: its init, mounts and namespaces are
- * the worker's, every seed's (a restart would be a cold machine start in
- * the seed). Other faults are the seed's world's: pauses, clock jumps and
- * the network's ([chaos] drawn for the seed, run.c redraw_chaos). */
+/* Faults are the seed's world's: pauses, clock jumps, the network's
+ * ([chaos] drawn for the seed, run.c redraw_chaos), and crashes (the
+ * machine's copies die, its disk's crash model is the seed's, and it
+ * starts again cold, in the seed). */
 const char *snapshot_config_fence(const struct config *c, const struct run_opts *o, char *buf, size_t len)
 {
+    (void)c;
     if (o->use_plan && o->nplan) return snprintf(buf, len, "a --plan's faults"), buf;
-    for (size_t i = 0; i < c->nfaults; i++)
-        if (is_crash(&c->faults[i])) return snprintf(buf, len, "[fault %s], a crash", c->faults[i].name), buf;
-    /* Swarm testing leaves crashes out of about half the seeds, which
-     * start from the snapshot (snapshot_serves). */
-    if (c->chaos && c->chaos->crash_every && !c->chaos->swarm) return snprintf(buf, len, "[chaos] crash"), buf;
     if (o->exec_stdio || o->trace_out || o->watch || o->pick || o->stacks)
         return snprintf(buf, len, "a traced or watched run"), buf;
     return NULL;
@@ -88,12 +85,20 @@ struct snap_machine {
     int overlay[MAX_LAYERS];        /* the seed's overlays, made and not yet attached */
     char uuid[MAX_LAYERS][8];       /* the template's overlays' uuid option ("" if none shown) */
     pid_t helper;                   /* the helper that made the seed's root */
-    /* The crash model's files at the point (durable.h: disk/NAME/grave and
-     * content/NAME), "\0"-separated: what a seed adds goes after it. What
-     * it changes or removes there matters only at a crash, a fault a
-     * snapshot's seeds never have. */
-    char *kept[2];
-    size_t nkept[2];
+    /* The crash model's graveyard at the point (durable.h: disk/NAME/grave),
+     * "\0"-separated names: what a seed adds goes after it. Its durable
+     * contents (content/NAME) go aside to point-content at the freeze, and
+     * each seed has them again for its own copies of the files (remap). */
+    char *kept;
+    size_t nkept;
+    /* Why a crash of the machine in a seed cannot be the cold run's, or ""
+     * (snapshot_serves then runs a seed that crashes it cold): a name
+     * operation not yet durable at the point that replaced or removed a
+     * file, whose undoing links the graveyard's file, the template's, back
+     * into the seed's disk (a copy of it would be another inode than the
+     * cold run's). Those that made names, which a crash removes, are the
+     * seed's as they are (machine paths, oplog.h). */
+    char crash_cold[160];
 };
 
 /* A machine not started at the point (it starts later, in each seed, as
@@ -202,10 +207,16 @@ static void remove_added(const char *dir, const char *kept, size_t len)
 
 /* The crash model's directories of sm's machine: [0] its graveyard, [1]
  * its durable contents. */
-static void crash_dirs(struct world *w, struct snap_machine *sm, char dirs[2][4200])
+static void grave_dir(struct world *w, struct snap_machine *sm, char *dir, size_t len)
 {
-    disk_dir(w, sm->m, "grave", dirs[0], sizeof dirs[0]);
-    disk_content_dir(w, sm->m, dirs[1], sizeof dirs[1]);
+    disk_dir(w, sm->m, "grave", dir, len);
+}
+
+/* Where a machine's durable contents (content dir) go at the point:
+ * beside it, under a name no machine has ('@' is not in machine names). */
+static void point_content(const char *content, char *out, size_t len)
+{
+    snprintf(out, len, "%s@point", content);
 }
 
 /* Freezes machine m's upper layers at the point: the template's go aside
@@ -227,7 +238,10 @@ static int freeze(struct world *w, struct machine *m)
         disk_dir(w, m, name, frozen, sizeof frozen);
         if (disk_copy_tree(to, frozen) != 0) return -1;
     }
-    return 0;
+    char content[4200], point[4300];
+    disk_content_dir(w, m, content, sizeof content);
+    point_content(content, point, sizeof point);
+    return rename(content, point) == 0 || errno == ENOENT ? 0 : -1;
 }
 
 static void snap_free(struct snapshot *s)
@@ -238,8 +252,7 @@ static void snap_free(struct snapshot *s)
         snap_pipes_free(&s->sm[i].pipes);
         if (s->sm[i].mntns >= 0) close(s->sm[i].mntns);
         if (s->sm[i].troot >= 0) close(s->sm[i].troot);
-        free(s->sm[i].kept[0]);
-        free(s->sm[i].kept[1]);
+        free(s->sm[i].kept);
     }
     free(s->sm);
     for (size_t i = 0; i < s->nlate; i++)
@@ -385,10 +398,18 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
     note_late(s);
     /* Every template made: the machines' disks are frozen, and the
      * processes the templates were made from go (init reaps them). */
+    bool index = false;
+    overlay_index_resolve(&index, why, len);      /* checked with the command's options */
     for (size_t i = 0; i < s->n; i++) {
-        char dirs[2][4200];
-        crash_dirs(w, &s->sm[i], dirs);
-        for (int k = 0; k < 2; k++) s->sm[i].kept[k] = names_in(dirs[k], &s->sm[i].nkept[k]);
+        struct snap_machine *sm = &s->sm[i];
+        char grave[4200];
+        grave_dir(w, sm, grave, sizeof grave);
+        sm->kept = names_in(grave, &sm->nkept);
+        if (index)
+            snprintf(sm->crash_cold, sizeof sm->crash_cold, "this host's overlayfs has its index on, and a disk layer "
+                     "the seed's root still mounts would serve the machine's start again (dsim doctor)");
+        else if (sm->nkept)
+            snprintf(sm->crash_cold, sizeof sm->crash_cold, "a file it replaced or removed is not yet durable at the point");
     }
     for (size_t i = 0; i < s->n; i++)
         if (freeze(w, s->sm[i].m) != 0) {
@@ -614,7 +635,16 @@ static int helper_start(struct world *w, struct snap_machine *sm, int *report, i
 /* What the machine's stat results key by host inode, moved from the
  * template's files to the seed's: every entry of the frozen layers, seen
  * in the template's tree and in the seed's. */
-struct rekey { struct machine *m; const uint64_t *devs; size_t ndevs; int troot; pid_t seed; };
+struct rekey {
+    struct world *w;
+    struct machine *m;
+    const uint64_t *devs;
+    size_t ndevs;
+    int troot;
+    pid_t seed;
+    const char *frozen;         /* the layer's frozen copy, whose paths the walk gives */
+    size_t layer;
+};
 
 static uint64_t key_in(const uint64_t *devs, size_t n, uint64_t dev)
 {
@@ -625,7 +655,6 @@ static uint64_t key_in(const uint64_t *devs, size_t n, uint64_t dev)
 
 static void rekey_entry(const char *upath, const char *mpath, const struct stat *st, void *arg)
 {
-    (void)upath, (void)st;
     struct rekey *k = arg;
     struct stat a, b;
     struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
@@ -634,6 +663,23 @@ static void rekey_entry(const char *upath, const char *mpath, const struct stat 
     if (fa >= 0 && fb >= 0 && fstat(fa, &a) == 0 && fstat(fb, &b) == 0) {
         uint64_t ka = key_in(k->devs, k->ndevs, a.st_dev), kb = machine_dev_key(k->m, b.st_dev);
         if (ka == kb) idmap_rekey(&k->m->ids, ka, a.st_ino, b.st_ino);
+        /* The crash model's too: by what the machine saw, and by the
+         * upper layers' files (the template's, the seed's). */
+        if (S_ISREG(st->st_mode) && !strncmp(upath, k->frozen, strlen(k->frozen))) {
+            char name[64], tpl[4200], mine[4200], content[4200], point[4300];
+            const char *rel = upath + strlen(k->frozen);
+            snprintf(name, sizeof name, "template-upper%zu", k->layer);
+            disk_dir(k->w, k->m, name, tpl, sizeof tpl);
+            snprintf(name, sizeof name, "upper%zu", k->layer);
+            disk_dir(k->w, k->m, name, mine, sizeof mine);
+            disk_content_dir(k->w, k->m, content, sizeof content);
+            point_content(content, point, sizeof point);
+            if (strlen(tpl) + strlen(rel) < sizeof tpl && strlen(mine) + strlen(rel) < sizeof mine) {
+                strcat(tpl, rel);
+                strcat(mine, rel);
+                disk_rekey_file(k->w, k->m, point, &a, tpl, &b, mine);
+            }
+        }
     }
     if (fa >= 0) close(fa);
     if (fb >= 0) close(fb);
@@ -671,11 +717,12 @@ static int remap(struct world *w, struct snap_machine *sm)
     bool same = m->nmount_devs == nold;
     for (size_t i = 0; same && i < nold; i++) same = old[i] == m->mount_devs[i] || i < w->nlayers;
     if (same) {
-        struct rekey k = { m, old, nold, sm->troot, copy };
+        struct rekey k = { w, m, old, nold, sm->troot, copy, NULL, 0 };
         for (size_t n = 0; n < w->nlayers; n++) {
             char name[64], frozen[4200];
             snprintf(name, sizeof name, "frozen%zu", n);
             disk_dir(w, m, name, frozen, sizeof frozen);
+            k.frozen = frozen, k.layer = n;
             struct stat st;
             if (lstat(frozen, &st) == 0) rekey_entry(frozen, w->layers[n], &st, &k);
             disk_walk(frozen, strcmp(w->layers[n], "/") ? w->layers[n] : "", rekey_entry, &k);
@@ -711,14 +758,19 @@ static char pids_moved(const struct snapshot *s)
 
 bool snapshot_serves(const struct snapshot *s, const struct config *c, uint64_t seed, char *why, size_t len)
 {
-    if (!c->chaos || !c->chaos->crash_every) return true;
+    bool cold = false;
+    for (size_t i = 0; i < s->n; i++) cold = cold || s->sm[i].crash_cold[0];
+    if (!cold) return true;
     size_t n = 0;
     struct fault_conf *v = faults_for_run(c, seed, &n);
     bool crash = false;
     for (size_t i = 0; i < n && !crash; i++)
-        if ((crash = v[i].drawn && is_crash(&v[i]) && v[i].at_ns >= s->w->now))
-            snprintf(why, len, "seed %" PRIu64 " crashes machine %s at %" PRIu64 ".%09" PRIu64 " s", seed, v[i].machine,
-                     v[i].at_ns / 1000000000, v[i].at_ns % 1000000000);
+        for (size_t k = 0; k < s->n && !crash; k++)
+            if ((crash = s->sm[k].crash_cold[0] && is_crash(&v[i]) && v[i].at_ns >= s->w->now &&
+                         !strcmp(v[i].machine, s->sm[k].m->name)))
+                snprintf(why, len, "machine %s after the point runs cold, as seed %" PRIu64 " does at %" PRIu64 ".%09" PRIu64
+                         " s: %s", s->sm[k].m->name, seed, v[i].at_ns / 1000000000, v[i].at_ns % 1000000000,
+                         s->sm[k].crash_cold);
     plan_free(v, n);
     return !crash;
 }
@@ -893,9 +945,11 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
                 }
             }
         if (at >= 0) close(at);
-        char dirs[2][4200];
-        crash_dirs(w, sm, dirs);
-        for (int k = 0; k < 2; k++) remove_added(dirs[k], sm->kept[k], sm->nkept[k]);
+        char grave[4200], content[4200];
+        grave_dir(w, sm, grave, sizeof grave);
+        remove_added(grave, sm->kept, sm->nkept);
+        disk_content_dir(w, sm->m, content, sizeof content);
+        disk_remove_tree(content);
         if ((ftruncate(sm->m->out_fd, sm->out_size) != 0 || ftruncate(sm->m->err_fd, sm->err_size) != 0) && rc == 0) {
             snprintf(why, len, "machine %s: its output could not go back to the point's: %s", sm->m->name, strerror(errno));
             rc = 1;

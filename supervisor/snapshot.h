@@ -19,8 +19,9 @@ const char *snapshot_config_fence(const struct config *c, const struct run_opts 
  * a seed, run_from_point), unless its world failed (outcome set). */
 struct snapshot;
 struct snapshot *snapshot_make(struct startup *su, char *why, size_t len);
-/* Whether seed `seed` of config c can start from the snapshot: not if its
- * [chaos] crashes a machine after the point (why; the seed runs cold). */
+/* Whether seed `seed` of config c can start from the snapshot: not if it
+ * crashes a machine after the point whose crash model a copy cannot have
+ * (why; the seed runs cold). */
 bool snapshot_serves(const struct snapshot *s, const struct config *c, uint64_t seed, char *why, size_t len);
 /* Seed `seed` from the snapshot: per machine a copy of each template at
  * its process's pid, with a disk of its own, handed to a forked supervisor that runs

@@ -126,7 +126,7 @@ static int verify_job(const struct sweep *s, const struct job *j, int out)
 
 /* What the workers said of this sweep's warm start (shared by them, so
  * that each thing is said once): [0] how it starts, [1] a snapshot
- * given up, [2] a seed run cold for its crashes. */
+ * given up, [2] a seed run cold for a crash. */
 static volatile int *warm_said;
 
 static void warm_say(int which, const char *fmt, const char *why)
@@ -195,8 +195,7 @@ static void worker_main(const struct sweep *s, int cpu, int in, int out)
         int from_snap = -1;
         char crash[300];
         if (snap && !snapshot_serves(snap, s->conf, s->seeds[index], crash, sizeof crash))
-            warm_say(2, "dsim: warm start: seeds whose [chaos] crashes a machine after the point run cold (a "
-                        "snapshot's machines do not crash yet): %s\n", crash);
+            warm_say(2, "dsim: warm start: a seed that crashes %s\n", crash);
         else if (snap) {
             char why[1024];
             if ((from_snap = snapshot_seed(snap, s->seeds[index], &ro, &r, why, sizeof why)) != 0) {
