@@ -369,6 +369,13 @@ bool warm_copyable(const struct world *w, char *why, size_t len)
 {
     for (size_t i = 0; i < w->nmachines; i++) {
         const struct machine *m = &w->machines[i];
+        /* Down after a crash, to start again after the point: its disk,
+         * which that start changes, is not one a seed has a copy of (a
+         * machine not yet started has an empty one, made again per seed). */
+        if (!m->started && !m->exited && m->incarnation > 0 && m->start_at != UINT64_MAX) {
+            snprintf(why, len, "machine %s: down at the point after a crash, to start again after it", m->name);
+            return false;
+        }
         if (!m->started) continue;      /* not yet, or no more: started afresh */
         const struct process *mine[64];
         int n = 0;

@@ -227,6 +227,21 @@ grep -q '^dsim: warm start: a seed that crashes machine m after the point runs c
     { cat out-durable/seed-*/m.stdout >&2; fail "durable: every seed's crash left the log alike"; }
 grep -q '^log: 12 lines, last "line 12", whole and in order$' out-durable/seed-*/m.stdout ||
     fail "durable: no seed rolled the log back to its last sync"
+# Crashed before the point ([fault] at 300 ms) and started again before it,
+# crashed again after it: seeds 1-4 as cold. Down at the point, to start
+# again after it: its disk is no copy's, so the snapshot is refused, said.
+{ printf '[simulation]\nduration = 3s\nwarm_start = 1s\n[machine m]\ndaemon = true\n'
+  printf 'command = exec ./warm_durable write /var/lib/d/log\n'
+  printf 'command-after-restart = ./warm_durable read /var/lib/d/log; echo x >>/var/lib/d/log; exec ./warm_durable write /var/lib/d/log\n'
+  printf '[fault early]\nkind = crash\nat = 300ms\nmachine = m\nduration = 200ms\n'
+  printf '[fault late]\nkind = crash\nat = 2s\nmachine = m\nduration = 200ms\n'
+  printf '[machine other]\ncommand = sleep 2.5\n'; } >c/again.conf
+SEEDS=1-4 three_ways again.conf again
+snapshot_said again
+sed -e 's/^warm_start = 1s$/warm_start = 400ms/' -e 's/^duration = 200ms$/duration = 500ms/' c/again.conf >c/down.conf
+SEEDS=1-4 three_ways down.conf down
+grep -qx 'dsim: warm start: seeds run cold, not from a snapshot: machine m: down at the point after a crash, to start again after it' \
+    down.err || { cat down.err >&2; fail "down at the point: not said"; }
 # A file replaced before the point, the rename not yet durable: a crash
 # would link the template's file back into the seed's disk, so a seed that
 # crashes the machine runs cold, said once.
