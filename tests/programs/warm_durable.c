@@ -18,29 +18,11 @@
  *       their last lines and whether every line is whole and in order.
  *
  * Exit 0, or 1 on a failed call. */
-#define _GNU_SOURCE
-#include <errno.h>
+#include "plainprog.h"
 #include <fcntl.h>
 #include <libgen.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-static void die(const char *what)
-{
-	printf("%s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-	}
-}
 
 static void line(int fd, int n)
 {

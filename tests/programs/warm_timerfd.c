@@ -10,30 +10,12 @@
  * sends itself SIGUSR1 and reads it from the signalfd. Every line is the
  * same natively and under dsim (but the first's "left", which natively
  * is what the host's clock says). Exit 0, or 1 on a failed call. */
-#define _GNU_SOURCE
-#include <errno.h>
+#include "plainprog.h"
 #include <signal.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
-#include <time.h>
 #include <unistd.h>
-
-static void die(const char *what)
-{
-	printf("%s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-	}
-}
 
 static uint64_t expirations(int fd)
 {
