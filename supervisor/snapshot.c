@@ -85,20 +85,16 @@ struct snap_machine {
     int overlay[MAX_LAYERS];        /* the seed's overlays, made and not yet attached */
     char uuid[MAX_LAYERS][8];       /* the template's overlays' uuid option ("" if none shown) */
     pid_t helper;                   /* the helper that made the seed's root */
-    /* The crash model's graveyard at the point (durable.h: disk/NAME/grave),
-     * "\0"-separated names: what a seed adds goes after it. Its durable
-     * contents (content/NAME) go aside to point-content at the freeze, and
-     * each seed has them again for its own copies of the files (remap). */
-    char *kept;
-    size_t nkept;
+    /* The crash model's files at the point (durable.h) go aside at the
+     * freeze, its graveyard (disk/NAME/grave: the files a name operation
+     * not yet durable replaced or removed, hard links) to point-grave, its
+     * durable contents (content/NAME) to content/NAME@point; each seed has
+     * its own copies (remap), moved to its copies of the files. */
     /* Why a crash of the machine in a seed cannot be the cold run's, or ""
-     * (snapshot_serves then runs a seed that crashes it cold): a name
-     * operation not yet durable at the point that replaced or removed a
-     * file, whose undoing links the graveyard's file, the template's, back
-     * into the seed's disk (a copy of it would be another inode than the
-     * cold run's). Those that made names, which a crash removes, are the
-     * seed's as they are (machine paths, oplog.h). */
-    char crash_cold[160];
+     * (snapshot_serves then runs a seed that crashes it cold): a graveyard
+     * file with another name too (the seed's copies of the two would be
+     * two files), or the host's overlayfs index. */
+    char crash_cold[200];
 };
 
 /* A machine not started at the point (it starts later, in each seed, as
@@ -212,6 +208,29 @@ static void grave_dir(struct world *w, struct snap_machine *sm, char *dir, size_
     disk_dir(w, sm->m, "grave", dir, len);
 }
 
+/* Whether a file of the graveyard dir has another name too. */
+static bool grave_linked(const char *dir)
+{
+    DIR *d = opendir(dir);
+    bool linked = false;
+    for (struct dirent *e; d && !linked && (e = readdir(d));) {
+        struct stat st;
+        linked = e->d_name[0] != '.' && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_nlink > 1;
+    }
+    if (d) closedir(d);
+    return linked;
+}
+
+/* Whether sm's copies make fds anew (snapfds.h). */
+static bool made_anew(const struct snap_machine *sm)
+{
+    for (int k = 0; k < sm->nprocs; k++) {
+        const struct snap_fds *f = &sm->procs[k].afresh;
+        if (f->npairs || f->nepolls || f->neventfds || f->nsignalfds || f->ndgrams || f->nsimsocks) return true;
+    }
+    return sm->pipes.n > 0;
+}
+
 /* Where a machine's durable contents (content dir) go at the point:
  * beside it, under a name no machine has ('@' is not in machine names). */
 static void point_content(const char *content, char *out, size_t len)
@@ -238,10 +257,12 @@ static int freeze(struct world *w, struct machine *m)
         disk_dir(w, m, name, frozen, sizeof frozen);
         if (disk_copy_tree(to, frozen) != 0) return -1;
     }
-    char content[4200], point[4300];
+    char content[4200], point[4300], grave[4200], point_grave[4200];
     disk_content_dir(w, m, content, sizeof content);
     point_content(content, point, sizeof point);
-    return rename(content, point) == 0 || errno == ENOENT ? 0 : -1;
+    disk_dir(w, m, "grave", grave, sizeof grave);
+    disk_dir(w, m, "point-grave", point_grave, sizeof point_grave);
+    return (rename(content, point) == 0 || errno == ENOENT) && (rename(grave, point_grave) == 0 || errno == ENOENT) ? 0 : -1;
 }
 
 static void snap_free(struct snapshot *s)
@@ -252,7 +273,6 @@ static void snap_free(struct snapshot *s)
         snap_pipes_free(&s->sm[i].pipes);
         if (s->sm[i].mntns >= 0) close(s->sm[i].mntns);
         if (s->sm[i].troot >= 0) close(s->sm[i].troot);
-        free(s->sm[i].kept);
     }
     free(s->sm);
     for (size_t i = 0; i < s->nlate; i++)
@@ -404,13 +424,22 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
         struct snap_machine *sm = &s->sm[i];
         char grave[4200];
         grave_dir(w, sm, grave, sizeof grave);
-        sm->kept = names_in(grave, &sm->nkept);
         if (index)
             snprintf(sm->crash_cold, sizeof sm->crash_cold, "this host's overlayfs has its index on, and a disk layer "
                      "the seed's root still mounts would serve the machine's start again (dsim doctor)");
-        else if (sm->nkept)
-            snprintf(sm->crash_cold, sizeof sm->crash_cold, "a file it replaced or removed is not yet durable at the point");
+        else if (grave_linked(grave))
+            snprintf(sm->crash_cold, sizeof sm->crash_cold, "a file it replaced or removed, not yet durably at the "
+                     "point, has another name too");
     }
+    /* A machine whose copies made fds anew (pipes, sockets, event loops):
+     * after its crash and start again, what it is told of its new sockets
+     * (their numbers in /proc/self/fd) and its peers' readers woken by the
+     * crash's resets are not yet the cold run's (found with warm_listen
+     * and etcd): a seed that crashes it runs cold. */
+    for (size_t i = 0; i < s->n; i++)
+        if (!s->sm[i].crash_cold[0] && made_anew(&s->sm[i]))
+            snprintf(s->sm[i].crash_cold, sizeof s->sm[i].crash_cold, "its processes held pipes, sockets or event loops at "
+                     "the point, which a crash of a copy does not yet end as the cold run's");
     for (size_t i = 0; i < s->n; i++)
         if (freeze(w, s->sm[i].m) != 0) {
             snprintf(why, len, "machine %s: cannot freeze its disk at the point", s->sm[i].m->name);
@@ -685,6 +714,38 @@ static void rekey_entry(const char *upath, const char *mpath, const struct stat 
     if (fb >= 0) close(fb);
 }
 
+/* In the seed's supervisor: the graveyard at the point copied for the
+ * seed (a crash may link its files back into the seed's disk), the
+ * machine's ids and durable records of each moved to the copy (an upper
+ * layer's file shows its own inode number through the overlay, xino). 0
+ * or -1. */
+static int seed_graveyard(struct world *w, struct machine *m)
+{
+    char point[4200], grave[4200], content[4200], records[4300];
+    disk_dir(w, m, "point-grave", point, sizeof point);
+    disk_dir(w, m, "grave", grave, sizeof grave);
+    disk_content_dir(w, m, content, sizeof content);
+    point_content(content, records, sizeof records);
+    DIR *d = opendir(point);
+    if (!d) return errno == ENOENT ? 0 : -1;
+    int rc = disk_copy_tree(point, grave);
+    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+        char was[4500], now[4500];
+        struct stat a, b;
+        if (e->d_name[0] == '.') continue;
+        snprintf(was, sizeof was, "%s/%s", point, e->d_name);
+        snprintf(now, sizeof now, "%s/%s", grave, e->d_name);
+        if (lstat(was, &a) != 0 || lstat(now, &b) != 0) {
+            rc = -1;
+            break;
+        }
+        for (size_t n = 0; n < w->nlayers; n++) idmap_rekey(&m->ids, MOUNT_DEV_KEY | n, a.st_ino, b.st_ino);
+        disk_rekey_file(w, m, records, &a, was, &b, now);
+    }
+    closedir(d);
+    return rc;
+}
+
 /* In the seed's supervisor: its world (the worker's at the point) takes
  * the copies for the templates' processes. 0, or -1 if the seed's mounts do
  * not line up with the template's. */
@@ -727,6 +788,7 @@ static int remap(struct world *w, struct snap_machine *sm)
             if (lstat(frozen, &st) == 0) rekey_entry(frozen, w->layers[n], &st, &k);
             disk_walk(frozen, strcmp(w->layers[n], "/") ? w->layers[n] : "", rekey_entry, &k);
         }
+        same = seed_graveyard(w, m) == 0;
     }
     free(old);
     return same ? 0 : -1;
@@ -947,7 +1009,7 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
         if (at >= 0) close(at);
         char grave[4200], content[4200];
         grave_dir(w, sm, grave, sizeof grave);
-        remove_added(grave, sm->kept, sm->nkept);
+        disk_remove_tree(grave);
         disk_content_dir(w, sm->m, content, sizeof content);
         disk_remove_tree(content);
         if ((ftruncate(sm->m->out_fd, sm->out_size) != 0 || ftruncate(sm->m->err_fd, sm->err_size) != 0) && rc == 0) {

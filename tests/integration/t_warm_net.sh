@@ -135,9 +135,10 @@ afresh_said election
 # The election cluster with [chaos] pauses, clock jumps, partitions and
 # loss, a [fault] pause before the point and a clock jump after it: each
 # seed from the snapshot draws its own [chaos] (the start-up's were drawn
-# for the start-up seed), as its cold run does. With swarm crashes too
-# (each node's copies die, it starts again cold in the seed), every seed
-# from the snapshot with its cold hash.
+# for the start-up seed), as its cold run does. With swarm crashes too: a
+# node holds its UDP socket at the point, whose crash a copy cannot yet
+# have as the cold run does, so a seed that crashes one runs cold (said
+# once), the others from the snapshot, all with their cold hashes.
 cat >>c/election.conf <<'CONF'
 [chaos]
 pause = 2s
@@ -169,5 +170,8 @@ grep -q ' fault early-pause: pause' chaos-2.faults && grep -q ' fault late-jump:
 sed 's/^\[chaos\]$/&\nswarm = true\ncrash = 4s\ncrash_down = 200ms..1s/' c/election.conf >c/swarm.conf
 SEEDS=1-8 three_ways swarm.conf swarm
 afresh_said swarm
-! grep -q 'a seed that crashes' swarm.err || { cat swarm.err >&2; fail "swarm: a seed ran cold for its crash"; }
-note "chaos after the point: seeds 1-4 from the snapshot, their own draws; with swarm crashes, seeds 1-8"
+if [ "$host_tells" = 1 ]; then
+    grep -q '^dsim: warm start: a seed that crashes machine n[1-5] after the point runs cold, as seed [0-9] does at .*: its processes held pipes, sockets or event loops at the point' \
+        swarm.err || { cat swarm.err >&2; fail "swarm: the seeds run cold for their crashes were not said"; }
+fi
+note "chaos after the point: seeds 1-4 from the snapshot, their own draws; swarm crashes: those seeds cold, the rest warm"

@@ -29,7 +29,7 @@
 #  3. Where a snapshot cannot serve, the sweep says why once and runs cold
 #     with the same hashes: an fd past 2 at the point (a fence), a socket
 #     pair with a byte in it at the point, a seed that crashes a machine
-#     with a rename not yet durable (that seed), and a seed that leaves a file in /dev/shm,
+#     whose replaced file has a second name (that seed), and a seed that leaves a file in /dev/shm,
 #     which the copies share (the snapshot serves no seed after it).
 #  4. --warm cold says nothing; a bad --warm is a usage error.
 #  5. A disk made before the point (warm_tree.py: holes, a hard link,
@@ -242,13 +242,21 @@ sed -e 's/^warm_start = 1s$/warm_start = 400ms/' -e 's/^duration = 200ms$/durati
 SEEDS=1-4 three_ways down.conf down
 grep -qx 'dsim: warm start: seeds run cold, not from a snapshot: machine m: down at the point after a crash, to start again after it' \
     down.err || { cat down.err >&2; fail "down at the point: not said"; }
-# A file replaced before the point, the rename not yet durable: a crash
-# would link the template's file back into the seed's disk, so a seed that
-# crashes the machine runs cold, said once.
+# A file replaced before the point by a rename not yet durable, nothing
+# synced after it: a crash undoes the rename, putting the graveyard's file
+# back, which each seed has a copy of, known to the machine by the inode
+# number it had (without that, another number: tried). With a second name
+# for that file, a copy of it could not be the same file: a seed that
+# crashes the machine runs cold, said.
 sed 's/write \/var/write-replace \/var/' c/durable.conf >c/replaced.conf
-three_ways replaced.conf replaced
-grep -q '^dsim: warm start: a seed that crashes machine m after the point runs cold, as seed [0-9] does at 1.000000000 s: a file it replaced or removed is not yet durable at the point$' \
-    replaced.err || { cat replaced.err >&2; fail "replaced: not said"; }
+SEEDS=1-8 three_ways replaced.conf replaced
+snapshot_said replaced
+grep -qx 'old inode 4' out-replaced/seed-1/m.stdout && grep -qx 'old: "old", inode 4' out-replaced/seed-*/m.stdout ||
+    { cat out-replaced/seed-*/m.stdout >&2; fail "replaced: no seed put the replaced file back as it was"; }
+sed 's/write \/var/write-replace-linked \/var/' c/durable.conf >c/linked.conf
+three_ways linked.conf linked
+grep -q '^dsim: warm start: a seed that crashes machine m after the point runs cold, as seed [0-9] does at 1.000000000 s: a file it replaced or removed, not yet durably at the point, has another name too$' \
+    linked.err || { cat linked.err >&2; fail "linked: not said"; }
 conf shm.conf 1s m 'exec python3 warm_probe.py'
 probe_env shm.conf WARM_PROBE_SHM
 three_ways shm.conf shm

@@ -11,11 +11,14 @@
  *       "line 6"), PATH.meta never, until it is killed.
  *   warm_durable write-replace PATH
  *       The same, and just before "ready" replaces PATH.old (made and
- *       synced first) by renaming PATH.new over it, not synced at the
- *       point.
+ *       synced first; its inode number printed) by renaming PATH.new over
+ *       it, not synced at the point, and syncs nothing after it.
+ *   warm_durable write-replace-linked PATH
+ *       The same, PATH.old having a second name (PATH.keep) too.
  *   warm_durable read PATH
  *       After the restart: prints how many lines PATH and PATH.meta have,
- *       their last lines and whether every line is whole and in order.
+ *       their last lines and whether every line is whole and in order;
+ *       and PATH.old's first line and inode number, if there is one.
  *
  * Exit 0, or 1 on a failed call. */
 #include "plainprog.h"
@@ -69,6 +72,14 @@ static int writer(const char *path, int replace)
 		snprintf(old, sizeof old, "%s.old", path);
 		snprintf(new, sizeof new, "%s.new", path);
 		synced_file(old, "old\n");
+		struct stat st;
+		if (stat(old, &st) != 0)
+			die("stat old");
+		printf("old inode %lu\n", (unsigned long)st.st_ino);
+		char keep[4200];
+		snprintf(keep, sizeof keep, "%s.keep", path);
+		if (replace > 1 && link(old, keep) != 0)
+			die("link");
 		int nfd = open(new, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (nfd < 0 || write(nfd, "new\n", 4) != 4 || rename(new, old) != 0)
 			die("replace");
@@ -80,7 +91,7 @@ static int writer(const char *path, int replace)
 	for (int n = 7; n < 100000; n++) {
 		line(fd, n);
 		line(mfd, n - 3);
-		if (n == 12 && fsync(fd) != 0)
+		if (n == 12 && !replace && fsync(fd) != 0)
 			die("fsync");
 		sleep_ms(10);
 	}
@@ -112,16 +123,27 @@ static int reader(const char *path)
 	snprintf(meta, sizeof meta, "%s.meta", path);
 	summary(path);
 	summary(meta);
+	char old[4200], buf[16] = "";
+	struct stat st;
+	snprintf(old, sizeof old, "%s.old", path);
+	FILE *f = fopen(old, "r");
+	if (f && fstat(fileno(f), &st) == 0)
+		printf("old: \"%.*s\", inode %lu\n", fgets(buf, sizeof buf, f) ? (int)strcspn(buf, "\n") : 0, buf,
+		       (unsigned long)st.st_ino);
+	if (f)
+		fclose(f);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc == 3 && (!strcmp(argv[1], "write") || !strcmp(argv[1], "write-replace")))
-		return writer(argv[2], !strcmp(argv[1], "write-replace"));
+	static const char *const modes[] = { "write", "write-replace", "write-replace-linked" };
+	for (int k = 0; k < 3; k++)
+		if (argc == 3 && !strcmp(argv[1], modes[k]))
+			return writer(argv[2], k);
 	if (argc == 3 && !strcmp(argv[1], "read"))
 		return reader(argv[2]);
-	fprintf(stderr, "usage: warm_durable write|write-replace|read PATH\n");
+	fprintf(stderr, "usage: warm_durable write|write-replace|write-replace-linked|read PATH\n");
 	return 2;
 }
