@@ -565,7 +565,7 @@ void startup_forked(struct startup *s) { s->run.forked = true; }
  * [chaos] from its own seed (warm_seed), held until the point, none fired;
  * this seed's draws take their place, as a cold run of it draws them (the
  * point then drops those before it). The [fault]s stay, fired as they
- * fired in the start-up. */
+ * fired in the start-up (one has fired exactly when it is in w->fired). */
 static void redraw_chaos(struct run *run, const struct config *c, uint64_t seed)
 {
     struct world *w = run->w;
@@ -583,10 +583,6 @@ static void redraw_chaos(struct run *run, const struct config *c, uint64_t seed)
                 order[norder++] = j;
             }
     }
-    for (size_t i = 0; i < w->nfaults; i++)
-        if (w->fault_fired[i] && !w->faults[i].drawn)
-            for (size_t j = 0; j < n; j++)
-                if (!v[j].drawn && !strcmp(v[j].name, w->faults[i].name)) fired[j] = true;
     run->startup_drawn = run->drawn, run->nstartup_drawn = run->ndrawn;
     w->faults = run->drawn = v;
     w->nfaults = run->ndrawn = n;

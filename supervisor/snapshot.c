@@ -85,15 +85,12 @@ struct snap_machine {
     int overlay[MAX_LAYERS];        /* the seed's overlays, made and not yet attached */
     char uuid[MAX_LAYERS][8];       /* the template's overlays' uuid option ("" if none shown) */
     pid_t helper;                   /* the helper that made the seed's root */
-    /* The crash model's files at the point (durable.h) go aside at the
-     * freeze, its graveyard (disk/NAME/grave: the files a name operation
-     * not yet durable replaced or removed, hard links) to point-grave, its
-     * durable contents (content/NAME) to content/NAME@point; each seed has
-     * its own copies (remap), moved to its copies of the files. */
     /* Why a crash of the machine in a seed cannot be the cold run's, or ""
-     * (snapshot_serves then runs a seed that crashes it cold): a graveyard
-     * file with another name too (the seed's copies of the two would be
-     * two files), or the host's overlayfs index. */
+     * (snapshot_serves then runs a seed that crashes it cold): the host's
+     * overlayfs index, a graveyard file with another name too (the seed's
+     * copies of the two would be two files), or fds its copies made anew.
+     * (Its crash model's files go aside at the freeze, and each seed has
+     * copies of them: freeze, seed_graveyard, rekey_entry.) */
     char crash_cold[200];
 };
 
@@ -240,7 +237,11 @@ static void point_content(const char *content, char *out, size_t len)
 
 /* Freezes machine m's upper layers at the point: the template's go aside
  * (its overlay keeps them), frozenN is a copy of each, which each seed's
- * upperN copies in turn. */
+ * upperN copies in turn. Its crash model's files go aside too: its
+ * graveyard (disk/NAME/grave: files a name operation not yet durable
+ * replaced or removed, as hard links) to point-grave, its durable contents
+ * (content/NAME) to content/NAME@point; each seed gets copies of them for
+ * its copies of the files (seed_graveyard, rekey_entry). */
 static int freeze(struct world *w, struct machine *m)
 {
     for (size_t n = 0; n < w->nlayers; n++) {
@@ -419,7 +420,8 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
     /* Every template made: the machines' disks are frozen, and the
      * processes the templates were made from go (init reaps them). */
     bool index = false;
-    overlay_index_resolve(&index, why, len);      /* checked with the command's options */
+    char err[160];
+    overlay_index_resolve(&index, err, sizeof err);     /* checked with the command's options */
     for (size_t i = 0; i < s->n; i++) {
         struct snap_machine *sm = &s->sm[i];
         char grave[4200];
