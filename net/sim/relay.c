@@ -469,8 +469,11 @@ static bool to_crashed(struct world *w, struct nev *e)
     struct machine *m = &w->machines[c->m[r]];
     if (m->started && !m->exited) {
         ev_trace(w, e, c->m[r], "to a rebooted machine: reset");
-        if (!c->gone[e->dir]) send_reset(w, c, e->dir, ECONNRESET);
-        c->gone[e->dir] = true;
+        /* One reset for the connection (the first segment's): the
+         * sender's side is gone when it arrives, which then reports it
+         * (ECONNRESET to its next read or write), as Linux's does. */
+        if (!c->gone[r] && !c->gone[e->dir]) send_reset(w, c, e->dir, ECONNRESET);
+        c->gone[r] = true;
         ev_free(e);
         return true;
     }
