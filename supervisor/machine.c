@@ -1219,7 +1219,11 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
                                    .envp = s->envp, .envn = envn, .words = s->words };
     /* The helper shares dsim's fd table (CLONE_FILES): the machine's
      * ns_last_pid it opens is dsim's. */
-    s->netns_reuse = netns_reuse;
+    /* Not for a restart: a machine's proc entries of its network (such as
+     * /proc/self/net/dev) are the namespace's, and a restarted machine
+     * must see new ones, as under DSIM_NETNS=fresh and as a seed from a
+     * snapshot must (the worker's template holds the kept namespace). */
+    s->netns_reuse = netns_reuse && m->incarnation == 0;
     s->netns_new = -1;
     pid_t helper = clone(helper_main, helper_stack, CLONE_VM | CLONE_FILES | CLONE_NEWNS | CLONE_NEWUTS |
                          CLONE_NEWIPC | SIGCHLD, s);
