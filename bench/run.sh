@@ -34,7 +34,7 @@
 #      flight): forced cold and from the snapshot
 #   9. examples/jobqueue (a queue, a bank and two workers, CPython over
 #      TCP) with warm_start = 1s and its [chaos] swarm crashes: forced cold
-#      and from the snapshot (a seed that crashes a machine runs cold)
+#      and from the snapshot (a crashed machine starts again cold in its seed)
 #
 # SAFETY: no real network traffic. Every run that uses a network, natively
 # or under dsim, is in a new network namespace with only lo (`unshare

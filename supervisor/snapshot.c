@@ -218,16 +218,6 @@ static bool grave_linked(const char *dir)
     return linked;
 }
 
-/* Whether sm's copies make fds anew (snapfds.h). */
-static bool made_anew(const struct snap_machine *sm)
-{
-    for (int k = 0; k < sm->nprocs; k++) {
-        const struct snap_fds *f = &sm->procs[k].afresh;
-        if (f->npairs || f->nepolls || f->neventfds || f->nsignalfds || f->ndgrams || f->nsimsocks) return true;
-    }
-    return sm->pipes.n > 0;
-}
-
 /* Where a machine's durable contents (content dir) go at the point:
  * beside it, under a name no machine has ('@' is not in machine names). */
 static void point_content(const char *content, char *out, size_t len)
@@ -433,15 +423,6 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
             snprintf(sm->crash_cold, sizeof sm->crash_cold, "a file it replaced or removed, not yet durably at the "
                      "point, has another name too");
     }
-    /* A machine whose copies made fds anew (pipes, sockets, event loops):
-     * after its crash and start again, what it is told of its new sockets
-     * (their numbers in /proc/self/fd) and its peers' readers woken by the
-     * crash's resets are not yet the cold run's (found with warm_listen
-     * and etcd): a seed that crashes it runs cold. */
-    for (size_t i = 0; i < s->n; i++)
-        if (!s->sm[i].crash_cold[0] && made_anew(&s->sm[i]))
-            snprintf(s->sm[i].crash_cold, sizeof s->sm[i].crash_cold, "its processes held pipes, sockets or event loops at "
-                     "the point, which a crash of a copy does not yet end as the cold run's");
     for (size_t i = 0; i < s->n; i++)
         if (freeze(w, s->sm[i].m) != 0) {
             snprintf(why, len, "machine %s: cannot freeze its disk at the point", s->sm[i].m->name);
@@ -864,6 +845,13 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
         }
         for (size_t n = 0; n < w->nlayers; n++)
             if (sm->overlay[n] >= 0) close(sm->overlay[n]);
+    }
+    /* Every helper before any copy: a helper is a fork of this process,
+     * and one forked after a machine's connections were joined to their
+     * seed's relay ends would hold those ends open through the seed (a
+     * reset closing one would never reach its reader). */
+    for (size_t i = 0; i < s->n && rc == 0; i++) {
+        struct snap_machine *sm = &s->sm[i];
         for (int k = 0; k < sm->nprocs && rc == 0; k++) rc = snap_proc_copy(&sm->procs[k], sm->m->name, why, len);
         if (rc == 0 && sm->pipes.n) {
             struct tracee made[64];
