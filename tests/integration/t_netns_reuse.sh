@@ -7,7 +7,7 @@
 # one left is not joined. Each seed of a sweep then sees what a new
 # namespace shows (lo untouched, no unix socket, an abstract name free),
 # with the same hash as with DSIM_NETNS=fresh (a new one every time); two
-# seeds differ.
+# seeds differ. A machine started again after a crash gets a new one.
 # No real network (nor a host namespace touched): see netns.sh.
 . "$(dirname "$0")/netns.sh"
 . "$(dirname "$0")/lib.sh"
@@ -38,6 +38,29 @@ for mode in reuse fresh; do
 done
 cmp -s "$TMP/reuse.hashes" "$TMP/fresh.hashes" || { diff "$TMP/reuse.hashes" "$TMP/fresh.hashes" >&2; fail "reuse and fresh give other hashes"; }
 [ "$(cut -d' ' -f2 "$TMP/reuse.hashes" | sort -u | wc -l)" -gt 1 ] || fail "seeds 1-8 gave one hash"
+# A machine started again after a crash gets a new namespace in both
+# modes: its /proc/self/net entries are new ones (another inode number),
+# as in a seed from a snapshot, whose worker's template holds the kept one.
+cat >restart.conf <<'CONF'
+[simulation]
+duration = 5s
+[machine a]
+command = exec sh -c 'stat -L -c "net/dev %i" /proc/self/net/dev; sleep 2'
+[fault boom]
+kind = crash
+at = 1s
+machine = a
+duration = 500ms
+CONF
+for mode in reuse fresh; do
+    DSIM_NETNS=$mode "$DSIM" run restart.conf --seeds 1-2 -j 1 --results "$TMP/restart-$mode.jsonl" --output "$TMP/restart-$mode" \
+        >"$TMP/restart-$mode.out" 2>&1 || { cat "$TMP/restart-$mode.out" >&2; fail "restart, DSIM_NETNS=$mode: the sweep failed"; }
+    o=$TMP/restart-$mode/seed-1/a.stdout
+    [ "$(grep -c '^net/dev [0-9]*$' "$o")" = 2 ] && [ "$(sort -u "$o" | wc -l)" = 2 ] ||
+        { cat "$o" >&2; fail "restart, DSIM_NETNS=$mode: not a new /proc/self/net/dev after the crash"; }
+done
+[ "$(grep -o '"hash":"[0-9a-f]*"' "$TMP/restart-reuse.jsonl")" = "$(grep -o '"hash":"[0-9a-f]*"' "$TMP/restart-fresh.jsonl")" ] ||
+    fail "restart: reuse and fresh give other hashes"
 # One seed, verified: one hash.
 h=$(DSIM_NETNS=reuse one_hash one.conf 3)
 [ "$h" = "$(sed -n 's/^3 //p' "$TMP/reuse.hashes")" ] || fail "verify of seed 3 disagrees with the sweep"
