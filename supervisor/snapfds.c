@@ -46,7 +46,9 @@ struct unix_sock {
     uint32_t ino, peer;
     int type, state;
     unsigned shutdown, queued;      /* queued: bytes to read, or sent and not yet read */
-    unsigned rqueue, wqueue;        /* a listener's: connections not yet accepted, its backlog */
+    /* A listener's: connections not yet accepted, its backlog; another's:
+     * bytes to read, and what it sent not yet read (its write allocation). */
+    unsigned rqueue, wqueue;
 };
 
 /* A netlink socket of the namespace netns (-1: dsim's own): made there,
@@ -296,23 +298,25 @@ static int read_dgram(pid_t pid, int fd, const struct unix_sock *s, struct snap_
 }
 
 /* A simulated socket's kernel socket, idle (a listener, the connections
- * waiting in its backlog counted, which snapnet.c checks; a connected one
- * with nothing queued either way, its peer dsim's
- * relay end, which snapnet.c checks; anything else with no peer, nothing
- * queued and not shut down): 0, or -1 and why not. Bytes queued at the
- * point would have to be written again as the kernel holds them (in as
- * many writes: a socket's room is counted by them), which nothing tells. */
+ * waiting in its backlog counted, which snapnet.c checks; a connected one,
+ * its peer dsim's relay end, which snapnet.c checks, with nothing it wrote
+ * still unread by the relay, and what the relay wrote to it that it has
+ * not read counted, which snapnet.c finds in the relay's writes; anything
+ * else with no peer, nothing queued and not shut down): 0, or -1 and why
+ * not. */
 static int read_simsock(pid_t pid, int fd, const struct unix_sock *s, struct snap_simsock *out, char *why, size_t len)
 {
     bool listening = s->state == 10;      /* TCP_LISTEN, as unix_diag says */
     bool connected = s->peer && s->type == SOCK_STREAM;
-    if (!listening && s->queued != 0)
+    if (connected && s->wqueue != 0)
+        return refuse(why, len, "fd %d: a simulated socket whose writes dsim had not yet taken at the point", fd);
+    if (!listening && !connected && s->queued != 0)
         return refuse(why, len, "fd %d: a simulated socket with bytes not yet read at the point", fd);
     if (!connected && (s->shutdown || s->peer))
         return refuse(why, len, "fd %d: a simulated socket shut down or with a peer of its own", fd);
     *out = (struct snap_simsock){ .fd = fd, .flags = fd_flags(pid, fd), .type = s->type, .ino = s->ino,
                                   .listening = listening, .backlog = (int)s->wqueue, .waiting = listening ? (int)s->rqueue : 0,
-                                  .connected = connected,
+                                  .connected = connected, .unread = connected ? s->rqueue : 0,
                                   .shutdown = s->shutdown, .seed_end = -1 };
     int copy = copy_fd(pid, fd);
     for (int k = 0; k < 2 && copy >= 0; k++) {
@@ -502,11 +506,22 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, const uint64_t *s
     return rc;
 }
 
+void snap_unread_free(struct snap_unread *u)
+{
+    free(u->bytes);
+    free(u->sizes);
+    memset(u, 0, sizeof *u);
+}
+
 void snap_fds_free(struct snap_fds *f)
 {
     for (int i = 0; i < f->nepolls; i++) free(f->epolls[i].watches);
     free(f->epolls);
     free(f->dgrams);
+    for (int i = 0; i < f->nsimsocks; i++) {
+        snap_unread_free(&f->simsocks[i].held);
+        for (int k = 0; k < SNAP_BACKLOG; k++) snap_unread_free(&f->simsocks[i].backlog_held[k]);
+    }
     free(f->simsocks);
     free(f->pairs);
     free(f->eventfds);

@@ -46,6 +46,20 @@ struct snap_dgram { int fd, flags; bool autobind; };
  * or a UDP socket's path in the run directory, a listener's backlog, its
  * receive and send timeouts) is dsim's to give the copy's (snapnet.c). */
 #define SNAP_BACKLOG 16
+/* What the relay wrote into a connection end that its socket held unread
+ * at the point, in the relay's writes (sizes, oldest first; the oldest
+ * `skip` bytes already read, its bytes not kept): a copy's end gets the
+ * same writes, and the skipped part is read off again, so the copy's
+ * socket holds what the template's did in the same kernel buffers (the
+ * room left for the relay's next writes is counted by them). */
+struct snap_unread {
+    char *bytes;
+    size_t nbytes, skip;
+    uint32_t *sizes;
+    int nsizes;
+    bool shut;              /* then the relay's FIN (a backlog's connection) */
+};
+
 struct snap_simsock {
     int fd, flags, type;
     uint64_t ino;           /* the template's (the simulation's key) */
@@ -58,6 +72,8 @@ struct snap_simsock {
      * relay end's (SEND_SHUTDOWN: 2), made again on the seed's pair. */
     bool connected;
     unsigned shutdown, end_shutdown;
+    size_t unread;                  /* bytes it held to read (udiag_rqueue) */
+    struct snap_unread held;        /* and in which writes (snapnet.c) */
     uint64_t seed_ino;      /* the seed's copy's, once made */
     int seed_end;           /* the worker's fd of the seed's relay end, until its supervisor takes it (-1) */
     /* A listener's connections waiting in its backlog at the point: the
@@ -66,6 +82,7 @@ struct snap_simsock {
      * them. */
     int backlog_end[SNAP_BACKLOG];
     int nbacklog;
+    struct snap_unread backlog_held[SNAP_BACKLOG];  /* what each of them holds */
 };
 
 struct snap_watch { int fd; uint32_t events; uint64_t data; };
@@ -114,6 +131,7 @@ bool snap_fd_afresh_kind(pid_t pid, int fd);
 int snap_fds_read(pid_t pid, int netns, const int *fds, int n, const uint64_t *sim, int nsim, struct snap_fds *out,
                   char *why, size_t len);
 void snap_fds_free(struct snap_fds *f);
+void snap_unread_free(struct snap_unread *u);
 /* A unix socket of the network namespace netns (an fd of it), by inode:
  * its peer's inode (0 if none), type, and whether it is idle (nothing
  * queued either way, not shut down). 0, or -1 if not listed or the host

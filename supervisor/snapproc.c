@@ -94,11 +94,11 @@ static long remap_shared(struct tracee *t, const struct warm_map *maps, int n)
 }
 
 /* The copy makes its own socket pairs, pipes, eventfds (timerfds among
- * them), signalfds and epoll sets,
- * alike, at the template's fd numbers (snapfds.h): 0 or -errno. */
+ * them), signalfds and sockets, alike, at the template's fd numbers
+ * (snapfds.h); its epoll sets come later (make_epolls): 0 or -errno. */
 static long make_afresh(struct tracee *t, const struct snap_fds *f)
 {
-    if (!f->npairs && !f->nepolls && !f->neventfds && !f->nsignalfds && !f->ndgrams && !f->nsimsocks) return 0;
+    if (!f->npairs && !f->neventfds && !f->nsignalfds && !f->ndgrams && !f->nsimsocks) return 0;
     uint64_t base = scratch_addr(t);
     char saved[SCRATCH_LEN];
     if (mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
@@ -148,6 +148,22 @@ static long make_afresh(struct tracee *t, const struct snap_fds *f)
         r = inject(t, SYS_socket, AF_UNIX, (uint64_t)(x->type | SOCK_CLOEXEC), 0, NULL);
         if (r >= 0) r = settle_fd(t, (int)r, x->fd, x->flags);
     }
+    if (mem_write(t->pid, base, saved, sizeof saved) != 0 && !r) r = -EFAULT;
+    return r;
+}
+
+/* The copy makes its epoll sets alike, at the template's fd numbers, once
+ * what they watch holds what the template's did (a connection's bytes not
+ * yet read are written by dsim after make_afresh: snapnet.c): an
+ * edge-triggered watch's adding then makes every edge the copy must take
+ * at once. 0 or -errno. */
+static long make_epolls(struct tracee *t, const struct snap_fds *f)
+{
+    if (!f->nepolls) return 0;
+    uint64_t base = scratch_addr(t);
+    char saved[SCRATCH_LEN];
+    if (mem_read(t->pid, base, saved, sizeof saved) != 0) return -EFAULT;
+    long r = 0;
     for (int i = 0; i < f->nepolls && !r; i++) {
         const struct snap_epoll *e = &f->epolls[i];
         r = inject(t, SYS_epoll_create1, EPOLL_CLOEXEC, 0, 0, NULL);
@@ -254,7 +270,7 @@ static int read_files(const struct world *w, pid_t pid, struct snap_proc *sp, co
         snprintf(path, sizeof path, "/proc/%d/ns/net", (int)pid);
         int netns = open(path, O_RDONLY | O_CLOEXEC);
         ok = netns >= 0 && snap_fds_read(pid, netns, afresh, nafresh, sim, nsim, &sp->afresh, why, len) == 0 &&
-             snap_net_check((struct world *)w, netns, &sp->afresh, why, len) == 0;
+             snap_net_check((struct world *)w, pid, netns, &sp->afresh, why, len) == 0;
         if (netns >= 0) close(netns);
     }
     free(afresh);
@@ -398,6 +414,14 @@ int snap_proc_copy(struct snap_proc *sp, const char *machine, char *why, size_t 
         return -1;
     }
     return 0;
+}
+
+int snap_proc_epolls(struct snap_proc *sp, const char *machine, char *why, size_t len)
+{
+    long r = make_epolls(&sp->made, &sp->afresh);
+    if (r) snprintf(why, len, "machine %s: its copy of pid %d could not make its epoll sets: %s", machine,
+                    (int)sp->p->vpid, strerror((int)-r));
+    return r ? -1 : 0;
 }
 
 int snap_proc_hand_off(struct snap_proc *sp, const char *machine, char *why, size_t len)

@@ -66,6 +66,9 @@ int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, 
  * -1 with why). hand_off then puts it back at the point's stop and hands
  * it off (0, or -1 with why). */
 int snap_proc_copy(struct snap_proc *sp, const char *machine, char *why, size_t len);
+/* Once its sockets hold what the template's did (snap_net_settle): the
+ * copy's epoll sets. 0, or -1 and why. */
+int snap_proc_epolls(struct snap_proc *sp, const char *machine, char *why, size_t len);
 int snap_proc_hand_off(struct snap_proc *sp, const char *machine, char *why, size_t len);
 /* In the worker, its copy's fds all in place: notes which inodes differ
  * from the template's. In the seed's supervisor: the machine m is told of

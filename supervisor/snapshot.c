@@ -87,8 +87,8 @@ struct snap_machine {
     pid_t helper;                   /* the helper that made the seed's root */
     /* Why a crash of the machine in a seed cannot be the cold run's, or ""
      * (snapshot_serves then runs a seed that crashes it cold): the host's
-     * overlayfs index, a graveyard file with another name too (the seed's
-     * copies of the two would be two files), or fds its copies made anew.
+     * overlayfs index, or a graveyard file with another name too (the
+     * seed's copies of the two would be two files).
      * (Its crash model's files go aside at the freeze, and each seed has
      * copies of them: freeze, seed_graveyard, rekey_entry.) */
     char crash_cold[200];
@@ -110,6 +110,7 @@ struct snapshot {
     size_t n;
     struct late_machine *late;
     size_t nlate;
+    struct snap_closed_ends closed;     /* connection ends whose sockets were closed */
 };
 
 /* Whether every process of every started machine stands at a system
@@ -269,6 +270,7 @@ static void snap_free(struct snapshot *s)
     for (size_t i = 0; i < s->nlate; i++)
         for (int k = 0; k < 3; k++) free(s->late[i].kept[k]);
     free(s->late);
+    snap_net_closed_free(&s->closed);
     free(s);
 }
 
@@ -402,7 +404,7 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
     int nf = 0;
     for (size_t i = 0; i < s->n; i++)
         for (int k = 0; k < s->sm[i].nprocs && nf < 256; k++) fs[nf++] = &s->sm[i].procs[k].afresh;
-    if (snap_net_copied(w, fs, nf, why, len) != 0) {
+    if (snap_net_copied(w, fs, nf, &s->closed, why, len) != 0) {
         snap_free(s);
         return NULL;
     }
@@ -872,7 +874,12 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
             }
             snap_proc_note_copy(&sm->procs[k]);
         }
+        for (int k = 0; k < sm->nprocs && rc == 0; k++) rc = snap_proc_epolls(&sm->procs[k], sm->m->name, why, len);
         for (int k = 0; k < sm->nprocs && rc == 0; k++) rc = snap_proc_hand_off(&sm->procs[k], sm->m->name, why, len);
+    }
+    if (rc == 0 && snap_net_closed_make(&s->closed) != 0) {
+        snprintf(why, len, "a connection end whose socket was closed could not be made again: %s", strerror(errno));
+        rc = -1;
     }
     int pipefd[2] = { -1, -1 };
     pid_t child = -1;
@@ -903,6 +910,8 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
                     snprintf(failed, sizeof failed, "machine %s: a timerfd's copy could not be taken", name);
             }
         }
+        if (ok && !(ok = snap_net_closed_take(w, &s->closed) == 0))
+            snprintf(failed, sizeof failed, "a connection end whose socket was closed could not be put in place");
         /* The worker's relay and epoll set are the snapshot's: the seed's own. */
         if (ok && !(ok = netsim_reopen(w) == 0))
             snprintf(failed, sizeof failed, "the network's relay could not be made anew: %s", strerror(errno));
@@ -926,6 +935,7 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
     /* The seed's relay ends are its supervisor's now. */
     for (size_t i = 0; i < s->n; i++)
         for (int k = 0; k < s->sm[i].nprocs; k++) snap_net_seed_done(&s->sm[i].procs[k].afresh);
+    snap_net_closed_done(&s->closed);
     if (rc == 0 && child < 0) {
         snprintf(why, len, "cannot fork the seed's supervisor: %s", strerror(errno));
         rc = -1;

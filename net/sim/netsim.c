@@ -179,15 +179,15 @@ size_t netsim_connected(struct world *w, uint64_t *out, size_t max)
     return k;
 }
 
-/* Whether c waits in its listener's backlog, made, not yet accepted, the
- * client's side writing still and nothing written to the backlog's socket
- * (SIOCOUTQ of dsim's end: what its peer has not read): the copy's
- * listener gets a new end in its backlog in its place (snapnet.c). */
+/* Whether c waits in its listener's backlog, made, not yet accepted, and
+ * what the relay wrote into it kept (struct sent: its bytes, and a FIN
+ * after them): the copy's listener gets a new end in its backlog in its
+ * place, with those writes again (snapnet.c). */
 static bool backlogged(const struct conn *c)
 {
-    int queued = -1;
-    if (c->state != C_ESTABLISHED || c->sock[1] || c->eof[0] || !c->listener || ioctl(c->fd[1], SIOCOUTQ, &queued) != 0 ||
-        queued != 0)
+    const struct sent *t = c->sent[1];
+    if (c->state != C_ESTABLISHED || c->sock[1] || !c->listener ||
+        (t && (t->bytes_lost || t->count > SENT_KEPT)))
         return false;
     for (size_t k = 0; k < c->listener->npending; k++)
         if (c->listener->pending[k] == c) return true;
@@ -222,6 +222,40 @@ int netsim_backlog_take(struct simsock *l, size_t k, int end)
     int r = fd >= 0 && dup3(end, fd, O_CLOEXEC) == fd ? 0 : -1;
     close(end);
     return r;
+}
+
+int netsim_backlog_writes(const struct simsock *l, size_t k, const char **bytes, size_t *nbytes, uint32_t *sizes,
+                          int max, bool *shut)
+{
+    const struct conn *c = k < l->npending ? l->pending[k] : NULL;
+    const struct sent *t = c ? c->sent[1] : NULL;
+    *bytes = NULL;
+    *nbytes = 0;
+    *shut = t && t->shut;
+    if (!c) return -1;
+    if (!t) return 0;
+    if (t->bytes_lost || t->count > SENT_KEPT || t->count > (uint64_t)max) return -1;
+    memcpy(sizes, t->size, t->count * sizeof *sizes);
+    *bytes = t->bytes;
+    *nbytes = t->nbytes;
+    return (int)t->count;
+}
+
+int netsim_unread_writes(const struct simsock *s, size_t unread, uint32_t *sizes, int max, size_t *skip)
+{
+    const struct conn *c = s->conn;
+    const struct sent *t = c && c->sock[s->side] == s ? c->sent[s->side] : NULL;
+    *skip = 0;
+    if (unread == 0) return 0;
+    if (!t) return -1;
+    uint64_t kept = t->count < SENT_KEPT ? t->count : SENT_KEPT;
+    size_t sum = 0;
+    int k = 0;
+    while (sum < unread && (uint64_t)k < kept) sum += t->size[(t->count - 1 - (uint64_t)k++) % SENT_KEPT];
+    if (sum < unread || k > max) return -1;
+    for (int i = 0; i < k; i++) sizes[i] = t->size[(t->count - (uint64_t)k + (uint64_t)i) % SENT_KEPT];
+    *skip = sum - unread;
+    return k;
 }
 
 const char *netsim_sock_still(const struct simsock *s)

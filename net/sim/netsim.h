@@ -97,6 +97,19 @@ int netsim_relay_end_take(struct simsock *s, int end);
  * (dup2; it is closed), as netsim_relay_end_take. */
 size_t netsim_backlog(const struct simsock *l);
 int netsim_backlog_take(struct simsock *l, size_t k, int end);
+/* The most writes of the relay into one end it keeps (net/sim/netsim_int.h
+ * struct sent). What the relay wrote into the k-th of them, in its writes:
+ * their sizes (sizes[0..max)) and bytes (*bytes, *nbytes, the relay's
+ * own), and whether its FIN followed (*shut). The count, or -1 if not
+ * kept. */
+#define NETSIM_WRITES_KEPT 512
+int netsim_backlog_writes(const struct simsock *l, size_t k, const char **bytes, size_t *nbytes, uint32_t *sizes,
+                          int max, bool *shut);
+/* The relay's writes that connected socket s still holds, `unread` bytes
+ * in all, the oldest maybe partly read: their sizes, oldest first, into
+ * sizes[0..max), and how much of the oldest was read (*skip). The count,
+ * or -1 if the relay did not keep them all. */
+int netsim_unread_writes(const struct simsock *s, size_t unread, uint32_t *sizes, int max, size_t *skip);
 /* The inodes of the sockets whose relay end is open (at most max): every
  * one must be in a process the snapshot copies. Their number. */
 size_t netsim_connected(struct world *w, uint64_t *out, size_t max);

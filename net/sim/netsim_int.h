@@ -54,6 +54,23 @@ struct chunk {
 
 enum conn_state { C_SYN_SENT, C_ESTABLISHED, C_REFUSED, C_CLOSED };
 
+/* The relay's writes into one end, for a warm start's copy of its socket
+ * (netsim_unread_writes): the sizes of the last SENT_KEPT (each write the
+ * kernel's own buffers, which the tracee's socket may still hold unread:
+ * a copy gets them in the same writes, so its room is the template's),
+ * and while the end waits in a listener's backlog, their bytes too (no
+ * one can read them there), up to SENT_BYTES. */
+#define SENT_KEPT NETSIM_WRITES_KEPT
+#define SENT_BYTES (256 * 1024)
+struct sent {
+    uint32_t size[SENT_KEPT];
+    uint64_t count;             /* writes made; the ring holds the last SENT_KEPT */
+    char *bytes;                /* while unaccepted */
+    size_t nbytes;
+    bool bytes_lost;            /* more than SENT_BYTES, or written before it was kept */
+    bool shut;                  /* the FIN written after them (the end shut down for writing) */
+};
+
 struct conn {
     int id;
     int m[2];                   /* machine of side 0 (connected) and side 1 (accepted) */
@@ -74,6 +91,7 @@ struct conn {
     uint64_t last_arrival[2];   /* per direction d (side d -> side 1-d) */
     size_t inflight[2];         /* bytes read from side d not yet written to side 1-d */
     struct chunk *out[2], *out_tail[2];     /* arrived for side i, not yet written */
+    struct sent *sent[2];       /* written into side i's end (made at its first write) */
     bool eof[2];                /* side i shut its write side (or closed) */
     bool gone[2];               /* side i's socket is closed, reset or crashed */
     struct simsock *sock[2];    /* the tracee sockets, once known */

@@ -150,8 +150,11 @@ static void conn_free(struct world *w, struct conn *c)
     }
     close_end(w, c, 0);
     close_end(w, c, 1);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         if (c->sock[i] && c->sock[i]->conn == c) c->sock[i]->conn = NULL;
+        if (c->sent[i]) free(c->sent[i]->bytes);
+        free(c->sent[i]);
+    }
     if (c->listener)
         for (size_t i = 0; i < c->listener->npending; i++)
             if (c->listener->pending[i] == c) c->listener->pending[i] = NULL;
@@ -216,6 +219,32 @@ static void send_reset(struct world *w, struct conn *c, int to_side, int err)
     schedule(w, r, at == UINT64_MAX ? w->now + w->conf->net.tcp_timeout_ns : at);
 }
 
+/* Notes a write of n bytes into side r's end, or its FIN if data is NULL
+ * (struct sent). */
+static void note_sent(struct conn *c, int r, const char *data, size_t n)
+{
+    struct sent *t = c->sent[r];
+    if (!t) {
+        if (!(t = c->sent[r] = calloc(1, sizeof *t))) abort();
+        t->bytes_lost = c->sock[r] != NULL;     /* kept only from an unaccepted end's first write */
+    }
+    if (!data) {
+        t->shut = true;
+        return;
+    }
+    t->size[t->count++ % SENT_KEPT] = (uint32_t)n;
+    if (c->sock[r] || t->bytes_lost) return;
+    if (t->nbytes + n > SENT_BYTES) {
+        t->bytes_lost = true;
+        free(t->bytes);
+        t->bytes = NULL;
+        return;
+    }
+    if (!(t->bytes = realloc(t->bytes, t->nbytes + n))) abort();
+    memcpy(t->bytes + t->nbytes, data, n);
+    t->nbytes += n;
+}
+
 /* Writes what arrived for side r into its end, as far as its reader has
  * room; the rest waits for the next step. */
 static void flush(struct world *w, struct conn *c, int r)
@@ -224,6 +253,7 @@ static void flush(struct world *w, struct conn *c, int r)
         struct chunk *k = c->out[r];
         if (k->fin) {
             shutdown(c->fd[r], SHUT_WR);
+            note_sent(c, r, NULL, 0);
         } else {
             ssize_t n = send(c->fd[r], k->data + k->off, k->len - k->off, MSG_DONTWAIT | MSG_NOSIGNAL);
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -238,6 +268,7 @@ static void flush(struct world *w, struct conn *c, int r)
                 if (!c->gone[1 - r]) send_reset(w, c, 1 - r, ECONNRESET);
                 return;
             }
+            note_sent(c, r, k->data + k->off, (size_t)n);
             k->off += (size_t)n;
             c->inflight[1 - r] -= (size_t)n;
             if (k->off < k->len) continue;
@@ -942,6 +973,12 @@ struct simsock *netsim_accepted(struct world *w, struct simsock *l, ino_t ino)
     s->had_conn = true;
     s->side = 1;
     c->sock[1] = s;
+    if (c->sent[1]) {           /* its socket's reads now take them: kept no more */
+        free(c->sent[1]->bytes);
+        c->sent[1]->bytes = NULL;
+        c->sent[1]->nbytes = 0;
+        c->sent[1]->bytes_lost = true;
+    }
     netsim_keepalive(w, s);
     return s;
 }

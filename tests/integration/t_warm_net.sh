@@ -14,8 +14,9 @@
 # same hashes); at the first's "half-closed", its connection shut down for
 # writing (a send after it EPIPE, as cold); at warm_backlog's second
 # client's "connected", two connections waiting in the server's backlog,
-# accepted after the point in their order. A point with a connection
-# being made is refused, said,
+# accepted after the point in their order; at 300 ms, bytes not yet read
+# in an accepted connection and in one in the backlog. A point with a
+# connection being made is refused, said,
 # and its seeds run cold to the same hashes. A UDP cluster
 # (examples/election) copied mid-run, a datagram in flight and every node
 # in select(). Crashes after the point: swarm crashes of the UDP nodes, and a
@@ -114,6 +115,31 @@ native_net sh -c 'cd c && ./warm_backlog server 7000 >../native-backlog.out & sl
     ./c/warm_backlog client 127.0.0.1 7000 1 10 >/dev/null & ./c/warm_backlog client 127.0.0.1 7000 2 30 >/dev/null; wait' ||
     fail "native warm_backlog failed"
 diff native-backlog.out out-backlog/seed-1/srv.stdout >&2 || fail "backlog: the server's lines are not the native ones"
+
+# Bytes not yet read at the point (warm_start = 300ms, while the server
+# sleeps): a connection it accepted and read 3 bytes of holds the rest of
+# its client's writes (its socket full, more waiting in dsim's relay), one
+# in its backlog holds a line, and one behind it a line and its FIN, its
+# client's socket closed (the relay's end of it open still). The copy's
+# sockets get the relay's writes again, as the template's held them (the
+# part read off again), and the closed socket's end is one whose peer is
+# closed.
+cp "$(build warm_unread)" c/warm_unread
+printf '[simulation]\nduration = 10s\nwarm_start = 300ms\n[network]\nlatency = 1ms..20ms\n' >c/unread.conf
+printf '[machine srv]\ncommand = exec ./warm_unread server 7000\n' >>c/unread.conf
+printf '[machine big]\ncommand = exec ./warm_unread client srv 7000 big\n' >>c/unread.conf
+printf '[machine line]\ncommand = exec ./warm_unread client srv 7000 line\n' >>c/unread.conf
+printf '[machine bye]\ncommand = exec ./warm_unread client srv 7000 bye\n' >>c/unread.conf
+three_ways unread.conf unread
+afresh_said unread
+native_net sh -c 'cd c && ./warm_unread server 7000 >../native-unread.out 2>/dev/null & sleep 0.02
+    ./c/warm_unread client 127.0.0.1 7000 big >/dev/null & ./c/warm_unread client 127.0.0.1 7000 line >/dev/null &
+    ./c/warm_unread client 127.0.0.1 7000 bye >/dev/null; wait' ||
+    fail "native warm_unread failed"
+for s in 1 3 5; do
+    diff native-unread.out out-unread/seed-$s/srv.stdout >&2 || fail "unread seed $s: the server's lines are not the native ones"
+done
+note "bytes unread at the point (a socket full, part of a write read, connections in the backlog, one closed by its client): the cold hashes, as natively"
 
 # --- 4. a connection being made at the point: refused, cold, the same hashes -----------
 listen_conf busy.conf 60ms 2
