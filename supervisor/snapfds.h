@@ -38,7 +38,7 @@ struct snap_signalfd { int fd, flags; uint64_t mask; };
 /* A unix datagram socket with no peer, idle, unbound or autobound (go-systemd's
  * journal socket, etcd's): made again, autobound again (the kernel draws
  * the name, in a cold run too). */
-struct snap_dgram { int fd, flags; bool autobind; };
+struct snap_dgram { int fd, flags; bool autobind; uint64_t ino; };
 
 /* A simulated TCP or UDP socket (net/sim/netsim.h: an AF_UNIX socket of
  * the kernel's, known to the simulation by its inode), idle: made again of
@@ -72,6 +72,12 @@ struct snap_simsock {
      * relay end's (SEND_SHUTDOWN: 2), made again on the seed's pair. */
     bool connected;
     unsigned shutdown, end_shutdown;
+    /* A socket an earlier process of the machine (or an earlier fd of this
+     * one) holds too, one open file: the copy takes that one's (pid
+     * from_vpid's fd from_fd, pidfd_getfd) instead of making its own, and
+     * only the first holder's is settled (snapshot.c shared_simsocks). */
+    pid_t from_vpid;
+    int from_fd;
     size_t unread;                  /* bytes it held to read (udiag_rqueue) */
     struct snap_unread held;        /* and in which writes (snapnet.c) */
     uint64_t seed_ino;      /* the seed's copy's, once made */

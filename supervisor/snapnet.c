@@ -274,6 +274,7 @@ int snap_net_settle(struct world *w, pid_t copy, struct snap_fds *f, char *why, 
     struct sockaddr_un la;
     for (int i = 0; i < f->nsimsocks && rc == 0; i++) {
         struct snap_simsock *x = &f->simsocks[i];
+        if (x->from_vpid) continue;     /* settled as its first holder's */
         const struct simsock *s = netsim_lookup(w, (ino_t)x->ino);
         int fd = (int)syscall(SYS_pidfd_getfd, pidfd, x->fd, 0);
         struct stat st;
@@ -325,7 +326,7 @@ int snap_net_rekey(struct world *w, struct snap_fds *f)
     int rc = 0;
     for (int i = 0; i < f->nsimsocks; i++) {
         struct snap_simsock *x = &f->simsocks[i];
-        struct simsock *s = netsim_lookup(w, (ino_t)x->ino);
+        struct simsock *s = x->from_vpid ? NULL : netsim_lookup(w, (ino_t)x->ino);
         if (!s) continue;
         s->ino = (ino_t)x->seed_ino;
         if (x->seed_end >= 0 && netsim_relay_end_take(s, x->seed_end) != 0) rc = -1;

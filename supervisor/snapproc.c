@@ -145,7 +145,13 @@ static long make_afresh(struct tracee *t, const struct snap_fds *f)
      * listen as the template's was (snapnet.c). */
     for (int i = 0; i < f->nsimsocks && !r; i++) {
         const struct snap_simsock *x = &f->simsocks[i];
-        r = inject(t, SYS_socket, AF_UNIX, (uint64_t)(x->type | SOCK_CLOEXEC), 0, NULL);
+        if (x->from_vpid) {         /* another holder's, made before it */
+            long pidfd = inject(t, SYS_pidfd_open, (uint64_t)x->from_vpid, 0, 0, NULL);
+            r = pidfd < 0 ? pidfd : inject(t, SYS_pidfd_getfd, (uint64_t)pidfd, (uint64_t)x->from_fd, 0, NULL);
+            if (pidfd >= 0) inject(t, SYS_close, (uint64_t)pidfd, 0, 0, NULL);
+        } else {
+            r = inject(t, SYS_socket, AF_UNIX, (uint64_t)(x->type | SOCK_CLOEXEC), 0, NULL);
+        }
         if (r >= 0) r = settle_fd(t, (int)r, x->fd, x->flags);
     }
     if (mem_write(t->pid, base, saved, sizeof saved) != 0 && !r) r = -EFAULT;
@@ -293,14 +299,13 @@ static void read_ids(pid_t pid, struct fd_id **out, int *n)
     if (d) closedir(d);
 }
 
-int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, const struct snap_pipes *pipes,
-                       int proc, struct snap_proc *sp, char *why, size_t len)
+int snap_proc_read(const struct world *w, struct process *p, const struct snap_pipes *pipes, int proc,
+                   struct snap_proc *sp, char *why, size_t len)
 {
     memset(sp, 0, sizeof *sp);
     sp->p = p;
     pid_t pid = p->leader->tid;
-    struct tracee orig = { .pid = pid, .at_seccomp = true };
-    if (tracer_getregs(pid, &orig.home) != 0) {
+    if (tracer_getregs(pid, &sp->tpl.home) != 0) {
         snprintf(why, len, "cannot read its registers: %s", strerror(errno));
         return -1;
     }
@@ -310,9 +315,32 @@ int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, 
         snprintf(why, len, "%s", twhy);
         return tr < -1 ? -2 : -1;
     }
+    sp->nadvised = fork_advised(pid, &sp->advised);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cwd", (int)pid);
+    ssize_t k = readlink(path, sp->cwd, sizeof sp->cwd - 1);
+    if (k <= 0 || sp->cwd[0] != '/') {
+        snprintf(why, len, "cannot read its working directory at the point");
+        return -1;
+    }
+    sp->cwd[k] = 0;
+    if (read_files(w, pid, sp, pipes, proc, why, len) != 0) return -1;
+    for (int i = 0; i < sp->afresh.neventfds; i++)
+        sp->afresh.eventfds[i].timerfd = timerfd_index((struct world *)w, pid, sp->afresh.eventfds[i].fd);
+    char mwhy[200];
+    if (warm_shared_maps(pid, p->clock ? p->clock->addr : 0, &sp->maps, &sp->nmaps, mwhy, sizeof mwhy)) {
+        snprintf(why, len, "%s", mwhy);
+        return -1;
+    }
+    read_ids(pid, &sp->ids, &sp->nids);
+    return 0;
+}
+
+int snap_proc_template(struct snap_proc *sp, pid_t tpl_pid, char *why, size_t len)
+{
+    struct tracee orig = { .pid = sp->p->leader->tid, .home = sp->tpl.home, .at_seccomp = true };
     /* The template a fork of all its memory: the original marked as
      * before right after (it goes on if the snapshot is refused). */
-    sp->nadvised = fork_advised(pid, &sp->advised);
     long adv = fork_advise(&orig, sp->advised, sp->nadvised, true);
     long tpl = adv ? 0 : copy_of(&orig, tpl_pid, 0);
     bool marked_back = !sp->nadvised || fork_advise(&orig, sp->advised, sp->nadvised, false) == 0;
@@ -335,24 +363,8 @@ int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, 
             snprintf(why, len, "the kernel refused a copy at a chosen pid (clone3 set_tid: %s)", strerror((int)-tpl));
         return -1;
     }
-    sp->tpl = (struct tracee){ .pid = (pid_t)tpl, .home = orig.home, .at_seccomp = false };
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/cwd", (int)pid);
-    ssize_t k = readlink(path, sp->cwd, sizeof sp->cwd - 1);
-    if (k <= 0 || sp->cwd[0] != '/') {
-        snprintf(why, len, "cannot read its working directory at the point");
-        return -1;
-    }
-    sp->cwd[k] = 0;
-    if (read_files(w, pid, sp, pipes, proc, why, len) != 0) return -1;
-    for (int i = 0; i < sp->afresh.neventfds; i++)
-        sp->afresh.eventfds[i].timerfd = timerfd_index((struct world *)w, pid, sp->afresh.eventfds[i].fd);
-    char mwhy[200];
-    if (warm_shared_maps(pid, p->clock ? p->clock->addr : 0, &sp->maps, &sp->nmaps, mwhy, sizeof mwhy)) {
-        snprintf(why, len, "%s", mwhy);
-        return -1;
-    }
-    read_ids(pid, &sp->ids, &sp->nids);
+    sp->tpl.pid = (pid_t)tpl;
+    sp->tpl.at_seccomp = false;
     return 0;
 }
 

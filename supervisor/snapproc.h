@@ -53,13 +53,19 @@ struct snap_proc {
     int nrekeys;
 };
 
-/* p's template at pid tpl_pid, p put back at its stop; its fds that are
- * ends of pipes (the machine's process number proc) left to the
- * machine's copies (snappipes.h). 0; -1 if refused (why, which does not
- * name p; p as it was); -2 if p could not be put back as it was (why: the
- * start-up cannot go on). */
-int snap_proc_template(const struct world *w, struct process *p, pid_t tpl_pid, const struct snap_pipes *pipes,
-                       int proc, struct snap_proc *sp, char *why, size_t len);
+/* What a copy of p needs, read from p at its stop (its threads, files,
+ * mappings); its fds that are ends of pipes (the machine's process number
+ * proc) left to the machine's copies (snappipes.h). 0; -1 if refused (why,
+ * which does not name p); -2 if the start-up cannot go on. Nothing of p
+ * changes: every refusal comes before any template. */
+int snap_proc_read(const struct world *w, struct process *p, const struct snap_pipes *pipes, int proc,
+                   struct snap_proc *sp, char *why, size_t len);
+/* Then p's template at pid tpl_pid, p put back at its stop. 0; -1 if the
+ * kernel refused it (p as it was); -2 if p could not be put back as it was
+ * (why: the start-up cannot go on). A template that goes (a refusal after
+ * it) ends as the child of p's parent: one that is a process of the
+ * machine is told of it (SIGCHLD). */
+int snap_proc_template(struct snap_proc *sp, pid_t tpl_pid, char *why, size_t len);
 /* The seed's copy of sp's template, at the process's pid (init reaps the
  * last seed's in its time: EEXIST until then), in the seed's root, at the
  * point's working directory, its files and threads made (sp->copy, or 0;

@@ -113,6 +113,45 @@ struct snapshot {
     struct snap_closed_ends closed;     /* connection ends whose sockets were closed */
 };
 
+/* A unix datagram socket a copy makes anew held by two of sm's processes
+ * (or at two fds of one): each copy would make its own. NULL, or why. */
+static const char *shared_dgram(const struct snap_machine *sm, char *buf, size_t len)
+{
+    for (int k = 0; k < sm->nprocs; k++)
+        for (int i = 0; i < sm->procs[k].afresh.ndgrams; i++)
+            for (int j = 0; j <= k; j++)
+                for (int h = 0; h < (j < k ? sm->procs[j].afresh.ndgrams : i); h++)
+                    if (sm->procs[j].afresh.dgrams[h].ino == sm->procs[k].afresh.dgrams[i].ino) {
+                        snprintf(buf, len, "fd %d of pid %d and fd %d of pid %d: one unix datagram socket",
+                                 sm->procs[j].afresh.dgrams[h].fd, (int)sm->procs[j].p->vpid,
+                                 sm->procs[k].afresh.dgrams[i].fd, (int)sm->procs[k].p->vpid);
+                        return buf;
+                    }
+    return NULL;
+}
+
+/* A simulated socket held by several of sm's processes (a pre-forking
+ * server's listener, a connection a child inherited) or at two fds of one
+ * is one open file, as their pipes are (snappipes.h): every holder after
+ * the first takes the first's in its copy. */
+static void shared_simsocks(struct snap_machine *sm)
+{
+    for (int k = 0; k < sm->nprocs; k++) {
+        struct snap_fds *f = &sm->procs[k].afresh;
+        for (int i = 0; i < f->nsimsocks; i++) {
+            struct snap_simsock *x = &f->simsocks[i];
+            for (int j = 0; j <= k && !x->from_vpid; j++) {
+                const struct snap_fds *g = &sm->procs[j].afresh;
+                for (int h = 0; h < (j < k ? g->nsimsocks : i) && !x->from_vpid; h++)
+                    if (g->simsocks[h].ino == x->ino && !g->simsocks[h].from_vpid) {
+                        x->from_vpid = sm->procs[j].p->vpid;
+                        x->from_fd = g->simsocks[h].fd;
+                    }
+            }
+        }
+    }
+}
+
 /* Whether every process of every started machine stands at a system
  * call's stop (ready, blocked, or the point's own call): where a copy can
  * begin. */
@@ -121,6 +160,14 @@ static bool at_call_stops(const struct world *w, char *why, size_t len)
     for (size_t i = 0; i < w->nmachines; i++) {
         const struct machine *m = &w->machines[i];
         if (!m->started) continue;
+        if (m->exited) {        /* over: every thread's end seen */
+            for (size_t k = 0; k < w->nthreads; k++)
+                if (w->threads[k]->proc->m == m && w->threads[k]->state != TS_DEAD) {
+                    snprintf(why, len, "machine %s: exited, its processes still ending at the point", m->name);
+                    return false;
+                }
+            continue;
+        }
         const struct thread *l = m->main ? m->main->leader : NULL;
         if (!l || l->proc->exited) {
             snprintf(why, len, "machine %s: its command's first process is gone", m->name);
@@ -334,7 +381,7 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
         struct machine *m = &w->machines[i];
         struct snap_machine *sm = &s->sm[s->n];
         sm->mntns = sm->troot = -1;
-        if (!m->started) continue;
+        if (!m->started || m->exited) continue;     /* late (note_late), or over */
         s->n++;
         sm->m = m;
         sm->index = m->index;
@@ -367,7 +414,7 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
         }
         for (int k = 0; k < sm->nprocs; k++) {
             struct process *p = sm->procs[k].p;
-            int r = snap_proc_template(w, p, TEMPLATE_PID + k, &sm->pipes, k, &sm->procs[k], pwhy, sizeof pwhy);
+            int r = snap_proc_read(w, p, &sm->pipes, k, &sm->procs[k], pwhy, sizeof pwhy);
             if (r != 0) {
                 char who[32] = "";
                 if (sm->nprocs > 1) snprintf(who, sizeof who, "pid %d: ", (int)p->vpid);
@@ -377,6 +424,12 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
                 snap_free(s);
                 return NULL;
             }
+        }
+        shared_simsocks(sm);
+        if (shared_dgram(sm, pwhy, sizeof pwhy)) {
+            snprintf(why, len, "machine %s: %s", m->name, pwhy);
+            snap_free(s);
+            return NULL;
         }
         char path[64];
         pid_t tid = m->main->leader->tid;
@@ -408,6 +461,20 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
         snap_free(s);
         return NULL;
     }
+    /* Nothing refused: the templates (none before, so that a refusal left
+     * no process to end, whose end its parent would be told of). */
+    for (size_t i = 0; i < s->n; i++)
+        for (int k = 0; k < s->sm[i].nprocs; k++) {
+            char twhy[300];
+            int r = snap_proc_template(&s->sm[i].procs[k], TEMPLATE_PID + k, twhy, sizeof twhy);
+            if (r == 0) continue;
+            char who[32] = "";
+            if (s->sm[i].nprocs > 1) snprintf(who, sizeof who, "pid %d: ", (int)s->sm[i].procs[k].p->vpid);
+            if (r < -1) world_fail(w, OUT_INTERNAL, "a snapshot left machine %s's %s%s", s->sm[i].m->name, who, twhy);
+            snprintf(why, len, "machine %s: %s%s", s->sm[i].m->name, who, twhy);
+            snap_free(s);
+            return NULL;
+        }
     note_late(s);
     /* Every template made: the machines' disks are frozen, and the
      * processes the templates were made from go (init reaps them). */

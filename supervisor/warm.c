@@ -376,7 +376,9 @@ bool warm_copyable(const struct world *w, char *why, size_t len)
             snprintf(why, len, "machine %s: down at the point after a crash, to start again after it", m->name);
             return false;
         }
-        if (!m->started) continue;      /* not yet, or no more: started afresh */
+        /* Not yet (started afresh in each seed), or over (its command
+         * exited, its processes gone: nothing of it runs again). */
+        if (!m->started || m->exited) continue;
         const struct process *mine[64];
         int n = 0;
         char buf[300];

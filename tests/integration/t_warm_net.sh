@@ -19,7 +19,8 @@
 # connection being made is refused, said,
 # and its seeds run cold to the same hashes. A UDP cluster
 # (examples/election) copied mid-run, a datagram in flight and every node
-# in select(). Crashes after the point: swarm crashes of the UDP nodes, and a
+# in select(). A pre-forking server's listener, held by its workers too.
+# Crashes after the point: swarm crashes of the UDP nodes, and a
 # TCP server crashed while its clients wait on connections open at the point.
 # No real network: see netns.sh.
 . "$(dirname "$0")/netns.sh"
@@ -123,13 +124,15 @@ diff native-backlog.out out-backlog/seed-1/srv.stdout >&2 || fail "backlog: the 
 # client's socket closed (the relay's end of it open still). The copy's
 # sockets get the relay's writes again, as the template's held them (the
 # part read off again), and the closed socket's end is one whose peer is
-# closed.
+# closed. A machine whose command exited before the point is over: nothing
+# of it is copied.
 cp "$(build warm_unread)" c/warm_unread
 printf '[simulation]\nduration = 10s\nwarm_start = 300ms\n[network]\nlatency = 1ms..20ms\n' >c/unread.conf
 printf '[machine srv]\ncommand = exec ./warm_unread server 7000\n' >>c/unread.conf
 printf '[machine big]\ncommand = exec ./warm_unread client srv 7000 big\n' >>c/unread.conf
 printf '[machine line]\ncommand = exec ./warm_unread client srv 7000 line\n' >>c/unread.conf
 printf '[machine bye]\ncommand = exec ./warm_unread client srv 7000 bye\n' >>c/unread.conf
+printf '[machine early]\ncommand = exec echo over before the point\n' >>c/unread.conf
 three_ways unread.conf unread
 afresh_said unread
 native_net sh -c 'cd c && ./warm_unread server 7000 >../native-unread.out 2>/dev/null & sleep 0.02
@@ -138,8 +141,26 @@ native_net sh -c 'cd c && ./warm_unread server 7000 >../native-unread.out 2>/dev
     fail "native warm_unread failed"
 for s in 1 3 5; do
     diff native-unread.out out-unread/seed-$s/srv.stdout >&2 || fail "unread seed $s: the server's lines are not the native ones"
+    grep -qx 'over before the point' out-unread/seed-$s/early.stdout || fail "unread seed $s: the machine over before the point"
 done
 note "bytes unread at the point (a socket full, part of a write read, connections in the backlog, one closed by its client): the cold hashes, as natively"
+
+# A pre-forking server at its "ready": its listener is one socket held by
+# it and its two workers, each blocked in accept on it or about to be. The
+# copies hold one socket too (the first makes it, the others take it from
+# that one; each making its own gave other hashes).
+cp "$(build warm_prefork)" c/warm_prefork
+printf '[simulation]\nduration = 10s\nwarm_start = output srv ready\n[network]\nlatency = 1ms..20ms\n' >c/prefork.conf
+printf '[machine srv]\ncommand = exec ./warm_prefork server 7000 2\ndaemon = true\n' >>c/prefork.conf
+for i in 1 2 3; do printf '[machine c%s]\ncommand = exec ./warm_prefork client srv 7000 %s\n' $i $i >>c/prefork.conf; done
+three_ways prefork.conf prefork
+afresh_said prefork
+# (The server and its workers in a process group of their own, ended after.)
+native_net sh -c 'cd c && setsid ./warm_prefork server 7000 2 >/dev/null & sleep 0.02
+    ./c/warm_prefork client 127.0.0.1 7000 1 >native-prefork.out; r=$?; kill -- -$!; exit $r' ||
+    fail "native warm_prefork failed"
+diff native-prefork.out out-prefork/seed-1/c1.stdout >&2 || fail "prefork: c1's lines are not the native ones"
+note "a pre-forking server's listener held by three processes: one socket in the copies, the cold hashes"
 
 # --- 4. a connection being made at the point: refused, cold, the same hashes -----------
 listen_conf busy.conf 60ms 2
