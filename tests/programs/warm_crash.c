@@ -19,21 +19,9 @@
 #include "netcheck.h"
 #include <poll.h>
 
-static void nap_ms(long ms)
-{
-	struct timespec t = { ms / 1000, (ms % 1000) * 1000000 };
-	nanosleep(&t, NULL);
-}
-
 static _Noreturn void server(int port)
 {
-	int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-	if (l < 0)
-		die("socket");
-	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	if (bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 4) != 0)
-		die("bind/listen");
+	int l = listen_on("0.0.0.0", port, SOCK_STREAM);
 	char path[64], link[64];
 	snprintf(path, sizeof path, "/proc/self/fd/%d", l);
 	ssize_t n = readlink(path, link, sizeof link - 1);
@@ -74,16 +62,16 @@ static _Noreturn void server(int port)
 }
 
 /* A connection to `to`, tried every 100 ms until one is made. */
-static int connect_again(const struct sockaddr_in *to)
+static int connect_again(const struct sockaddr_storage *to, socklen_t len)
 {
 	for (int tries = 0; tries < 200; tries++) {
 		int s = socket(AF_INET, SOCK_STREAM, 0);
 		if (s < 0)
 			die("socket");
-		if (connect(s, (const struct sockaddr *)to, sizeof *to) == 0)
+		if (connect(s, (const struct sockaddr *)to, len) == 0)
 			return s;
 		close(s);
-		nap_ms(100);
+		sleep_ms(100);
 	}
 	die("connect");
 	return -1;
@@ -104,21 +92,17 @@ static ssize_t ask(int s, const char *line, char *answer, size_t len)
 
 static int client(const char *host, int port, int id, int rounds)
 {
-	nap_ms(50);
-	struct addrinfo hints = { .ai_family = AF_INET }, *res;
-	if (getaddrinfo(host, NULL, &hints, &res) != 0)
-		die("getaddrinfo");
-	struct sockaddr_in to = *(struct sockaddr_in *)res->ai_addr;
-	freeaddrinfo(res);
-	to.sin_port = htons((uint16_t)port);
-	int s = connect_again(&to);
+	sleep_ms(50);
+	struct sockaddr_storage to;
+	socklen_t len = resolve(host, port, AF_INET, &to);
+	int s = connect_again(&to, len);
 	char line[64], answer[160];
 	snprintf(line, sizeof line, "hello %d\n", id);
 	if (ask(s, line, answer, sizeof answer) <= 0)
 		die("hello");
 	printf("%sconnected\n", answer);
 	for (int k = 1; k <= rounds; k++) {
-		nap_ms(100);
+		sleep_ms(100);
 		snprintf(line, sizeof line, "line %d %d\n", id, k);
 		ssize_t got;
 		while ((got = ask(s, line, answer, sizeof answer)) <= 0) {
@@ -127,7 +111,7 @@ static int client(const char *host, int port, int id, int rounds)
 			else
 				printf("closed at %d\n", k);
 			close(s);
-			s = connect_again(&to);
+			s = connect_again(&to, len);
 		}
 		printf("%s", answer);
 	}

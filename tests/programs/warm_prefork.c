@@ -14,12 +14,6 @@
  * on a failed call. Needs a network namespace of its own (netcheck.h). */
 #include "netcheck.h"
 
-static void nap_ms(long ms)
-{
-	struct timespec t = { ms / 1000, (ms % 1000) * 1000000 };
-	nanosleep(&t, NULL);
-}
-
 static _Noreturn void worker(int l)
 {
 	for (;;) {
@@ -41,13 +35,7 @@ static _Noreturn void worker(int l)
 
 static int server(int port, int nworkers)
 {
-	int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-	if (l < 0)
-		die("socket");
-	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	if (bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 8) != 0)
-		die("bind/listen");
+	int l = listen_on("0.0.0.0", port, SOCK_STREAM);
 	for (int i = 0; i < nworkers; i++) {
 		pid_t pid = fork();
 		if (pid < 0)
@@ -63,16 +51,10 @@ static int server(int port, int nworkers)
 
 static int client(const char *host, int port, int id)
 {
-	nap_ms(50);
-	struct addrinfo hints = { .ai_family = AF_INET }, *res;
-	if (getaddrinfo(host, NULL, &hints, &res) != 0)
-		die("getaddrinfo");
-	struct sockaddr_in to = *(struct sockaddr_in *)res->ai_addr;
-	freeaddrinfo(res);
-	to.sin_port = htons((uint16_t)port);
+	sleep_ms(50);
 	for (int round = 0; round < 2; round++) {
-		int s = socket(AF_INET, SOCK_STREAM, 0);
-		if (s < 0 || connect(s, (struct sockaddr *)&to, sizeof to) != 0)
+		int s = connect_retry(host, port, 1);
+		if (s < 0)
 			die("connect");
 		char line[64], answer[160];
 		int m = snprintf(line, sizeof line, "hello %d\n", id);

@@ -31,12 +31,6 @@
 
 enum { BIG = 400000 };
 
-static void nap_ms(long ms)
-{
-	struct timespec t = { ms / 1000, (ms % 1000) * 1000000 };
-	nanosleep(&t, NULL);
-}
-
 /* Reads s to its end, each read's size to stderr: the bytes read, their sum. */
 static size_t drain(int s, unsigned long *sum)
 {
@@ -56,15 +50,9 @@ static size_t drain(int s, unsigned long *sum)
 
 static int server(int port)
 {
-	int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-	if (l < 0)
-		die("socket");
-	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	if (bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 4) != 0)
-		die("bind/listen");
+	int l = listen_on("0.0.0.0", port, SOCK_STREAM);
 	printf("listening\n");
-	nap_ms(50);
+	sleep_ms(50);
 	int first = accept(l, NULL, NULL), ep = epoll_create1(0);
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.fd = first }, got;
 	if (first < 0 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, first, &ev) != 0 || epoll_wait(ep, &got, 1, -1) != 1)
@@ -75,9 +63,9 @@ static int server(int port)
 	printf("first read: %s\n", head);
 	/* At 200 ms its socket is full: the edges of what came since taken,
 	 * none comes until it is read. */
-	nap_ms(150);
+	sleep_ms(150);
 	fprintf(stderr, "edges at 200 ms: %d\n", epoll_wait(ep, &got, 1, 0));
-	nap_ms(300);
+	sleep_ms(300);
 	fprintf(stderr, "edges after the sleep: %d\n", epoll_wait(ep, &got, 1, 0));
 	unsigned long sum = 0;
 	size_t n = drain(first, &sum);
@@ -103,15 +91,9 @@ static int server(int port)
 static int client(const char *host, int port, const char *what)
 {
 	int big = !strcmp(what, "big"), bye = !strcmp(what, "bye");
-	nap_ms(big ? 10 : bye ? 70 : 60);
-	struct addrinfo hints = { .ai_family = AF_INET }, *res;
-	if (getaddrinfo(host, NULL, &hints, &res) != 0)
-		die("getaddrinfo");
-	struct sockaddr_in to = *(struct sockaddr_in *)res->ai_addr;
-	freeaddrinfo(res);
-	to.sin_port = htons((uint16_t)port);
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-	if (s < 0 || connect(s, (struct sockaddr *)&to, sizeof to) != 0)
+	sleep_ms(big ? 10 : bye ? 70 : 60);
+	int s = connect_retry(host, port, 1);
+	if (s < 0)
 		die("connect");
 	if (!big) {
 		const char *line = bye ? "bye\n" : "hello from the backlog\n";
@@ -123,10 +105,10 @@ static int client(const char *host, int port, const char *what)
 			data[i] = (char)('a' + i % 26);
 		if (write(s, "abcdef", 6) != 6)
 			die("write");
-		nap_ms(5);
+		sleep_ms(5);
 		if (write(s, "ghij", 4) != 4)
 			die("write");
-		nap_ms(5);
+		sleep_ms(5);
 		size_t off = 0;
 		while (off < BIG) {
 			ssize_t k = write(s, data + off, BIG - off);
@@ -138,7 +120,7 @@ static int client(const char *host, int port, const char *what)
 	if (bye)
 		close(s);
 	printf("sent\n");
-	nap_ms(1000);
+	sleep_ms(1000);
 	if (!bye)
 		close(s);
 	return 0;
