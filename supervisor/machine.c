@@ -1217,14 +1217,15 @@ int machine_start(struct world *w, struct machine *m, const struct filter_prog *
     if (w->conf->command_shell == COMMAND_SHELL_AUTO && !has_pwd) s->words = command_words(command);
     s->ca = (struct command_args){ .m = m, .fp = fp, .tsc_fault = !w->tsc_rewrite, .argv = s->argv,
                                    .envp = s->envp, .envn = envn, .words = s->words };
-    /* The helper shares dsim's fd table (CLONE_FILES): the machine's
-     * ns_last_pid it opens is dsim's. */
-    /* Not for a restart: a machine's proc entries of its network (such as
-     * /proc/self/net/dev) are the namespace's, and a restarted machine
-     * must see new ones, as under DSIM_NETNS=fresh and as a seed from a
-     * snapshot must (the worker's template holds the kept namespace). */
+    /* The kept namespace not for a restart: a machine's proc entries of
+     * its network (such as /proc/self/net/dev) are the namespace's, and a
+     * restarted machine must see new ones, as under DSIM_NETNS=fresh and
+     * as a seed from a snapshot must (the worker's template holds the
+     * kept namespace). */
     s->netns_reuse = netns_reuse && m->incarnation == 0;
     s->netns_new = -1;
+    /* The helper shares dsim's fd table (CLONE_FILES): the machine's
+     * ns_last_pid it opens is dsim's. */
     pid_t helper = clone(helper_main, helper_stack, CLONE_VM | CLONE_FILES | CLONE_NEWNS | CLONE_NEWUTS |
                          CLONE_NEWIPC | SIGCHLD, s);
     int clone_errno = errno, status;

@@ -7,13 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <linux/sockios.h>
 
 #define EPHEMERAL_LO 32768      /* Linux's ip_local_port_range */
 #define EPHEMERAL_HI 60999
