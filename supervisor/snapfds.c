@@ -293,7 +293,7 @@ static int read_dgram(pid_t pid, int fd, const struct unix_sock *s, struct snap_
     if (!named && alen > offsetof(struct sockaddr_un, sun_path) && !autobound) named = true;
     if (named) return refuse(why, len, "fd %d: a unix datagram socket bound to a name", fd);
     if (s->shutdown || s->queued) return refuse(why, len, "fd %d: a unix datagram socket shut down or with bytes in it", fd);
-    *d = (struct snap_dgram){ fd, fd_flags(pid, fd), autobound, s->ino };
+    *d = (struct snap_dgram){ .fd = fd, .flags = fd_flags(pid, fd), .autobind = autobound, .ino = s->ino };
     return d->flags < 0 ? refuse(why, len, "fd %d: its flags could not be read", fd) : 0;
 }
 

@@ -38,7 +38,10 @@ struct snap_signalfd { int fd, flags; uint64_t mask; };
 /* A unix datagram socket with no peer, idle, unbound or autobound (go-systemd's
  * journal socket, etcd's): made again, autobound again (the kernel draws
  * the name, in a cold run too). */
-struct snap_dgram { int fd, flags; bool autobind; uint64_t ino; };
+/* A unix datagram socket of the machine's own, no peer, idle; one a
+ * process holds at a second fd, or an earlier process holds too, is taken
+ * from that one (from_vpid, from_fd: snapshot.c shared_sockets). */
+struct snap_dgram { int fd, flags; bool autobind; uint64_t ino; pid_t from_vpid; int from_fd; };
 
 /* A simulated TCP or UDP socket (net/sim/netsim.h: an AF_UNIX socket of
  * the kernel's, known to the simulation by its inode), idle: made again of
@@ -75,7 +78,7 @@ struct snap_simsock {
     /* A socket an earlier process of the machine (or an earlier fd of this
      * one) holds too, one open file: the copy takes that one's (pid
      * from_vpid's fd from_fd, pidfd_getfd) instead of making its own, and
-     * only the first holder's is settled (snapshot.c shared_simsocks). */
+     * only the first holder's is settled (snapshot.c shared_sockets). */
     pid_t from_vpid;
     int from_fd;
     size_t unread;                  /* bytes it held to read (udiag_rqueue) */

@@ -93,6 +93,16 @@ static long remap_shared(struct tracee *t, const struct warm_map *maps, int n)
     return r;
 }
 
+/* t takes fd `fd` of the copy at pid `vpid` in its machine (made before
+ * it: the same open file), at a new fd of its own: that fd, or -errno. */
+static long take_fd(struct tracee *t, pid_t vpid, int fd)
+{
+    long pidfd = inject(t, SYS_pidfd_open, (uint64_t)vpid, 0, 0, NULL);
+    long r = pidfd < 0 ? pidfd : inject(t, SYS_pidfd_getfd, (uint64_t)pidfd, (uint64_t)fd, 0, NULL);
+    if (pidfd >= 0) inject(t, SYS_close, (uint64_t)pidfd, 0, 0, NULL);
+    return r;
+}
+
 /* The copy makes its own socket pairs, pipes, eventfds (timerfds among
  * them), signalfds and sockets, alike, at the template's fd numbers
  * (snapfds.h); its epoll sets come later (make_epolls): 0 or -errno. */
@@ -132,10 +142,10 @@ static long make_afresh(struct tracee *t, const struct snap_fds *f)
     }
     for (int i = 0; i < f->ndgrams && !r; i++) {
         const struct snap_dgram *d = &f->dgrams[i];
-        r = inject(t, SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, NULL);
+        r = d->from_vpid ? take_fd(t, d->from_vpid, d->from_fd) : inject(t, SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, NULL);
         int made = (int)r;
         sa_family_t fam = AF_UNIX;      /* bind with the family alone: autobind */
-        if (r >= 0 && d->autobind) {
+        if (r >= 0 && d->autobind && !d->from_vpid) {
             r = mem_write(t->pid, base, &fam, sizeof fam) == 0
                     ? inject(t, SYS_bind, (uint64_t)made, base, sizeof fam, NULL) : -EFAULT;
         }
@@ -145,13 +155,8 @@ static long make_afresh(struct tracee *t, const struct snap_fds *f)
      * listen as the template's was (snapnet.c). */
     for (int i = 0; i < f->nsimsocks && !r; i++) {
         const struct snap_simsock *x = &f->simsocks[i];
-        if (x->from_vpid) {         /* another holder's, made before it */
-            long pidfd = inject(t, SYS_pidfd_open, (uint64_t)x->from_vpid, 0, 0, NULL);
-            r = pidfd < 0 ? pidfd : inject(t, SYS_pidfd_getfd, (uint64_t)pidfd, (uint64_t)x->from_fd, 0, NULL);
-            if (pidfd >= 0) inject(t, SYS_close, (uint64_t)pidfd, 0, 0, NULL);
-        } else {
-            r = inject(t, SYS_socket, AF_UNIX, (uint64_t)(x->type | SOCK_CLOEXEC), 0, NULL);
-        }
+        r = x->from_vpid ? take_fd(t, x->from_vpid, x->from_fd)
+                         : inject(t, SYS_socket, AF_UNIX, (uint64_t)(x->type | SOCK_CLOEXEC), 0, NULL);
         if (r >= 0) r = settle_fd(t, (int)r, x->fd, x->flags);
     }
     if (mem_write(t->pid, base, saved, sizeof saved) != 0 && !r) r = -EFAULT;

@@ -113,42 +113,58 @@ struct snapshot {
     struct snap_closed_ends closed;     /* connection ends whose sockets were closed */
 };
 
-/* A unix datagram socket a copy makes anew held by two of sm's processes
- * (or at two fds of one): each copy would make its own. NULL, or why. */
-static const char *shared_dgram(const struct snap_machine *sm, char *buf, size_t len)
+/* The i-th socket of one kind a copy makes anew among f's: its inode, fd
+ * and whether it is taken from another's; NULL past the last. */
+typedef const uint64_t *(*ino_of_fn)(const struct snap_fds *f, int i, int *fd, bool *taken);
+
+static const uint64_t *simsock_ino(const struct snap_fds *f, int i, int *fd, bool *taken)
 {
-    for (int k = 0; k < sm->nprocs; k++)
-        for (int i = 0; i < sm->procs[k].afresh.ndgrams; i++)
-            for (int j = 0; j <= k; j++)
-                for (int h = 0; h < (j < k ? sm->procs[j].afresh.ndgrams : i); h++)
-                    if (sm->procs[j].afresh.dgrams[h].ino == sm->procs[k].afresh.dgrams[i].ino) {
-                        snprintf(buf, len, "fd %d of pid %d and fd %d of pid %d: one unix datagram socket",
-                                 sm->procs[j].afresh.dgrams[h].fd, (int)sm->procs[j].p->vpid,
-                                 sm->procs[k].afresh.dgrams[i].fd, (int)sm->procs[k].p->vpid);
-                        return buf;
-                    }
-    return NULL;
+    if (i >= f->nsimsocks) return NULL;
+    *fd = f->simsocks[i].fd;
+    *taken = f->simsocks[i].from_vpid != 0;
+    return &f->simsocks[i].ino;
 }
 
-/* A simulated socket held by several of sm's processes (a pre-forking
- * server's listener, a connection a child inherited) or at two fds of one
- * is one open file, as their pipes are (snappipes.h): every holder after
- * the first takes the first's in its copy. */
-static void shared_simsocks(struct snap_machine *sm)
+static const uint64_t *dgram_ino(const struct snap_fds *f, int i, int *fd, bool *taken)
+{
+    if (i >= f->ndgrams) return NULL;
+    *fd = f->dgrams[i].fd;
+    *taken = f->dgrams[i].from_vpid != 0;
+    return &f->dgrams[i].ino;
+}
+
+/* The first holder of the socket with inode ino among sm's processes (in
+ * pid order, then in their lists' order), before process k's i-th socket
+ * of its kind: that process's pid (its fd at *from_fd), or 0 if none. */
+static pid_t first_holder(const struct snap_machine *sm, ino_of_fn ino_of, int k, int i, uint64_t ino, int *from_fd)
+{
+    for (int j = 0; j <= k; j++) {
+        int fd;
+        bool taken;
+        const uint64_t *x;
+        for (int h = 0; (j < k || h < i) && (x = ino_of(&sm->procs[j].afresh, h, &fd, &taken)); h++)
+            if (*x == ino && !taken) {
+                *from_fd = fd;
+                return sm->procs[j].p->vpid;
+            }
+    }
+    return 0;
+}
+
+/* A socket a copy makes anew (a simulated one, a unix datagram one) held
+ * by several of sm's processes (a pre-forking server's listener, a
+ * connection a child inherited, a journal socket) or at two fds of one is
+ * one open file, as their pipes are (snappipes.h): every holder after the
+ * first takes the first's in its copy (each making its own gave other
+ * hashes than cold). */
+static void shared_sockets(struct snap_machine *sm)
 {
     for (int k = 0; k < sm->nprocs; k++) {
         struct snap_fds *f = &sm->procs[k].afresh;
-        for (int i = 0; i < f->nsimsocks; i++) {
-            struct snap_simsock *x = &f->simsocks[i];
-            for (int j = 0; j <= k && !x->from_vpid; j++) {
-                const struct snap_fds *g = &sm->procs[j].afresh;
-                for (int h = 0; h < (j < k ? g->nsimsocks : i) && !x->from_vpid; h++)
-                    if (g->simsocks[h].ino == x->ino && !g->simsocks[h].from_vpid) {
-                        x->from_vpid = sm->procs[j].p->vpid;
-                        x->from_fd = g->simsocks[h].fd;
-                    }
-            }
-        }
+        for (int i = 0; i < f->nsimsocks; i++)
+            f->simsocks[i].from_vpid = first_holder(sm, simsock_ino, k, i, f->simsocks[i].ino, &f->simsocks[i].from_fd);
+        for (int i = 0; i < f->ndgrams; i++)
+            f->dgrams[i].from_vpid = first_holder(sm, dgram_ino, k, i, f->dgrams[i].ino, &f->dgrams[i].from_fd);
     }
 }
 
@@ -425,12 +441,7 @@ struct snapshot *snapshot_make(struct startup *su, char *why, size_t len)
                 return NULL;
             }
         }
-        shared_simsocks(sm);
-        if (shared_dgram(sm, pwhy, sizeof pwhy)) {
-            snprintf(why, len, "machine %s: %s", m->name, pwhy);
-            snap_free(s);
-            return NULL;
-        }
+        shared_sockets(sm);
         char path[64];
         pid_t tid = m->main->leader->tid;
         snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)tid);

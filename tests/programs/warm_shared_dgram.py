@@ -1,7 +1,6 @@
 # A unix datagram socket (unbound) that a process and the child it forks
-# both hold across a warm start's point (warm_start = 1s): one socket,
-# which copies cannot yet share (a snapshot refuses it, said). Each prints
-# its socket's inode number after the point.
+# both hold across a warm start's point (warm_start = 1s): one socket, in
+# the copies too. Each prints its socket's inode number after the point.
 import os, socket, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 pid = os.fork()
