@@ -72,7 +72,7 @@ static int write_all(int fd, const char *buf, size_t len)
  * (in the kernel: on ext4 about twice as fast as read and write), else
  * read and write. The watchdog's tick interrupts the first two (EINTR, or a
  * short copy): they go on where they stopped. */
-static int copy_fd(int in, int out)
+int disk_copy_fd(int in, int out)
 {
     int r;
     while ((r = ioctl(out, FICLONE, in)) != 0 && errno == EINTR) {}
@@ -102,7 +102,7 @@ int disk_copy_file(const char *src, const char *dst)
     if (in < 0) return -1;
     cf_mkdirs_for(dst);
     int out = open_any(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int r = out < 0 ? -1 : copy_fd(in, out);
+    int r = out < 0 ? -1 : disk_copy_fd(in, out);
     close(in);
     if (out >= 0) close(out);
     return r;
@@ -407,7 +407,7 @@ static void keep_copy(const char *upath, const char *dst)
 {
     int in = cf_open(upath, O_RDONLY, 0);
     int out = in < 0 ? -1 : open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (out >= 0 && copy_fd(in, out) != 0) {}
+    if (out >= 0 && disk_copy_fd(in, out) != 0) {}
     if (in >= 0) close(in);
     if (out >= 0) close(out);
 }

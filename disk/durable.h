@@ -55,6 +55,10 @@ typedef void (*disk_visit)(const char *upath, const char *mpath, const struct st
 void disk_walk(const char *upath, const char *mpath, disk_visit visit, void *arg);
 void disk_walk_layers(const struct world *w, const struct machine *m, disk_visit visit, void *arg);
 
+/* Copies in to out, both at offset 0 and out empty (a reflink where the
+ * file system has them, else in the kernel). 0, or -1 with errno. */
+int disk_copy_fd(int in, int out);
+
 /* durable.c internals shared with crash_disk.c. */
 int disk_copy_file(const char *src, const char *dst);
 /* Where the durable content of the file at upper path upath is kept: named
