@@ -166,6 +166,8 @@ int snap_net_closed_make(struct snap_closed_ends *c)
         struct snap_closed *x = &c->v[i];
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) != 0) return -1;
+        netsim_pin_sndbuf(sv[0]);
+        netsim_pin_sndbuf(sv[1]);
         x->seed_end = sv[0];
         size_t at = 0;
         while (at < x->nbytes) {
@@ -244,6 +246,7 @@ static int join_relay(int fd, int l, const struct sockaddr_un *a, const struct s
     if (connect(fd, (const struct sockaddr *)a, sizeof *a) != 0) return -1;
     int end = accept4(l, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (end < 0) return -1;
+    netsim_pin_sndbuf(end);
     if (write_again(end, fd, &x->held) != 0 || ((x->shutdown & 2) && shutdown(fd, SHUT_WR) != 0) ||
         ((x->end_shutdown & 2) && shutdown(end, SHUT_WR) != 0)) {
         close(end);
@@ -260,6 +263,7 @@ static int fill_backlog(const struct simsock *s, const struct sockaddr_un *a, st
     for (size_t k = 0; k < netsim_backlog(s); k++) {
         int end = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (end < 0) return -1;
+        netsim_pin_sndbuf(end);
         x->backlog_end[x->nbacklog++] = end;
         if (connect(end, (const struct sockaddr *)a, sizeof *a) != 0 || write_again(end, -1, &x->backlog_held[k]) != 0)
             return -1;
@@ -282,6 +286,7 @@ int snap_net_settle(struct world *w, pid_t copy, struct snap_fds *f, char *why, 
             rc = -1;
         } else {
             x->seed_ino = st.st_ino;
+            netsim_pin_sndbuf(fd);
             struct sockaddr_un a = { .sun_family = AF_UNIX };
             /* The template's socket stays bound to the path, unlinked: the
              * simulation's connections and datagrams now reach the copy's. */

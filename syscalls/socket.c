@@ -163,6 +163,7 @@ static void socket_done(struct world *w, struct thread *t, long result)
     struct stat st;
     int copy = fd_lend(w, t, (int)result, &st);
     struct simsock *s = copy >= 0 ? netsim_add(w, st.st_ino, t->proc->m->index, family, type) : NULL;
+    if (s) netsim_pin_sndbuf(copy);
     if (s) s->protocol = t->call.socket.protocol == IPPROTO_UDPLITE ? IPPROTO_UDPLITE : type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
     if (s) s->nonblock = ARG1(t) & SOCK_NONBLOCK;       /* the caller's type, flags and all */
     fd_return(t, copy);
@@ -384,6 +385,7 @@ static void accept_done(struct world *w, struct thread *t, long result)
     struct stat st;
     int copy = fd_lend(w, t, (int)result, &st);
     struct simsock *s = copy >= 0 ? netsim_accepted(w, l, st.st_ino) : NULL;
+    if (s) netsim_pin_sndbuf(copy);
     if (s) s->nonblock = SYSNR(t) == SYS_accept4 && (ARG3(t) & SOCK_NONBLOCK);
     fd_return(t, copy);
     if (s) put_saddr_room(t, s->family, &s->peer, ARG1(t), ARG2(t), t->call.accept.room);

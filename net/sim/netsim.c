@@ -268,6 +268,18 @@ const char *netsim_sock_still(const struct simsock *s)
     return NULL;
 }
 
+void netsim_pin_sndbuf(int fd)
+{
+    static int half;
+    if (!half) {
+        const char *v = getenv("DSIM_TEST_SNDBUF");
+        half = (v && atoi(v) >= 4096 ? atoi(v) : NETSIM_SNDBUF) / 2;   /* the kernel doubles it */
+    }
+    /* Past net.core.wmem_max only by SO_SNDBUFFORCE (CAP_NET_ADMIN). */
+    if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &half, sizeof half) != 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &half, sizeof half);
+}
+
 int netsim_listen_at(struct world *w, const char *name, struct sockaddr_un *a)
 {
     struct netsim *n = w->net;

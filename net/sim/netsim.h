@@ -118,6 +118,15 @@ size_t netsim_connected(struct world *w, uint64_t *out, size_t max);
 struct sockaddr_un;
 int netsim_listen_at(struct world *w, const char *name, struct sockaddr_un *a);
 
+/* The send buffer of a unix socket under a simulated one (the tracee's,
+ * made at its socket() or accept(), and every relay end), pinned at
+ * Linux's default (net.core.wmem_default's, NETSIM_SNDBUF): how much a
+ * write, or the relay's flush into a reader's socket, puts in before
+ * EAGAIN is then the same on every host, whatever its sysctl says.
+ * DSIM_TEST_SNDBUF=N pins N instead (a test's look at every socket). */
+#define NETSIM_SNDBUF 212992
+void netsim_pin_sndbuf(int fd);
+
 /* After each step: read what tracees wrote into the relay, schedule it. */
 void netsim_poll(struct world *w);
 /* A step moved io_epoch from `before`, but its call only reads, waits or

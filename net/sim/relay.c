@@ -551,6 +551,7 @@ static void arrive_syn(struct world *w, struct nev *e)
     c->inc[1] = w->machines[c->m[1]].incarnation;
     int fd = l && l->path ? socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) : -1;
     int err = ECONNREFUSED;
+    netsim_pin_sndbuf(fd);
     if (fd >= 0) {
         struct sockaddr_un a = { .sun_family = AF_UNIX };
         snprintf(a.sun_path, sizeof a.sun_path, "%s", l->path);
@@ -906,6 +907,7 @@ int netsim_connect(struct world *w, struct simsock *s, int copy, const struct sa
     if (connect(copy, (struct sockaddr *)&a, sizeof a) != 0) return -errno;
     int fd = accept4(n->relay_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return -errno;
+    netsim_pin_sndbuf(fd);
     struct conn *c = conn_new(w);
     c->m[0] = s->machine;
     c->m[1] = dm;
