@@ -4,6 +4,7 @@
  * doctor.c, listing.c). */
 #include "cli/cli.h"
 #include "cli/crashstates.h"
+#include "supervisor/hostcaps.h"
 #include "supervisor/machine.h"
 #include "supervisor/run.h"
 #include <signal.h>
@@ -62,6 +63,7 @@ static void install_signals(void)
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    host_cpus_note();
     if (argc < 2) { fputs(usage_text, stderr); return EXIT_USAGE; }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { fputs(usage_text, stdout); return 0; }

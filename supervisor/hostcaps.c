@@ -216,6 +216,16 @@ uint64_t host_clock_ns(clockid_t clock)
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static cpu_set_t started_cpus;
+static bool started_cpus_known;
+
+void host_cpus_note(void)
+{
+    started_cpus_known = sched_getaffinity(0, sizeof started_cpus, &started_cpus) == 0;
+}
+
+const cpu_set_t *host_cpus(void) { return started_cpus_known ? &started_cpus : NULL; }
+
 static struct host_caps caps;
 static bool succeeded(int status) { return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 

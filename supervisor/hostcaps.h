@@ -3,6 +3,7 @@
  * decide how dsim keeps a run deterministic here (`dsim doctor`). */
 #ifndef DSIM_HOSTCAPS_H
 #define DSIM_HOSTCAPS_H
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -81,4 +82,10 @@ int overlay_index_resolve(bool *on, char *err, size_t errlen);
 void supervisor_tsc_fault(bool on);
 /* The host's clock, by a system call: the vDSO's would read the TSC. */
 uint64_t host_clock_ns(clockid_t clock);
+/* The CPUs dsim may use as it started (its caller's affinity, taskset's),
+ * before a sweep's workers and a run pin themselves to one: where a killed
+ * machine's exit may run. host_cpus_note records them, first thing in
+ * main; host_cpus is NULL until then. */
+void host_cpus_note(void);
+const cpu_set_t *host_cpus(void);
 #endif
