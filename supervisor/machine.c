@@ -1,6 +1,7 @@
 #include "supervisor/machine.h"
 #include "supervisor/step.h"
 #include "supervisor/hostcaps.h"
+#include "net/sim/netsim.h"
 #include "disk/durable.h"
 #include "world/tracer.h"
 #include "syscalls/sys.h"
@@ -60,6 +61,12 @@ static const struct vfile vfiles[] = {
     { "/proc/sys/kernel/osrelease", "osrelease" },
     { "/proc/sys/kernel/version", "kversion" },
     { "/proc/cmdline", "cmdline" },
+    /* The socket buffer sysctls a machine's sockets follow (netsim.h),
+     * not the host's. */
+    { "/proc/sys/net/core/wmem_default", "wmem_default" },
+    { "/proc/sys/net/core/rmem_default", "rmem_default" },
+    { "/proc/sys/net/core/wmem_max", "wmem_max" },
+    { "/proc/sys/net/core/rmem_max", "rmem_max" },
 };
 
 /* The kernel's log is the host's: a machine reads none, and what it writes
@@ -157,6 +164,14 @@ int machine_write_vfs(struct world *w)
         write_file(w, dir, "osrelease", DSIM_KERNEL_RELEASE "\n") || write_file(w, dir, "kversion", DSIM_KERNEL_VERSION "\n") ||
         write_file(w, dir, "cmdline", "BOOT_IMAGE=/boot/vmlinuz-" DSIM_KERNEL_RELEASE " root=/dev/vda ro quiet\n"))
         return -1;
+    static const struct { const char *name; int value; } sysctls[] = {
+        { "wmem_default", NETSIM_SNDBUF }, { "rmem_default", NETSIM_RCVBUF },
+        { "wmem_max", NETSIM_WMEM_MAX }, { "rmem_max", NETSIM_RMEM_MAX },
+    };
+    for (size_t i = 0; i < sizeof sysctls / sizeof *sysctls; i++) {
+        snprintf(buf, sizeof buf, "%d\n", sysctls[i].value);
+        if (write_file(w, dir, sysctls[i].name, buf)) return -1;
+    }
     /* CPU times and counters of an idle machine booted at the epoch. */
     off = (size_t)snprintf(buf, sizeof buf, "cpu  0 0 0 0 0 0 0 0 0 0\n");
     for (unsigned i = 0; i < n && off < sizeof buf - 512; i++)

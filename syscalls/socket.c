@@ -8,6 +8,8 @@
 #include "world/tracer.h"
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -222,9 +224,8 @@ static void note_unix_path(struct world *w, struct thread *t)
     }
 }
 
-/* Ports below 1024 (net.ipv4.ip_unprivileged_port_start) need
- * CAP_NET_BIND_SERVICE, as the thread's effective set says. */
-static bool can_bind_low(struct thread *t)
+/* Whether the thread's effective capabilities hold cap. */
+static bool has_cap(struct thread *t, int cap)
 {
     char path[64], line[256];
     unsigned long long caps = 0;
@@ -233,8 +234,12 @@ static bool can_bind_low(struct thread *t)
     while (f && fgets(line, sizeof line, f))
         if (!strncmp(line, "CapEff:", 7)) caps = strtoull(line + 7, NULL, 16);
     if (f) fclose(f);
-    return caps & (1ULL << 10);         /* CAP_NET_BIND_SERVICE */
+    return caps >> cap & 1;
 }
+
+/* Ports below 1024 (net.ipv4.ip_unprivileged_port_start) need
+ * CAP_NET_BIND_SERVICE. */
+static bool can_bind_low(struct thread *t) { return has_cap(t, CAP_NET_BIND_SERVICE); }
 
 /* The kernel's crypto API has a random number generator (an AF_ALG socket
  * bound to type "rng"): its bytes would be the host's. */
@@ -467,11 +472,23 @@ enum sys_action sys_setsockopt(struct world *w, struct thread *t)
         if (s->bound) return emulate(t, -EINVAL);
         s->v6only = v != 0;
     }
-    if (level == SOL_SOCKET && (name == SO_RCVBUF || name == SO_SNDBUF)) {
-        int least = name == SO_RCVBUF ? 2304 : 4608;
-        v = v < 0 ? 0 : v > 0x3fffffff ? 0x3fffffff : v;
+    if (level == SOL_SOCKET && (name == SO_SNDBUFFORCE || name == SO_RCVBUFFORCE) && !has_cap(t, CAP_NET_ADMIN))
+        return emulate(t, -EPERM);
+    if (level == SOL_SOCKET &&
+        (name == SO_SNDBUF || name == SO_RCVBUF || name == SO_SNDBUFFORCE || name == SO_RCVBUFFORCE)) {
+        /* sk_setsockopt: the size capped at the sysctl's maximum as an
+         * unsigned number (a negative one is the maximum), or only made
+         * non-negative when forced; then doubled, at least the least
+         * buffer. The simulation reads it as SO_RCVBUF or SO_SNDBUF. */
+        bool snd = name == SO_SNDBUF || name == SO_SNDBUFFORCE, force = name == SO_SNDBUFFORCE || name == SO_RCVBUFFORCE;
+        unsigned int max = snd ? NETSIM_WMEM_MAX : NETSIM_RMEM_MAX;
+        if (force) v = v < 0 ? 0 : v;
+        else v = (unsigned int)v < max ? v : (int)max;
+        if (v > INT_MAX / 2) v = INT_MAX / 2;
+        int least = snd ? 4608 : 2304;          /* SOCK_MIN_SNDBUF and SOCK_MIN_RCVBUF (this kernel's) */
         v = v * 2 < least ? least : v * 2;
         memcpy(val, &v, sizeof v);
+        name = snd ? SO_SNDBUF : SO_RCVBUF;
     }
     /* Linux's ranges for the keepalive times and count. */
     if (level == IPPROTO_TCP && (name == TCP_KEEPIDLE || name == TCP_KEEPINTVL) && (v < 1 || v > 32767))
@@ -517,6 +534,8 @@ enum sys_action sys_getsockopt(struct world *w, struct thread *t)
     unsigned char val[16] = { 0 };
     int v, size = sizeof(int);
     struct sockopt *o = netsim_opt(s, level, name);
+    /* Set-only options: sk_getsockopt knows no such name. */
+    if (level == SOL_SOCKET && (name == SO_SNDBUFFORCE || name == SO_RCVBUFFORCE)) return emulate(t, -ENOPROTOOPT);
     if (level == SOL_SOCKET && name == SO_TYPE) v = s->type;
     else if (level == SOL_SOCKET && name == SO_DOMAIN) v = s->family;
     else if (level == SOL_SOCKET && name == SO_PROTOCOL)

@@ -468,7 +468,7 @@ static bool port_taken(struct world *w, const struct simsock *s, const struct sa
 size_t netsim_rcvbuf(const struct simsock *s)
 {
     int v = netsim_opt_int(s, SOL_SOCKET, SO_RCVBUF);
-    return v > 0 ? (size_t)v : 212992;      /* net.core.rmem_default */
+    return v > 0 ? (size_t)v : NETSIM_RCVBUF;
 }
 
 int netsim_bind(struct world *w, struct simsock *s, struct saddr a)

@@ -126,6 +126,12 @@ int netsim_listen_at(struct world *w, const char *name, struct sockaddr_un *a);
  * DSIM_TEST_SNDBUF=N pins N instead (a test's look at every socket). */
 #define NETSIM_SNDBUF 212992
 void netsim_pin_sndbuf(int fd);
+/* net.core.wmem_max and rmem_max as a machine has them (Linux's defaults,
+ * not the host's sysctls): the most a setsockopt(SO_SNDBUF, SO_RCVBUF)
+ * asks for counts. */
+#define NETSIM_WMEM_MAX 212992
+#define NETSIM_RMEM_MAX 212992
+#define NETSIM_RCVBUF 212992        /* net.core.rmem_default */
 
 /* After each step: read what tracees wrote into the relay, schedule it. */
 void netsim_poll(struct world *w);
