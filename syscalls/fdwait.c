@@ -174,13 +174,17 @@ uint64_t sock_deadline(struct world *w, struct thread *t, int copy, const struct
 {
     if (t->retry) return t->deadline;
     /* A simulated socket's timeouts are set only through its setsockopt,
-     * which keeps them: none kept, none set (no getsockopt a wait). */
+     * which keeps them as a machine's kernel does (sockopt.c): not the
+     * host's copy, rounded to the host's tick. */
     struct simsock *s = S_ISSOCK(st->st_mode) ? netsim_lookup(w, st->st_ino) : NULL;
-    if (s && !netsim_opt(s, SOL_SOCKET, name)) return UINT64_MAX;
+    const struct sockopt *o = s ? netsim_opt(s, SOL_SOCKET, name) : NULL;
+    if (s && !o) return UINT64_MAX;
     struct timeval tv;
     socklen_t len = sizeof tv;
-    if (!S_ISSOCK(st->st_mode) || getsockopt(copy, SOL_SOCKET, name, &tv, &len) != 0 || (!tv.tv_sec && !tv.tv_usec))
+    if (o) memcpy(&tv, o->val, sizeof tv);
+    else if (!S_ISSOCK(st->st_mode) || getsockopt(copy, SOL_SOCKET, name, &tv, &len) != 0)
         return UINT64_MAX;
+    if (!tv.tv_sec && !tv.tv_usec) return UINT64_MAX;
     return w->now + (uint64_t)tv.tv_sec * 1000000000 + (uint64_t)tv.tv_usec * 1000;
 }
 

@@ -26,7 +26,7 @@
 
 /* The simulated socket behind fd, or NULL (also for a bad fd). With a copy
  * of the fd in *copy when wanted (closed by the caller). */
-static struct simsock *sock_of(struct world *w, struct thread *t, int fd, int *copy)
+struct simsock *sock_of(struct world *w, struct thread *t, int fd, int *copy)
 {
     if (copy) *copy = -1;
     struct stat st;
@@ -224,8 +224,7 @@ static void note_unix_path(struct world *w, struct thread *t)
     }
 }
 
-/* Whether the thread's effective capabilities hold cap. */
-static bool has_cap(struct thread *t, int cap)
+bool thread_has_cap(struct thread *t, int cap)
 {
     char path[64], line[256];
     unsigned long long caps = 0;
@@ -239,7 +238,7 @@ static bool has_cap(struct thread *t, int cap)
 
 /* Ports below 1024 (net.ipv4.ip_unprivileged_port_start) need
  * CAP_NET_BIND_SERVICE. */
-static bool can_bind_low(struct thread *t) { return has_cap(t, CAP_NET_BIND_SERVICE); }
+static bool can_bind_low(struct thread *t) { return thread_has_cap(t, CAP_NET_BIND_SERVICE); }
 
 /* The kernel's crypto API has a random number generator (an AF_ALG socket
  * bound to type "rng"): its bytes would be the host's. */
@@ -425,135 +424,6 @@ static enum sys_action name_call(struct world *w, struct thread *t, bool peer)
 
 enum sys_action sys_getsockname(struct world *w, struct thread *t) { return name_call(w, t, false); }
 enum sys_action sys_getpeername(struct world *w, struct thread *t) { return name_call(w, t, true); }
-
-/* ---- options ---- */
-
-static bool known_level(int level)
-{
-    return level == SOL_SOCKET || level == IPPROTO_TCP || level == IPPROTO_IP || level == IPPROTO_IPV6 ||
-           level == IPPROTO_UDP || level == IPPROTO_UDPLITE;
-}
-
-/* Group memberships, which a connection-oriented socket refuses (EPROTO). */
-static bool is_multicast_membership(int level, int name)
-{
-    if (level == IPPROTO_IP)
-        return name == IP_ADD_MEMBERSHIP || name == IP_DROP_MEMBERSHIP || name == IP_ADD_SOURCE_MEMBERSHIP ||
-               name == IP_DROP_SOURCE_MEMBERSHIP || name == IP_BLOCK_SOURCE || name == IP_UNBLOCK_SOURCE ||
-               name == MCAST_JOIN_GROUP || name == MCAST_LEAVE_GROUP || name == MCAST_JOIN_SOURCE_GROUP ||
-               name == MCAST_LEAVE_SOURCE_GROUP || name == MCAST_BLOCK_SOURCE || name == MCAST_UNBLOCK_SOURCE;
-    if (level == IPPROTO_IPV6)
-        return name == IPV6_ADD_MEMBERSHIP || name == IPV6_DROP_MEMBERSHIP || name == MCAST_JOIN_GROUP ||
-               name == MCAST_LEAVE_GROUP || name == MCAST_JOIN_SOURCE_GROUP || name == MCAST_LEAVE_SOURCE_GROUP;
-    return false;
-}
-
-/* Options are remembered and reported back; the few that mean something to
- * the simulation are read where they matter (SO_REUSEADDR, SO_REUSEPORT,
- * IPV6_V6ONLY). Buffer sizes are doubled, as Linux does. */
-enum sys_action sys_setsockopt(struct world *w, struct thread *t)
-{
-    struct simsock *s = sock_of(w, t, (int)ARG0(t), NULL);
-    if (!s) return SYS_PASS;
-    int level = (int)ARG1(t), name = (int)ARG2(t);
-    uint64_t len = ARG4(t);
-    if (!known_level(level)) return emulate(t, -ENOPROTOOPT);
-    if ((level == IPPROTO_TCP && s->type != SOCK_STREAM) || (level == IPPROTO_IPV6 && s->family != AF_INET6) ||
-        (level == IPPROTO_UDPLITE && s->protocol != IPPROTO_UDPLITE))
-        return emulate(t, -ENOPROTOOPT);
-    if (s->type == SOCK_STREAM && is_multicast_membership(level, name)) return emulate(t, -EPROTO);
-    if ((int)len < (int)sizeof(int)) return emulate(t, -EINVAL);
-    unsigned char val[16] = { 0 };
-    size_t n = len < sizeof val ? len : sizeof val;
-    if (mem_read(t->tid, ARG3(t), val, n) != 0) return emulate(t, -EFAULT);
-    int v;
-    memcpy(&v, val, sizeof v);
-    if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY) {
-        if (s->bound) return emulate(t, -EINVAL);
-        s->v6only = v != 0;
-    }
-    if (level == SOL_SOCKET && (name == SO_SNDBUFFORCE || name == SO_RCVBUFFORCE) && !has_cap(t, CAP_NET_ADMIN))
-        return emulate(t, -EPERM);
-    if (level == SOL_SOCKET &&
-        (name == SO_SNDBUF || name == SO_RCVBUF || name == SO_SNDBUFFORCE || name == SO_RCVBUFFORCE)) {
-        /* sk_setsockopt: the size capped at the sysctl's maximum as an
-         * unsigned number (a negative one is the maximum), or only made
-         * non-negative when forced; then doubled, at least the least
-         * buffer. The simulation reads it as SO_RCVBUF or SO_SNDBUF. */
-        bool snd = name == SO_SNDBUF || name == SO_SNDBUFFORCE, force = name == SO_SNDBUFFORCE || name == SO_RCVBUFFORCE;
-        unsigned int max = snd ? NETSIM_WMEM_MAX : NETSIM_RMEM_MAX;
-        if (force) v = v < 0 ? 0 : v;
-        else v = (unsigned int)v < max ? v : (int)max;
-        if (v > INT_MAX / 2) v = INT_MAX / 2;
-        int least = snd ? 4608 : 2304;          /* SOCK_MIN_SNDBUF and SOCK_MIN_RCVBUF (this kernel's) */
-        v = v * 2 < least ? least : v * 2;
-        memcpy(val, &v, sizeof v);
-        name = snd ? SO_SNDBUF : SO_RCVBUF;
-    }
-    /* Linux's ranges for the keepalive times and count. */
-    if (level == IPPROTO_TCP && (name == TCP_KEEPIDLE || name == TCP_KEEPINTVL) && (v < 1 || v > 32767))
-        return emulate(t, -EINVAL);
-    if (level == IPPROTO_TCP && name == TCP_KEEPCNT && (v < 1 || v > 127)) return emulate(t, -EINVAL);
-    if (level == SOL_SOCKET && name == SO_LINGER) {
-        struct linger l;
-        memcpy(&l, val, sizeof l);
-        s->abort_close = l.l_onoff && !l.l_linger;
-    }
-    netsim_opt_set(s, level, name, val, (int)n);
-    /* Uncorking sends what waits; so does TCP_NODELAY, even when corked. */
-    if (level == IPPROTO_TCP && ((name == TCP_CORK && !v) || (name == TCP_NODELAY && v))) netsim_hold(w, s, HOLD_NONE);
-    if ((level == SOL_SOCKET && name == SO_KEEPALIVE) ||
-        (level == IPPROTO_TCP && (name == TCP_KEEPIDLE || name == TCP_KEEPINTVL || name == TCP_KEEPCNT)))
-        netsim_keepalive(w, s);
-    /* Timeouts also go to the AF_UNIX socket underneath, where the waits
-     * of reads and writes (rw.c) find them, as for any socket. */
-    if (level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO)) return SYS_PASS;
-    return emulate(t, 0);
-}
-
-/* What Linux reports for an option never set. */
-static int opt_default(const struct simsock *s, int level, int name, int *size)
-{
-    if (level == SOL_SOCKET && name == SO_RCVBUF) return s->type == SOCK_STREAM ? 131072 : 212992;
-    if (level == SOL_SOCKET && name == SO_SNDBUF) return s->type == SOCK_STREAM ? 16384 : 212992;
-    if (level == SOL_SOCKET && name == SO_LINGER) *size = sizeof(struct linger);
-    if (level == IPPROTO_TCP && name == TCP_MAXSEG) return 536;
-    return 0;
-}
-
-enum sys_action sys_getsockopt(struct world *w, struct thread *t)
-{
-    struct simsock *s = sock_of(w, t, (int)ARG0(t), NULL);
-    if (!s) return SYS_PASS;
-    int level = (int)ARG1(t), name = (int)ARG2(t);
-    uint64_t addr = ARG3(t), len_addr = ARG4(t);
-    if (!known_level(level)) return emulate(t, -ENOPROTOOPT);
-    int room;
-    if (mem_read(t->tid, len_addr, &room, sizeof room) != 0) return emulate(t, -EFAULT);
-    if (room < 0) return emulate(t, -EINVAL);
-    unsigned char val[16] = { 0 };
-    int v, size = sizeof(int);
-    struct sockopt *o = netsim_opt(s, level, name);
-    /* Set-only options: sk_getsockopt knows no such name. */
-    if (level == SOL_SOCKET && (name == SO_SNDBUFFORCE || name == SO_RCVBUFFORCE)) return emulate(t, -ENOPROTOOPT);
-    if (level == SOL_SOCKET && name == SO_TYPE) v = s->type;
-    else if (level == SOL_SOCKET && name == SO_DOMAIN) v = s->family;
-    else if (level == SOL_SOCKET && name == SO_PROTOCOL)
-        v = s->protocol ? s->protocol : s->type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
-    else if (level == SOL_SOCKET && name == SO_ACCEPTCONN) v = s->listening;
-    else if (level == SOL_SOCKET && name == SO_ERROR) {
-        v = s->so_error;
-        s->so_error = 0;
-    } else if (o) {
-        memcpy(&v, o->val, sizeof v);
-        size = o->len;
-    } else v = opt_default(s, level, name, &size);
-    if (!o || size <= (int)sizeof v) memcpy(val, &v, sizeof v);
-    else memcpy(val, o->val, sizeof val);
-    if (mem_write(t->tid, addr, val, (size_t)(room < size ? room : size)) != 0) return emulate(t, -EFAULT);
-    if (mem_write(t->tid, len_addr, &size, sizeof size) != 0) return emulate(t, -EFAULT);
-    return emulate(t, 0);
-}
 
 /* ---- datagrams and reads ---- */
 

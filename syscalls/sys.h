@@ -132,6 +132,11 @@ void fdcache_stop(struct process *p);
 
 /* socket.c: the parts of reads and writes that concern simulated sockets. */
 struct simsock;
+/* The simulated socket at the tracee's fd, or NULL; with copy, dsim's copy
+ * of the fd (kept with the socket, else returned). */
+struct simsock *sock_of(struct world *w, struct thread *t, int fd, int *copy);
+/* Whether the thread's effective capabilities hold cap (its /proc status). */
+bool thread_has_cap(struct thread *t, int cap);
 struct iovec;
 enum sys_action sock_read(struct world *w, struct thread *t, struct simsock *s, int copy);
 enum sys_action sock_accept(struct world *w, struct thread *t, struct simsock *listener);
