@@ -13,6 +13,7 @@
 #include <linux/capability.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <netinet/udp.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -35,6 +36,9 @@
 #define MAX_TCP_SYNCNT 127
 #define MAX_TCP_KEEPIDLE 32767      /* and MAX_TCP_KEEPINTVL */
 #define MAX_TCP_KEEPCNT 127
+#define IFNAMSIZ_ 16                /* IFNAMSIZ */
+#define CA_NAME_MAX 16              /* TCP_CA_NAME_MAX */
+#define TCP_INFO_SIZE 232           /* sizeof(struct tcp_info) in Linux 6.1 */
 
 static bool known_level(int level)
 {
@@ -63,6 +67,48 @@ static bool boolean_option(int level, int name)
         return name == SO_REUSEADDR || name == SO_REUSEPORT || name == SO_DONTROUTE || name == SO_BROADCAST ||
                name == SO_KEEPALIVE || name == SO_OOBINLINE || name == SO_PASSCRED;
     return level == IPPROTO_TCP && (name == TCP_NODELAY || name == TCP_CORK);
+}
+
+/* Whether Linux knows the option at this level for this socket, for a set
+ * or a get: 0, or the error it gives (ENOPROTOOPT; a get at a level the
+ * protocol passes down to IP, which knows only its own: EOPNOTSUPP). Read
+ * only options refuse a set. Option numbers past the last one Linux has
+ * are unknown; the ones below it are taken as known. */
+static int option_known(const struct simsock *s, int level, int name, bool set)
+{
+    bool tcp = s->type == SOCK_STREAM;
+    /* IPv6's protocols hand another level to ipv6_getsockopt, which knows
+     * none (ENOPROTOOPT); IPv4's to ip_getsockopt (EOPNOTSUPP). */
+    int other_level = set || s->family == AF_INET6 ? -ENOPROTOOPT : -EOPNOTSUPP;
+    switch (level) {
+    case SOL_SOCKET:
+        if (name < 1 || name > 80) return -ENOPROTOOPT;
+        if (set && (name == SO_TYPE || name == SO_ERROR || name == SO_ACCEPTCONN || name == SO_PEERCRED ||
+                    name == SO_PEERNAME || name == SO_PEERSEC || name == SO_DOMAIN || name == SO_PROTOCOL ||
+                    name == SO_MEMINFO || name == SO_INCOMING_NAPI_ID || name == SO_COOKIE || name == SO_PEERGROUPS ||
+                    name == SO_NETNS_COOKIE || name == 77 /* SO_PEERPIDFD */ || name == SO_SNDLOWAT))
+            return -ENOPROTOOPT;
+        if (!set && (name == SO_SNDBUFFORCE || name == SO_RCVBUFFORCE)) return -ENOPROTOOPT;
+        return 0;
+    case IPPROTO_IP:
+        if (name < 1 || name > 60) return -ENOPROTOOPT;
+        if (set && name == IP_MTU) return -ENOPROTOOPT;
+        return 0;
+    case IPPROTO_IPV6:
+        if (s->family != AF_INET6) return other_level;
+        return name < 1 || name > 90 ? -ENOPROTOOPT : 0;
+    case IPPROTO_TCP:
+        if (!tcp) return other_level;
+        if (name < 1 || name > 45) return -ENOPROTOOPT;
+        if (set && (name == TCP_INFO || name == TCP_CC_INFO || name == 43 /* TCP_IS_MPTCP */)) return -ENOPROTOOPT;
+        return 0;
+    case IPPROTO_UDP:
+    case IPPROTO_UDPLITE:
+        if (tcp || (level == IPPROTO_UDPLITE && s->protocol != IPPROTO_UDPLITE)) return other_level;
+        return name == UDP_CORK || (name >= 100 && name <= 104) || (level == IPPROTO_UDPLITE && (name == 10 || name == 11))
+                   ? 0 : -ENOPROTOOPT;
+    }
+    return -ENOPROTOOPT;
 }
 
 static bool timeout_option(int level, int name)
@@ -151,6 +197,7 @@ static int int_value(struct thread *t, struct simsock *s, int level, int name, i
         if (name == IP_TTL && *v != -1 && (*v < 1 || *v > 255)) return -EINVAL;
     } else if (level == IPPROTO_IPV6) {
         if (name == IPV6_UNICAST_HOPS && (*v < -1 || *v > 255)) return -EINVAL;
+        if (name == IPV6_MTU && *v && *v < 1280) return -EINVAL;     /* IPV6_MIN_MTU */
     } else if (level == IPPROTO_TCP) {
         switch (name) {
         case TCP_MAXSEG:
@@ -176,6 +223,28 @@ static int int_value(struct thread *t, struct simsock *s, int level, int name, i
     return 0;
 }
 
+/* SO_BINDTODEVICE: a machine has only lo; an empty name unbinds. */
+static enum sys_action bind_to_device(struct thread *t, struct simsock *s, uint64_t len)
+{
+    char name[IFNAMSIZ_] = { 0 };
+    size_t n = len < sizeof name - 1 ? len : sizeof name - 1;
+    if (n && mem_read(t->tid, ARG3(t), name, n) != 0) return emulate(t, -EFAULT);
+    if (name[0] && strcmp(name, "lo")) return emulate(t, -ENODEV);
+    netsim_opt_set(s, SOL_SOCKET, SO_BINDTODEVICE, name, (int)strlen(name) + 1);
+    return emulate(t, 0);
+}
+
+/* TCP_CONGESTION: a machine's kernel has reno and cubic (its default). */
+static enum sys_action congestion_set(struct thread *t, struct simsock *s, uint64_t len)
+{
+    char name[CA_NAME_MAX] = { 0 };
+    size_t n = len < sizeof name - 1 ? len : sizeof name - 1;
+    if (n && mem_read(t->tid, ARG3(t), name, n) != 0) return emulate(t, -EFAULT);
+    if (strcmp(name, "reno") && strcmp(name, "cubic")) return emulate(t, -ENOENT);
+    netsim_opt_set(s, IPPROTO_TCP, TCP_CONGESTION, name, CA_NAME_MAX);
+    return emulate(t, 0);
+}
+
 enum sys_action sys_setsockopt(struct world *w, struct thread *t)
 {
     struct simsock *s = sock_of(w, t, (int)ARG0(t), NULL);
@@ -183,10 +252,11 @@ enum sys_action sys_setsockopt(struct world *w, struct thread *t)
     int level = (int)ARG1(t), name = (int)ARG2(t);
     uint64_t len = ARG4(t);
     if (!known_level(level)) return emulate(t, -ENOPROTOOPT);
-    if ((level == IPPROTO_TCP && s->type != SOCK_STREAM) || (level == IPPROTO_IPV6 && s->family != AF_INET6) ||
-        (level == IPPROTO_UDPLITE && s->protocol != IPPROTO_UDPLITE))
-        return emulate(t, -ENOPROTOOPT);
+    if (level == SOL_SOCKET && name == SO_BINDTODEVICE) return bind_to_device(t, s, len);
+    int known = option_known(s, level, name, true);
+    if (known) return emulate(t, known);
     if (s->type == SOCK_STREAM && is_multicast_membership(level, name)) return emulate(t, -EPROTO);
+    if (level == IPPROTO_TCP && name == TCP_CONGESTION) return congestion_set(t, s, len);
     if ((int)len < (int)sizeof(int)) return emulate(t, -EINVAL);
     unsigned char val[16] = { 0 };
     size_t n = len < sizeof val ? len : sizeof val;
@@ -263,6 +333,53 @@ static int opt_default(const struct simsock *s, int level, int name, int *size)
     return 0;
 }
 
+/* Writes out[0..size) into the caller's room (as much as fits) and the
+ * size written; 0 or -EFAULT. */
+static long put_option(struct thread *t, uint64_t addr, uint64_t len_addr, int room, const void *out, int size)
+{
+    int n = room < size ? room : size;
+    if (mem_write(t->tid, addr, out, (size_t)n) != 0 || mem_write(t->tid, len_addr, &n, sizeof n) != 0) return -EFAULT;
+    return 0;
+}
+
+/* The options read back as more than an int: 0 or -errno if answered
+ * here, 1 if not one of them. SO_COOKIE is the socket's place in the
+ * machine's socket table (the host's counts every socket of the host). */
+static long struct_option(struct world *w, struct thread *t, struct simsock *s, int level, int name, uint64_t addr,
+                          uint64_t len_addr, int room)
+{
+    (void)w;
+    if (level == SOL_SOCKET && name == SO_PEERCRED) {       /* no peer process: Linux's "none" */
+        struct ucred none = { 0, (uid_t)-1, (gid_t)-1 };
+        return put_option(t, addr, len_addr, room, &none, sizeof none);
+    }
+    if (level == SOL_SOCKET && name == SO_COOKIE) {
+        uint64_t cookie = (uint64_t)s->machine << 32 | (uint64_t)s->cookie;
+        return put_option(t, addr, len_addr, room, &cookie, sizeof cookie);
+    }
+    if (level == SOL_SOCKET && name == SO_BINDTODEVICE) {
+        const struct sockopt *o = netsim_opt(s, SOL_SOCKET, SO_BINDTODEVICE);
+        size_t n = o && o->val[0] ? strlen((const char *)o->val) + 1 : 0;
+        return put_option(t, addr, len_addr, room, o ? o->val : (const unsigned char *)"", (int)n);
+    }
+    if (((level == IPPROTO_IP && name == IP_MTU) || (level == IPPROTO_IPV6 && name == IPV6_MTU)) && !s->connected)
+        return -ENOTCONN;
+    if (level == IPPROTO_TCP && name == TCP_CONGESTION) {
+        const struct sockopt *o = netsim_opt(s, IPPROTO_TCP, TCP_CONGESTION);
+        char ca[CA_NAME_MAX] = "cubic";
+        if (o) memcpy(ca, o->val, sizeof ca);
+        return put_option(t, addr, len_addr, room, ca, sizeof ca);
+    }
+    if (level == IPPROTO_TCP && name == TCP_INFO) {
+        /* The state, and zeros: what dsim's TCP has no counters for. The
+         * size of 6.1's struct (the kernel a machine reports). */
+        unsigned char info[TCP_INFO_SIZE] = { 0 };
+        info[0] = s->listening ? 10 /* TCP_LISTEN */ : s->connected || s->conn ? 1 /* ESTABLISHED */ : 7 /* CLOSE */;
+        return put_option(t, addr, len_addr, room, info, sizeof info);
+    }
+    return 1;
+}
+
 enum sys_action sys_getsockopt(struct world *w, struct thread *t)
 {
     struct simsock *s = sock_of(w, t, (int)ARG0(t), NULL);
@@ -273,8 +390,10 @@ enum sys_action sys_getsockopt(struct world *w, struct thread *t)
     int room;
     if (mem_read(t->tid, len_addr, &room, sizeof room) != 0) return emulate(t, -EFAULT);
     if (room < 0) return emulate(t, -EINVAL);
-    /* Set-only options: sk_getsockopt knows no such name. */
-    if (level == SOL_SOCKET && (name == SO_SNDBUFFORCE || name == SO_RCVBUFFORCE)) return emulate(t, -ENOPROTOOPT);
+    int known = option_known(s, level, name, false);
+    if (known) return emulate(t, known);
+    long r = struct_option(w, t, s, level, name, addr, len_addr, room);
+    if (r != 1) return emulate(t, r);
     unsigned char val[16] = { 0 };
     int v, size = sizeof(int);
     const struct sockopt *o = netsim_opt(s, level, name);

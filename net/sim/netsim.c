@@ -351,6 +351,7 @@ struct simsock *netsim_add(struct world *w, ino_t ino, int machine, int family, 
     s->type = type;
     GROW(n->socks, n->nsocks, n->capsocks);
     n->socks[n->nsocks++] = s;
+    s->cookie = (uint32_t)n->nsocks;
     return s;
 }
 

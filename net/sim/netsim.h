@@ -69,6 +69,7 @@ struct simsock {
      * which counts it in world io_relay_moves: an arrival elsewhere leaves
      * its readiness as it was. */
     uint64_t relay_gen;
+    uint32_t cookie;        /* its place in the table, from 1: SO_COOKIE's number */
 };
 
 /* World setup and teardown. 0, or -1 with errno. */

@@ -5,9 +5,12 @@
 # the kernel's tick, SO_LINGER's length and flag, IP_TTL and
 # IPV6_UNICAST_HOPS ranges, TCP_MAXSEG, keepalive, TCP_SYNCNT,
 # TCP_USER_TIMEOUT ranges, TCP_DEFER_ACCEPT's retransmissions,
-# TCP_WINDOW_CLAMP, short getsockopt rooms): the same output natively and
-# under dsim on seeds 1-3, one hash twice. Under dsim the values that
-# follow sysctls are Linux's defaults whatever the host's, and a read with
+# TCP_WINDOW_CLAMP, short getsockopt rooms; unknown and read-only options
+# and levels another protocol's, SO_PEERCRED, SO_COOKIE, SO_BINDTODEVICE,
+# TCP_CONGESTION, TCP_INFO): the same output natively and under dsim on
+# seeds 1-3, one hash twice. Under dsim the values that follow sysctls or
+# the kernel's build are Linux's defaults whatever the host's (cubic, and
+# reno, the congestion controls; 6.1's TCP_INFO, 232 bytes), and a read with
 # a 1.5 ms SO_RCVTIMEO waits 4 ms of virtual time (HZ 250), not what the
 # host's tick would make of it. No real network: see netns.sh.
 . "$(dirname "$0")/netns.sh"
@@ -20,7 +23,8 @@ dsim_exec 1 "$prog" values >"$TMP/values.out" || { cat "$TMP/exec.err"; fail "so
 for want in "TCP_KEEPIDLE default: set 0, get 0 len 4 7200" "TCP_KEEPINTVL default: set 0, get 0 len 4 75" \
     "TCP_KEEPCNT default: set 0, get 0 len 4 9" "TCP_SYNCNT default: set 0, get 0 len 4 6" \
     "IP_TTL default: set 0, get 0 len 4 64" "IPV6_UNICAST_HOPS default: set 0, get 0 len 4 64" \
-    "IP_TTL -1: set 0, get 0 len 4 64" "tcp SO_RCVLOWAT -1: set 0, get 0 len 4 3145728"; do
+    "IP_TTL -1: set 0, get 0 len 4 64" "tcp SO_RCVLOWAT -1: set 0, get 0 len 4 3145728" \
+    'TCP_CONGESTION default: "cubic"; bbr: No such file or directory' "TCP_INFO: len 232"; do
     grep -qxF "$want" "$TMP/values.out" || fail "expected \"$want\": $(grep -F "${want%%:*}:" "$TMP/values.out")"
 done
 us=$(sed -n 's/^recv with SO_RCVTIMEO {0, 1500}: EAGAIN after \([0-9]*\) us$/\1/p' "$TMP/values.out")
