@@ -234,6 +234,20 @@ static int copy_fd(pid_t pid, int fd)
     return copy;
 }
 
+bool snap_sock_timeouts(pid_t pid, int fd)
+{
+    int copy = copy_fd(pid, fd);
+    bool any = copy < 0;
+    for (int k = 0; k < 2 && copy >= 0; k++) {
+        struct timeval tv = { 0, 0 };
+        socklen_t tl = sizeof tv;
+        if (getsockopt(copy, SOL_SOCKET, k ? SO_SNDTIMEO : SO_RCVTIMEO, &tv, &tl) != 0 || tv.tv_sec || tv.tv_usec)
+            any = true;
+    }
+    if (copy >= 0) close(copy);
+    return any;
+}
+
 /* A pipe both of whose ends fd (one of them) and another fd of fds are,
  * empty: into *p; 0, or -1 and why not. */
 static int read_pipe(pid_t pid, int fd, const int *fds, int n, struct snap_pair *p, char *why, size_t len)
@@ -292,6 +306,7 @@ static int read_dgram(pid_t pid, int fd, const struct unix_sock *s, struct snap_
     bool autobound = !named && alen == offsetof(struct sockaddr_un, sun_path) + 6 && a.sun_path[0] == 0;
     if (!named && alen > offsetof(struct sockaddr_un, sun_path) && !autobound) named = true;
     if (named) return refuse(why, len, "fd %d: a unix datagram socket bound to a name", fd);
+    if (snap_sock_timeouts(pid, fd)) return refuse(why, len, "fd %d: a unix socket with a receive or send timeout", fd);
     if (s->shutdown || s->queued) return refuse(why, len, "fd %d: a unix datagram socket shut down or with bytes in it", fd);
     *d = (struct snap_dgram){ .fd = fd, .flags = fd_flags(pid, fd), .autobind = autobound, .ino = s->ino };
     return d->flags < 0 ? refuse(why, len, "fd %d: its flags could not be read", fd) : 0;
@@ -481,6 +496,8 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, const uint64_t *s
             rc = refuse(why, len, "fd %d open (not a socket pair both of whose ends it holds)", fd);
         } else if (s->shutdown || p->shutdown || s->queued || p->queued) {
             rc = refuse(why, len, "fd %d: a socket pair shut down or with bytes in it", fd);
+        } else if (snap_sock_timeouts(pid, fd) || snap_sock_timeouts(pid, peer_fd)) {
+            rc = refuse(why, len, "fd %d: a unix socket with a receive or send timeout", fd);
         } else {
             if (!(out->pairs = realloc(out->pairs, (size_t)(out->npairs + 1) * sizeof *out->pairs))) abort();
             out->pairs[out->npairs++] = (struct snap_pair){ { fd, peer_fd }, { fd_flags(pid, fd), fd_flags(pid, peer_fd) },

@@ -149,6 +149,10 @@ struct snap_unix_info { uint64_t peer; int type; bool idle; unsigned shutdown; }
 int snap_unix_sock(int netns, uint64_t ino, struct snap_unix_info *out);
 /* The flags fdinfo gives fd of pid (its open file's, O_CLOEXEC the fd's), or -1. */
 int snap_fdinfo_flags(pid_t pid, int fd);
+/* Whether the unix socket at fd of pid has a receive or send timeout (or
+ * cannot be read): a copy's socket, made anew, would have none. Not yet
+ * given to copies: refused. */
+bool snap_sock_timeouts(pid_t pid, int fd);
 /* A pipe's capacity (*size, -1 if unknown) and, if it holds 1 to
  * SNAP_PIPE_BYTES bytes, those bytes (*nbytes of them, left in it), from
  * its read end read_fd of pid. The bytes it holds, or -1. */

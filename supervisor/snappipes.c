@@ -1,6 +1,7 @@
 /* Pipes between the processes of a machine at a warm start's point
  * (snappipes.h). */
 #include "supervisor/snappipes.h"
+#include "supervisor/snapfds.h"
 #include "supervisor/hostcaps.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -115,6 +116,11 @@ int snap_pipes_read(const pid_t *pids, int n, struct snap_pipes *out, char *why,
                 snprintf(why, len, p->busy ? "fd %d: a socket pair between processes, shut down or with bytes in it"
                                            : "fd %d: a socket whose peer no process of the machine holds",
                          p->nfds[0] ? p->fds[0][0].fd : p->fds[1][0].fd);
+                rc = -1;
+                pipe_free(p);
+            } else if (snap_sock_timeouts(pids[p->fds[0][0].proc], p->fds[0][0].fd) ||
+                       snap_sock_timeouts(pids[p->fds[1][0].proc], p->fds[1][0].fd)) {
+                snprintf(why, len, "fd %d: a unix socket with a receive or send timeout", p->fds[0][0].fd);
                 rc = -1;
                 pipe_free(p);
             } else {

@@ -16,6 +16,9 @@
 # epoll set and self-pipe, which each copy makes anew), woken after it
 # through the self-pipe by another thread; with WARM_PROBE_PAIR set, a
 # socket pair with a byte in it at the point (no copy can have it); with
+# WARM_PROBE_TIMEOUT set, an idle socket pair with a 60 ms receive timeout
+# at the point, read after it (the read times out; a copy's pair, made
+# anew, would have no timeout and wait forever); with
 # WARM_PROBE_PIPE set, a pipe and an eventfd (count 3) watched by an epoll
 # set across the point, the pipe written after it by another thread; with
 # WARM_PROBE_THREADS set, two threads across the point, one waiting for an
@@ -98,6 +101,10 @@ if os.environ.get('WARM_PROBE_THREADS'):
 if os.environ.get('WARM_PROBE_PAIR'):
     pair = socket.socketpair()
     pair[0].send(b'x')
+if os.environ.get('WARM_PROBE_TIMEOUT'):
+    import struct
+    timed = socket.socketpair()
+    timed[0].setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack('ll', 0, 60000))
 if os.environ.get('WARM_PROBE_DGRAM'):
     import select
     dg = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -201,4 +208,9 @@ if threads:
 if os.environ.get('WARM_PROBE_SHM'):
     with open('/dev/shm/left', 'w') as f:
         f.write('x')
+if os.environ.get('WARM_PROBE_TIMEOUT'):
+    try:
+        print('timed', timed[0].recv(1), flush=True)
+    except OSError as e:
+        print('timed', type(e).__name__, flush=True)
 print('ok', flush=True)
