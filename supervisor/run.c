@@ -504,6 +504,7 @@ static void run_end(struct config *c, const struct run_opts *o, struct seed_resu
     free(w->machines);
     free(w->timerfds);
     free(w->ptimers);
+    free(w->sock_timeouts);
     free(w->fault_fired);
     plan_free(run->drawn, run->ndrawn);
     plan_free(run->startup_drawn, run->nstartup_drawn);

@@ -181,7 +181,9 @@ uint64_t sock_deadline(struct world *w, struct thread *t, int copy, const struct
     if (s && !o) return UINT64_MAX;
     struct timeval tv;
     socklen_t len = sizeof tv;
+    const struct sock_timeouts *own = !s && S_ISSOCK(st->st_mode) ? sock_timeouts_of(w, st->st_ino, false) : NULL;
     if (o) memcpy(&tv, o->val, sizeof tv);
+    else if (own) tv = own->tv[name == SO_SNDTIMEO];
     else if (!S_ISSOCK(st->st_mode) || getsockopt(copy, SOL_SOCKET, name, &tv, &len) != 0)
         return UINT64_MAX;
     if (!tv.tv_sec && !tv.tv_usec) return UINT64_MAX;

@@ -8,6 +8,7 @@
  * machine's own sysctls: Linux's defaults, not the host's. */
 #include "syscalls/sys.h"
 #include "net/sim/netsim.h"
+#include "base/xalloc.h"
 #include <errno.h>
 #include <limits.h>
 #include <linux/capability.h>
@@ -16,7 +17,9 @@
 #include <netinet/udp.h>
 #include <stdbool.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 
 /* The sysctls these options read, as a machine has them. */
@@ -27,8 +30,18 @@
 #define SYN_RETRIES 6               /* net.ipv4.tcp_syn_retries */
 #define DEFAULT_TTL 64              /* net.ipv4.ip_default_ttl, net.ipv6.conf.all.hop_limit */
 /* Timeouts are kept in jiffies: what a machine reads back, and waits, is
- * rounded up to its kernel's tick (Debian's CONFIG_HZ), not the host's. */
-#define SOCK_HZ 250
+ * rounded up to its kernel's tick (Debian's CONFIG_HZ), not the host's.
+ * DSIM_TEST_SOCK_HZ gives a machine another (a test's way to tell dsim's
+ * rounding from the host kernel's, where the host's tick is the same). */
+static long sock_hz(void)
+{
+    static long hz;
+    if (!hz) {
+        const char *v = getenv("DSIM_TEST_SOCK_HZ");
+        hz = v && (atol(v) == 100 || atol(v) == 300 || atol(v) == 1000) ? atol(v) : 250;
+    }
+    return hz;
+}
 #define SOCK_MIN_SNDBUF 4608        /* this kernel's 2 * (2048 + sizeof(struct sk_buff)) */
 #define SOCK_MIN_RCVBUF 2304
 #define TCP_MIN_MSS 88
@@ -149,14 +162,72 @@ static int timeout_value(struct timeval *tv)
         *tv = (struct timeval){ 0, 0 };
         return 0;
     }
-    long tick = 1000000 / SOCK_HZ;
-    if (tv->tv_sec >= LONG_MAX / SOCK_HZ - 1) {
+    long hz = sock_hz(), tick = 1000000 / hz;
+    if (tv->tv_sec >= LONG_MAX / hz - 1) {
         *tv = (struct timeval){ 0, 0 };     /* MAX_SCHEDULE_TIMEOUT: none */
         return 0;
     }
-    long jiffies = tv->tv_sec * SOCK_HZ + (tv->tv_usec + tick - 1) / tick;
-    *tv = (struct timeval){ jiffies / SOCK_HZ, jiffies % SOCK_HZ * tick };
+    long jiffies = tv->tv_sec * hz + (tv->tv_usec + tick - 1) / tick;
+    *tv = (struct timeval){ jiffies / hz, jiffies % hz * tick };
     return 0;
+}
+
+/* ---- a machine's own sockets' timeouts ---- */
+
+/* A socket of a machine's own (a unix socket, a socket pair) keeps its
+ * options in the kernel, which rounds its timeouts to the host's tick:
+ * dsim keeps them too, as a machine's kernel would, for its waits
+ * (fdwait.c) and for their reads back. */
+struct sock_timeouts *sock_timeouts_of(struct world *w, ino_t ino, bool make)
+{
+    for (size_t i = 0; i < w->nsock_timeouts; i++)
+        if (w->sock_timeouts[i].ino == ino) return &w->sock_timeouts[i];
+    if (!make) return NULL;
+    GROW(w->sock_timeouts, w->nsock_timeouts, w->capsock_timeouts);
+    struct sock_timeouts *e = &w->sock_timeouts[w->nsock_timeouts++];
+    *e = (struct sock_timeouts){ .ino = ino };
+    return e;
+}
+
+/* The inode of the machine's own socket at fd, or 0. */
+static ino_t own_socket(struct world *w, struct thread *t, int fd)
+{
+    struct stat st;
+    int copy = fd_lend(w, t, fd, &st);
+    if (copy < 0) return 0;
+    fd_return(t, copy);
+    return S_ISSOCK(st.st_mode) ? st.st_ino : 0;
+}
+
+/* setsockopt of a timeout on such a socket: kept as it would be (the
+ * kernel gives the call's result, EDOM and EINVAL included). */
+static enum sys_action own_timeout_set(struct world *w, struct thread *t)
+{
+    int name = (int)ARG2(t);
+    struct timeval tv;
+    ino_t ino;
+    if ((int)ARG1(t) != SOL_SOCKET || !timeout_option(SOL_SOCKET, name) || ARG4(t) < sizeof tv ||
+        !(ino = own_socket(w, t, (int)ARG0(t))) || mem_read(t->tid, ARG3(t), &tv, sizeof tv) != 0 ||
+        timeout_value(&tv) != 0)
+        return SYS_PASS;
+    sock_timeouts_of(w, ino, true)->tv[name == SO_SNDTIMEO] = tv;
+    return SYS_PASS;
+}
+
+/* getsockopt of a timeout dsim kept: answered from it. */
+static enum sys_action own_timeout_get(struct world *w, struct thread *t)
+{
+    int name = (int)ARG2(t), room;
+    ino_t ino;
+    const struct sock_timeouts *e;
+    if ((int)ARG1(t) != SOL_SOCKET || !timeout_option(SOL_SOCKET, name) || !(ino = own_socket(w, t, (int)ARG0(t))) ||
+        !(e = sock_timeouts_of(w, ino, false)) || mem_read(t->tid, ARG4(t), &room, sizeof room) != 0 || room < 0)
+        return SYS_PASS;
+    int n = room < (int)sizeof e->tv[0] ? room : (int)sizeof e->tv[0];
+    if (mem_write(t->tid, ARG3(t), &e->tv[name == SO_SNDTIMEO], (size_t)n) != 0 ||
+        mem_write(t->tid, ARG4(t), &n, sizeof n) != 0)
+        return emulate(t, -EFAULT);
+    return emulate(t, 0);
 }
 
 /* The value setsockopt keeps for an int option v, in *v, or -errno. */
@@ -248,7 +319,7 @@ static enum sys_action congestion_set(struct thread *t, struct simsock *s, uint6
 enum sys_action sys_setsockopt(struct world *w, struct thread *t)
 {
     struct simsock *s = sock_of(w, t, (int)ARG0(t), NULL);
-    if (!s) return SYS_PASS;
+    if (!s) return own_timeout_set(w, t);
     int level = (int)ARG1(t), name = (int)ARG2(t);
     uint64_t len = ARG4(t);
     if (!known_level(level)) return emulate(t, -ENOPROTOOPT);
@@ -383,7 +454,7 @@ static long struct_option(struct world *w, struct thread *t, struct simsock *s, 
 enum sys_action sys_getsockopt(struct world *w, struct thread *t)
 {
     struct simsock *s = sock_of(w, t, (int)ARG0(t), NULL);
-    if (!s) return SYS_PASS;
+    if (!s) return own_timeout_get(w, t);
     int level = (int)ARG1(t), name = (int)ARG2(t);
     uint64_t addr = ARG3(t), len_addr = ARG4(t);
     if (!known_level(level)) return emulate(t, -ENOPROTOOPT);

@@ -137,6 +137,9 @@ struct simsock;
 struct simsock *sock_of(struct world *w, struct thread *t, int fd, int *copy);
 /* Whether the thread's effective capabilities hold cap (its /proc status). */
 bool thread_has_cap(struct thread *t, int cap);
+/* sockopt.c: the timeouts dsim keeps of a machine's own socket (inode
+ * ino), or NULL; with make, a new entry of none. */
+struct sock_timeouts *sock_timeouts_of(struct world *w, ino_t ino, bool make);
 struct iovec;
 enum sys_action sock_read(struct world *w, struct thread *t, struct simsock *s, int copy);
 enum sys_action sock_accept(struct world *w, struct thread *t, struct simsock *listener);

@@ -4,6 +4,7 @@
 #define DSIM_WORLD_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/user.h>
 #include <time.h>
@@ -359,6 +360,11 @@ struct world {
     struct timerfd_state *timerfds;
     size_t ntimerfds, captimerfds;
     struct ptimer *ptimers;     /* POSIX timers (syscalls/ptimer.c) */
+    /* The receive and send timeouts machines gave their own (not
+     * simulated) sockets, by inode, as a machine's kernel keeps them
+     * (syscalls/sockopt.c): the host's kernel rounds them to its tick. */
+    struct sock_timeouts { ino_t ino; struct timeval tv[2]; } *sock_timeouts;
+    size_t nsock_timeouts, capsock_timeouts;
     const struct fault_conf *faults;    /* this run's: the config's, or a plan's */
     size_t nfaults;
     bool *fault_fired;
