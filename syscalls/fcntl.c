@@ -1,6 +1,7 @@
 /* Control of open fds: ioctl (the requests that never wait for another
  * party), fcntl (its record locks wait in the supervisor) and flock. */
 #include "syscalls/sys.h"
+#include "net/sim/netsim.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -36,6 +37,18 @@ enum sys_action sys_ioctl(struct world *w, struct thread *t)
      * them, so cp falls back to copying, the same on every host. */
     if (req == FICLONE || req == FICLONERANGE || req == FIDEDUPERANGE) return emulate(t, -EOPNOTSUPP);
     if (req == FIONBIO) return sock_nonblock_call(w, t);
+    if (req == TIOCOUTQ /* = SIOCOUTQ */ || req == SIOCOUTQNSD) {
+        /* A simulated TCP socket's queue is the simulation's, not the
+         * unix socket's underneath (whose count is the kernel's buffer
+         * sizes); a UDP socket has no SIOCOUTQNSD. Others: the kernel's. */
+        struct simsock *s = sock_of(w, t, (int)ARG0(t), NULL);
+        if (!s) return SYS_PASS;
+        if (req == SIOCOUTQNSD && s->type != SOCK_STREAM) return emulate(t, -ENOTTY);
+        long q = netsim_outq(s, req == SIOCOUTQNSD);
+        if (q < 0) return emulate(t, q);
+        int v = (int)q;
+        return emulate(t, mem_write(t->tid, ARG2(t), &v, sizeof v) != 0 ? -EFAULT : 0);
+    }
     for (size_t i = 0; i < sizeof safe_ioctls / sizeof *safe_ioctls; i++)
         if (safe_ioctls[i] == req) return SYS_PASS;
     return SYS_FENCE;

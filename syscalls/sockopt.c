@@ -261,8 +261,6 @@ static int int_value(struct thread *t, struct simsock *s, int level, int name, i
             *v = *v ? *v : 1;
             return 0;
         }
-        case SO_SNDLOWAT:
-            return -ENOPROTOOPT;
         }
     } else if (level == IPPROTO_IP) {
         if (name == IP_TTL && *v != -1 && (*v < 1 || *v > 255)) return -EINVAL;
@@ -416,10 +414,9 @@ static long put_option(struct thread *t, uint64_t addr, uint64_t len_addr, int r
 /* The options read back as more than an int: 0 or -errno if answered
  * here, 1 if not one of them. SO_COOKIE is the socket's place in the
  * machine's socket table (the host's counts every socket of the host). */
-static long struct_option(struct world *w, struct thread *t, struct simsock *s, int level, int name, uint64_t addr,
-                          uint64_t len_addr, int room)
+static long struct_option(struct thread *t, struct simsock *s, int level, int name, uint64_t addr, uint64_t len_addr,
+                          int room)
 {
-    (void)w;
     if (level == SOL_SOCKET && name == SO_PEERCRED) {       /* no peer process: Linux's "none" */
         struct ucred none = { 0, (uid_t)-1, (gid_t)-1 };
         return put_option(t, addr, len_addr, room, &none, sizeof none);
@@ -463,7 +460,7 @@ enum sys_action sys_getsockopt(struct world *w, struct thread *t)
     if (room < 0) return emulate(t, -EINVAL);
     int known = option_known(s, level, name, false);
     if (known) return emulate(t, known);
-    long r = struct_option(w, t, s, level, name, addr, len_addr, room);
+    long r = struct_option(t, s, level, name, addr, len_addr, room);
     if (r != 1) return emulate(t, r);
     unsigned char val[16] = { 0 };
     int v, size = sizeof(int);

@@ -146,6 +146,11 @@ void netsim_quiet_through(struct world *w, uint64_t before);
  * have (the same segments, draws and trace), and no kernel write or read
  * is made. True if it took them all; false: write them to the kernel. */
 bool netsim_take_write(struct world *w, struct simsock *s, const void *buf, size_t len);
+/* TCP's SIOCOUTQ of socket s: the bytes its process wrote that have not
+ * reached the peer's socket (not yet taken by the relay, or in the
+ * network: unacknowledged); with unsent_only, SIOCOUTQNSD's, those not yet
+ * taken. -EINVAL for a listener (tcp_ioctl), 0 for a UDP socket. */
+long netsim_outq(const struct simsock *s, bool unsent_only);
 /* Deliver everything due by now; the next due time, or UINT64_MAX. */
 void netsim_fire(struct world *w);
 uint64_t netsim_next(struct world *w);

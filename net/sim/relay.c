@@ -440,6 +440,17 @@ bool netsim_take_write(struct world *w, struct simsock *s, const void *buf, size
     return true;
 }
 
+long netsim_outq(const struct simsock *s, bool unsent_only)
+{
+    if (s->type != SOCK_STREAM) return 0;
+    if (s->listening) return -EINVAL;
+    const struct conn *c = s->conn;
+    if (!c || c->sock[s->side] != s) return 0;
+    int d = s->side, queued = 0;
+    if (c->fd[d] < 0 || ioctl(c->fd[d], FIONREAD, &queued) != 0) queued = 0;
+    return queued + (unsent_only ? 0 : (long)c->inflight[d]);
+}
+
 void netsim_poll(struct world *w)
 {
     struct netsim *n = w->net;
