@@ -7,6 +7,7 @@
  * which nothing else shows. */
 #include "supervisor/snapfds.h"
 #include "supervisor/hostcaps.h"
+#include "syscalls/sys.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/netlink.h>
@@ -234,6 +235,19 @@ static int copy_fd(pid_t pid, int fd)
     return copy;
 }
 
+/* The receive and send timeouts of the socket at fd of pid, as its kernel
+ * keeps them: 0, or -1. */
+static int read_timeouts(pid_t pid, int fd, struct timeval tv[2])
+{
+    int copy = copy_fd(pid, fd), rc = copy < 0 ? -1 : 0;
+    for (int k = 0; k < 2 && rc == 0; k++) {
+        socklen_t tl = sizeof tv[k];
+        if (getsockopt(copy, SOL_SOCKET, k ? SO_SNDTIMEO : SO_RCVTIMEO, &tv[k], &tl) != 0) rc = -1;
+    }
+    if (copy >= 0) close(copy);
+    return rc;
+}
+
 bool snap_sock_timeouts(pid_t pid, int fd)
 {
     int copy = copy_fd(pid, fd);
@@ -265,7 +279,7 @@ static int read_pipe(pid_t pid, int fd, const int *fds, int n, struct snap_pair 
     }
     if (count != 2 || ends[0] < 0 || ends[1] < 0)
         return refuse(why, len, "fd %d open (not a pipe both of whose ends it holds, once each)", fd);
-    *p = (struct snap_pair){ { ends[0], ends[1] }, { fd_flags(pid, ends[0]), fd_flags(pid, ends[1]) }, 0, 0, 0, "" };
+    *p = (struct snap_pair){ .fd = { ends[0], ends[1] }, .flags = { fd_flags(pid, ends[0]), fd_flags(pid, ends[1]) } };
     int queued = snap_pipe_state(pid, ends[0], &p->pipe_size, p->bytes, &p->nbytes);
     if (queued != p->nbytes || p->pipe_size <= 0)
         return refuse(why, len, "fd %d: a pipe with bytes in it that a copy cannot write again (%d; up to %d)", fd,
@@ -306,10 +320,10 @@ static int read_dgram(pid_t pid, int fd, const struct unix_sock *s, struct snap_
     bool autobound = !named && alen == offsetof(struct sockaddr_un, sun_path) + 6 && a.sun_path[0] == 0;
     if (!named && alen > offsetof(struct sockaddr_un, sun_path) && !autobound) named = true;
     if (named) return refuse(why, len, "fd %d: a unix datagram socket bound to a name", fd);
-    if (snap_sock_timeouts(pid, fd)) return refuse(why, len, "fd %d: a unix socket with a receive or send timeout", fd);
     if (s->shutdown || s->queued) return refuse(why, len, "fd %d: a unix datagram socket shut down or with bytes in it", fd);
     *d = (struct snap_dgram){ .fd = fd, .flags = fd_flags(pid, fd), .autobind = autobound, .ino = s->ino };
-    return d->flags < 0 ? refuse(why, len, "fd %d: its flags could not be read", fd) : 0;
+    if (read_timeouts(pid, fd, d->timeo) != 0) d->flags = -1;
+    return d->flags < 0 ? refuse(why, len, "fd %d: its flags or timeouts could not be read", fd) : 0;
 }
 
 /* A simulated socket's kernel socket, idle (a listener, the connections
@@ -496,17 +510,18 @@ int snap_fds_read(pid_t pid, int netns, const int *fds, int n, const uint64_t *s
             rc = refuse(why, len, "fd %d open (not a socket pair both of whose ends it holds)", fd);
         } else if (s->shutdown || p->shutdown || s->queued || p->queued) {
             rc = refuse(why, len, "fd %d: a socket pair shut down or with bytes in it", fd);
-        } else if (snap_sock_timeouts(pid, fd) || snap_sock_timeouts(pid, peer_fd)) {
-            rc = refuse(why, len, "fd %d: a unix socket with a receive or send timeout", fd);
         } else {
             if (!(out->pairs = realloc(out->pairs, (size_t)(out->npairs + 1) * sizeof *out->pairs))) abort();
-            out->pairs[out->npairs++] = (struct snap_pair){ { fd, peer_fd }, { fd_flags(pid, fd), fd_flags(pid, peer_fd) },
-                                                            s->type, 0, 0, "" };
+            struct snap_pair *pr = &out->pairs[out->npairs++];
+            *pr = (struct snap_pair){ .fd = { fd, peer_fd }, .flags = { fd_flags(pid, fd), fd_flags(pid, peer_fd) },
+                                      .type = s->type, .ino = { s->ino, p->ino } };
+            if (read_timeouts(pid, fd, pr->timeo[0]) != 0 || read_timeouts(pid, peer_fd, pr->timeo[1]) != 0)
+                pr->flags[0] = -1;
         }
     }
     for (int i = 0; i < out->npairs && !rc; i++)
         if (out->pairs[i].flags[0] < 0 || out->pairs[i].flags[1] < 0)
-            rc = refuse(why, len, "fd %d: its pair's flags could not be read", out->pairs[i].fd[0]);
+            rc = refuse(why, len, "fd %d: its pair's flags or timeouts could not be read", out->pairs[i].fd[0]);
     for (int i = 0; i < out->neventfds && !rc; i++)
         if (out->eventfds[i].flags < 0) rc = refuse(why, len, "fd %d: its flags could not be read", out->eventfds[i].fd);
     for (int i = 0; i < n && !rc; i++) {
@@ -570,4 +585,36 @@ bool snap_fds_host_tells(void)
     free(socks);
     if (sv[0] >= 0) close(sv[0]), close(sv[1]);
     return tells;
+}
+
+/* One socket of copy (its fd at), made anew: tv on its kernel socket, and
+ * dsim's kept timeouts of the template's (inode ino), if any, under the
+ * copy's inode. */
+static int give_timeouts(struct world *w, int pidfd, int at, uint64_t ino, const struct timeval tv[2])
+{
+    const struct sock_timeouts *kept = sock_timeouts_of(w, (ino_t)ino, false);
+    if (!kept && !tv[0].tv_sec && !tv[0].tv_usec && !tv[1].tv_sec && !tv[1].tv_usec) return 0;
+    int fd = (int)syscall(SYS_pidfd_getfd, pidfd, at, 0), rc = fd < 0 ? -1 : 0;
+    struct stat st;
+    for (int k = 0; k < 2 && rc == 0; k++)
+        if (setsockopt(fd, SOL_SOCKET, k ? SO_SNDTIMEO : SO_RCVTIMEO, &tv[k], sizeof tv[k]) != 0) rc = -1;
+    if (rc == 0 && kept) {
+        struct timeval both[2] = { kept->tv[0], kept->tv[1] };     /* the list may move as it grows */
+        if (fstat(fd, &st) != 0) rc = -1;
+        else memcpy(sock_timeouts_of(w, st.st_ino, true)->tv, both, sizeof both);
+    }
+    if (fd >= 0) close(fd);
+    return rc;
+}
+
+int snap_fds_timeouts(struct world *w, pid_t copy, const struct snap_fds *f)
+{
+    int pidfd = (int)syscall(SYS_pidfd_open, copy, 0), rc = pidfd < 0 ? -1 : 0;
+    for (int i = 0; i < f->npairs && rc == 0; i++)
+        for (int e = 0; e < 2 && rc == 0 && f->pairs[i].type; e++)
+            rc = give_timeouts(w, pidfd, f->pairs[i].fd[e], f->pairs[i].ino[e], f->pairs[i].timeo[e]);
+    for (int i = 0; i < f->ndgrams && rc == 0; i++)
+        if (!f->dgrams[i].from_vpid) rc = give_timeouts(w, pidfd, f->dgrams[i].fd, f->dgrams[i].ino, f->dgrams[i].timeo);
+    if (pidfd >= 0) close(pidfd);
+    return rc;
 }

@@ -24,6 +24,8 @@ struct snap_pair {
     int pipe_size;          /* a pipe's capacity */
     int nbytes;             /* a pipe's bytes at the point (a loop's pending wakeup), written again */
     char bytes[SNAP_PIPE_BYTES];
+    uint64_t ino[2];        /* a socket pair's ends' inodes at the point */
+    struct timeval timeo[2][2];     /* their receive and send timeouts, as the kernel keeps them */
 };
 
 /* An eventfd: made again with its count. A timerfd is one too (dsim's,
@@ -41,7 +43,7 @@ struct snap_signalfd { int fd, flags; uint64_t mask; };
 /* A unix datagram socket of the machine's own, no peer, idle; one a
  * process holds at a second fd, or an earlier process holds too, is taken
  * from that one (from_vpid, from_fd: snapshot.c shared_sockets). */
-struct snap_dgram { int fd, flags; bool autobind; uint64_t ino; pid_t from_vpid; int from_fd; };
+struct snap_dgram { int fd, flags; bool autobind; uint64_t ino; pid_t from_vpid; int from_fd; struct timeval timeo[2]; };
 
 /* A simulated TCP or UDP socket (net/sim/netsim.h: an AF_UNIX socket of
  * the kernel's, known to the simulation by its inode), idle: made again of
@@ -150,9 +152,16 @@ int snap_unix_sock(int netns, uint64_t ino, struct snap_unix_info *out);
 /* The flags fdinfo gives fd of pid (its open file's, O_CLOEXEC the fd's), or -1. */
 int snap_fdinfo_flags(pid_t pid, int fd);
 /* Whether the unix socket at fd of pid has a receive or send timeout (or
- * cannot be read): a copy's socket, made anew, would have none. Not yet
- * given to copies: refused. */
+ * cannot be read): a copy's socket, made anew, would have none (a pair
+ * between processes is refused; a process's own pairs and datagram
+ * sockets get theirs, snap_fds_timeouts). */
 bool snap_sock_timeouts(pid_t pid, int fd);
+/* The timeouts of copy's own socket pairs and datagram sockets (f), made
+ * anew without them: as the template's kernel sockets had them, and as
+ * dsim kept them for the template's (the world's sock_timeouts, which
+ * gets the copy's inodes: the seed's waits read it). 0, or -1. */
+struct world;
+int snap_fds_timeouts(struct world *w, pid_t copy, const struct snap_fds *f);
 /* A pipe's capacity (*size, -1 if unknown) and, if it holds 1 to
  * SNAP_PIPE_BYTES bytes, those bytes (*nbytes of them, left in it), from
  * its read end read_fd of pid. The bytes it holds, or -1. */

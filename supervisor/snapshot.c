@@ -905,6 +905,8 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
 {
     struct world *w = s->w;
     int report[64], done[64], nh = 0, rc = 0;
+    /* The copies' sockets' kept timeouts are the seed's (snap_fds_timeouts). */
+    size_t timeouts_before = w->nsock_timeouts;
     /* A seed run cold in between (its crashes) confined the disks to its
      * own run directory. */
     cf_set_root(w->run_dir);
@@ -948,6 +950,10 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
             char nwhy[300];
             if (snap_net_settle(w, sm->procs[k].copy, &sm->procs[k].afresh, nwhy, sizeof nwhy) != 0) {
                 snprintf(why, len, "machine %s: %s", sm->m->name, nwhy);
+                rc = -1;
+            } else if (snap_fds_timeouts(w, sm->procs[k].copy, &sm->procs[k].afresh) != 0) {
+                snprintf(why, len, "machine %s: its copy's sockets could not get their timeouts: %s", sm->m->name,
+                         strerror(errno));
                 rc = -1;
             }
             snap_proc_note_copy(&sm->procs[k]);
@@ -1103,5 +1109,6 @@ int snapshot_seed(struct snapshot *s, uint64_t seed, const struct run_opts *o, s
         }
     snap_net_clear(w);
     remove_entry(w->run_dir, "check.out");
+    w->nsock_timeouts = timeouts_before;
     return rc;
 }

@@ -16,7 +16,7 @@
 # epoll set and self-pipe, which each copy makes anew), woken after it
 # through the self-pipe by another thread; with WARM_PROBE_PAIR set, a
 # socket pair with a byte in it at the point (no copy can have it); with
-# WARM_PROBE_TIMEOUT set, an idle socket pair with a 60 ms receive timeout
+# WARM_PROBE_TIMEOUT set, an idle socket pair with a 61 ms receive timeout
 # at the point, read after it (the read times out; a copy's pair, made
 # anew, would have no timeout and wait forever); with
 # WARM_PROBE_PIPE set, a pipe and an eventfd (count 3) watched by an epoll
@@ -104,7 +104,7 @@ if os.environ.get('WARM_PROBE_PAIR'):
 if os.environ.get('WARM_PROBE_TIMEOUT'):
     import struct
     timed = socket.socketpair()
-    timed[0].setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack('ll', 0, 60000))
+    timed[0].setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack('ll', 0, 61000))
 if os.environ.get('WARM_PROBE_DGRAM'):
     import select
     dg = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
