@@ -61,12 +61,18 @@ static const struct vfile vfiles[] = {
     { "/proc/sys/kernel/osrelease", "osrelease" },
     { "/proc/sys/kernel/version", "kversion" },
     { "/proc/cmdline", "cmdline" },
-    /* The socket buffer sysctls a machine's sockets follow (netsim.h),
-     * not the host's. */
+    /* The socket sysctls a machine's sockets follow (net/sim/netsim.h,
+     * syscalls/sockopt.c), not the host's: a new network namespace takes
+     * TCP's buffers and congestion control from the host's. */
     { "/proc/sys/net/core/wmem_default", "wmem_default" },
     { "/proc/sys/net/core/rmem_default", "rmem_default" },
     { "/proc/sys/net/core/wmem_max", "wmem_max" },
     { "/proc/sys/net/core/rmem_max", "rmem_max" },
+    { "/proc/sys/net/ipv4/tcp_rmem", "tcp_rmem" },
+    { "/proc/sys/net/ipv4/tcp_wmem", "tcp_wmem" },
+    { "/proc/sys/net/ipv4/tcp_congestion_control", "tcp_cc" },
+    { "/proc/sys/net/ipv4/tcp_available_congestion_control", "tcp_cc_list" },
+    { "/proc/sys/net/ipv4/tcp_allowed_congestion_control", "tcp_cc_list" },
 };
 
 /* The kernel's log is the host's: a machine reads none, and what it writes
@@ -172,6 +178,9 @@ int machine_write_vfs(struct world *w)
         snprintf(buf, sizeof buf, "%d\n", sysctls[i].value);
         if (write_file(w, dir, sysctls[i].name, buf)) return -1;
     }
+    if (write_file(w, dir, "tcp_rmem", "4096\t131072\t6291456\n") || write_file(w, dir, "tcp_wmem", "4096\t16384\t4194304\n") ||
+        write_file(w, dir, "tcp_cc", "cubic\n") || write_file(w, dir, "tcp_cc_list", "reno cubic\n"))
+        return -1;
     /* CPU times and counters of an idle machine booted at the epoch. */
     off = (size_t)snprintf(buf, sizeof buf, "cpu  0 0 0 0 0 0 0 0 0 0\n");
     for (unsigned i = 0; i < n && off < sizeof buf - 512; i++)
@@ -449,7 +458,8 @@ static void bind_vfiles(struct world *w, const char *root, const char *under)
         if (strncmp(vfiles[i].target, under, strlen(under))) continue;
         snprintf(src, sizeof src, "%s/vfs/%s", w->run_dir, vfiles[i].name);
         snprintf(dst, sizeof dst, "%s%s", root, vfiles[i].target);
-        bind_fixed(w, src, dst, MS_RDONLY);
+        /* Under /proc/sys seal_proc makes them read-only with the rest. */
+        bind_fixed(w, src, dst, strncmp(vfiles[i].target, "/proc/sys/", 10) ? MS_RDONLY : 0);
     }
 }
 

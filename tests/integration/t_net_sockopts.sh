@@ -10,7 +10,8 @@
 # TCP_CONGESTION, TCP_INFO): the same output natively and under dsim on
 # seeds 1-3, one hash twice. Under dsim the values that follow sysctls or
 # the kernel's build are Linux's defaults whatever the host's (cubic, and
-# reno, the congestion controls; 6.1's TCP_INFO, 232 bytes), and a read with
+# reno, the congestion controls; 6.1's TCP_INFO, 232 bytes; and so are the
+# sysctls in the machine's /proc/sys/net they follow), and a read with
 # a 1.5 ms SO_RCVTIMEO waits 4 ms of virtual time (HZ 250), not what the
 # host's tick would make of it. No real network: see netns.sh.
 . "$(dirname "$0")/netns.sh"
@@ -24,7 +25,10 @@ for want in "TCP_KEEPIDLE default: set 0, get 0 len 4 7200" "TCP_KEEPINTVL defau
     "TCP_KEEPCNT default: set 0, get 0 len 4 9" "TCP_SYNCNT default: set 0, get 0 len 4 6" \
     "IP_TTL default: set 0, get 0 len 4 64" "IPV6_UNICAST_HOPS default: set 0, get 0 len 4 64" \
     "IP_TTL -1: set 0, get 0 len 4 64" "tcp SO_RCVLOWAT -1: set 0, get 0 len 4 3145728" \
-    'TCP_CONGESTION default: "cubic"; bbr: No such file or directory' "TCP_INFO: len 232"; do
+    'TCP_CONGESTION default: "cubic"; bbr: No such file or directory' "TCP_INFO: len 232" \
+    "ipv4/tcp_rmem: 4096 131072 6291456" "ipv4/tcp_wmem: 4096 16384 4194304" "ipv4/tcp_congestion_control: cubic" \
+    "ipv4/tcp_available_congestion_control: reno cubic" "ipv4/tcp_allowed_congestion_control: reno cubic" \
+    "core/wmem_max: 212992"; do
     grep -qxF "$want" "$TMP/values.out" || fail "expected \"$want\": $(grep -F "${want%%:*}:" "$TMP/values.out")"
 done
 us=$(sed -n 's/^recv with SO_RCVTIMEO {0, 1500}: EAGAIN after \([0-9]*\) us$/\1/p' "$TMP/values.out")

@@ -103,6 +103,23 @@ int main(int argc, char **argv)
 		socklen_t il = sizeof info;
 		getsockopt(s, IPPROTO_TCP, TCP_INFO, info, &il);
 		printf("TCP_INFO: len %u\n", il);
+		/* The sysctls those follow, as the machine's /proc shows them. */
+		static const char *const sysctls[] = { "ipv4/tcp_rmem", "ipv4/tcp_wmem", "ipv4/tcp_congestion_control",
+							"ipv4/tcp_available_congestion_control",
+							"ipv4/tcp_allowed_congestion_control", "core/wmem_max" };
+		for (size_t i = 0; i < sizeof sysctls / sizeof *sysctls; i++) {
+			char path[128], line[128] = "";
+			snprintf(path, sizeof path, "/proc/sys/net/%s", sysctls[i]);
+			FILE *f = fopen(path, "r");
+			if (!f || !fgets(line, sizeof line, f))
+				die(path);
+			fclose(f);
+			line[strcspn(line, "\n")] = 0;
+			for (char *p = line; *p; p++)
+				if (*p == '\t')
+					*p = ' ';
+			printf("%s: %s\n", sysctls[i], line);
+		}
 		/* How long a read waits with a 1.5 ms timeout (rounded to ticks). */
 		int l = listen_on("127.0.0.1", 7501, SOCK_STREAM), c = connect_retry("127.0.0.1", 7501, 1);
 		struct timeval odd = { 0, 1500 };
