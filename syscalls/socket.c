@@ -8,7 +8,6 @@
 #include "world/tracer.h"
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <linux/capability.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
