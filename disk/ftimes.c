@@ -37,7 +37,7 @@ static struct dirty_file *note(struct world *w, struct machine *m, dev_t dev, in
 
 bool outside_disk(const struct world *w, const struct stat *st)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (w->host_devs[i] && st->st_dev == w->host_devs[i]) return true;
     return false;
 }

@@ -1,4 +1,5 @@
 #include "supervisor/machine.h"
+#include "supervisor/vfs.h"
 #include "supervisor/step.h"
 #include "supervisor/hostcaps.h"
 #include "net/sim/netsim.h"
@@ -44,37 +45,6 @@ static const char *const default_env[] = {
     "HOME=/root", "LANG=C.UTF-8", "TERM=dumb",
 };
 
-/* The host facts a machine must not see, replaced by fixed files. */
-struct vfile { const char *target; const char *name; };
-static const struct vfile vfiles[] = {
-    { "/proc/cpuinfo", "cpuinfo" },
-    { "/proc/meminfo", "meminfo" },
-    { "/proc/sys/kernel/random/boot_id", "boot_id" },
-    { "/proc/stat", "stat" },
-    { "/proc/loadavg", "loadavg" },
-    { "/sys/devices/system/cpu/online", "cpus" },
-    { "/sys/devices/system/cpu/possible", "cpus" },
-    { "/sys/devices/system/cpu/present", "cpus" },
-    { "/etc/hosts", "hosts" },
-    { "/etc/resolv.conf", "resolv.conf" },
-    { "/proc/version", "version" },
-    { "/proc/sys/kernel/osrelease", "osrelease" },
-    { "/proc/sys/kernel/version", "kversion" },
-    { "/proc/cmdline", "cmdline" },
-    /* The socket sysctls a machine's sockets follow (net/sim/netsim.h,
-     * syscalls/sockopt.c), not the host's: a new network namespace takes
-     * TCP's buffers and congestion control from the host's. */
-    { "/proc/sys/net/core/wmem_default", "wmem_default" },
-    { "/proc/sys/net/core/rmem_default", "rmem_default" },
-    { "/proc/sys/net/core/wmem_max", "wmem_max" },
-    { "/proc/sys/net/core/rmem_max", "rmem_max" },
-    { "/proc/sys/net/ipv4/tcp_rmem", "tcp_rmem" },
-    { "/proc/sys/net/ipv4/tcp_wmem", "tcp_wmem" },
-    { "/proc/sys/net/ipv4/tcp_congestion_control", "tcp_cc" },
-    { "/proc/sys/net/ipv4/tcp_available_congestion_control", "tcp_cc_list" },
-    { "/proc/sys/net/ipv4/tcp_allowed_congestion_control", "tcp_cc_list" },
-};
-
 /* The kernel's log is the host's: a machine reads none, and what it writes
  * there goes nowhere (not into the host's log). */
 static const char *const null_files[] = { "/proc/kmsg" };
@@ -97,109 +67,6 @@ static const char *const proc_readonly[] = {
 /* The device nodes a machine's private /dev holds, bound from the host's
  * (their reads of random bytes are the machine's: syscalls/random.c). */
 static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
-
-static int write_file(const struct world *w, const char *dir, const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    fputs(text, f);
-    if (fclose(f)) return -1;
-    machine_file_times(w, AT_FDCWD, path);
-    return 0;
-}
-
-/* Linux 6.1's /proc/meminfo, every field in its order (programs look for
- * Hugepagesize, Shmem, Committed_AS ...), for an idle machine of `memory`
- * bytes with half of them free and no swap. */
-static const char *meminfo_text(const struct world *w, char *buf, size_t len)
-{
-    unsigned long long kb = w->conf->memory_bytes / 1024;
-    static const char *const zero[] = {
-        "Buffers", "Cached", "SwapCached", "Active", "Inactive", "Active(anon)", "Inactive(anon)",
-        "Active(file)", "Inactive(file)", "Unevictable", "Mlocked", "SwapTotal", "SwapFree", "Zswap",
-        "Zswapped", "Dirty", "Writeback", "AnonPages", "Mapped", "Shmem", "KReclaimable", "Slab",
-        "SReclaimable", "SUnreclaim", "KernelStack", "PageTables", "SecPageTables", "NFS_Unstable", "Bounce",
-        "WritebackTmp",
-    };
-    size_t off = (size_t)snprintf(buf, len, "MemTotal:       %8llu kB\nMemFree:        %8llu kB\n"
-                                  "MemAvailable:   %8llu kB\n", kb, kb / 2, kb / 2);
-    for (size_t i = 0; i < sizeof zero / sizeof *zero && off < len; i++) {
-        char field[32];
-        snprintf(field, sizeof field, "%s:", zero[i]);
-        off += (size_t)snprintf(buf + off, len - off, "%-16s%8d kB\n", field, 0);
-    }
-    if (off < len)
-        snprintf(buf + off, len - off,
-                 "CommitLimit:    %8llu kB\nCommitted_AS:          0 kB\nVmallocTotal:   34359738367 kB\n"
-                 "VmallocUsed:           0 kB\nVmallocChunk:          0 kB\nPercpu:                0 kB\n"
-                 "HardwareCorrupted:     0 kB\nAnonHugePages:         0 kB\nShmemHugePages:        0 kB\n"
-                 "ShmemPmdMapped:        0 kB\nFileHugePages:         0 kB\nFilePmdMapped:         0 kB\n"
-                 "HugePages_Total:       0\nHugePages_Free:        0\nHugePages_Rsvd:        0\n"
-                 "HugePages_Surp:        0\nHugepagesize:       2048 kB\nHugetlb:               0 kB\n"
-                 "DirectMap4k:      %8llu kB\nDirectMap2M:           0 kB\n", kb / 2, kb);
-    return buf;
-}
-
-int machine_write_vfs(struct world *w)
-{
-    char dir[300], buf[8192];
-    snprintf(dir, sizeof dir, "%s/vfs", w->run_dir);
-    if (mkdir(dir, 0755) != 0) return -1;
-    snprintf(dir, sizeof dir, "%s/disk", w->run_dir);
-    if (mkdir(dir, 0755) != 0) return -1;
-    snprintf(dir, sizeof dir, "%s/vfs", w->run_dir);
-    unsigned n = w->conf->cpus;
-    size_t off = 0;
-    for (unsigned i = 0; i < n && off < sizeof buf - 512; i++)
-        off += (size_t)snprintf(buf + off, sizeof buf - off,
-            "processor\t: %u\nvendor_id\t: dsim\ncpu family\t: 6\nmodel\t\t: 0\n"
-            "model name\t: dsim virtual CPU\nstepping\t: 0\ncpu MHz\t\t: 1000.000\n"
-            "cache size\t: 1024 KB\nphysical id\t: 0\nsiblings\t: %u\ncore id\t\t: %u\n"
-            "cpu cores\t: %u\napicid\t\t: %u\nflags\t\t: fpu tsc cx8 cmov mmx fxsr sse sse2 "
-            "ht syscall nx lm sse3 ssse3 cx16 sse4_1 sse4_2 popcnt\nbogomips\t: 2000.00\n\n",
-            i, n, i, n, i);
-    if (write_file(w, dir, "cpuinfo", buf)) return -1;
-    if (write_file(w, dir, "meminfo", meminfo_text(w, buf, sizeof buf))) return -1;
-    snprintf(buf, sizeof buf, n > 1 ? "0-%u\n" : "0\n", n - 1);
-    if (write_file(w, dir, "cpus", buf)) return -1;
-    if (write_file(w, dir, "boot_id", "6473696d-0000-4000-8000-000000000001\n")) return -1;
-    /* The kernel uname(2) tells of (syscalls/info.c). */
-    if (write_file(w, dir, "version", "Linux version " DSIM_KERNEL_RELEASE " (dsim@dsim) (gcc) " DSIM_KERNEL_VERSION "\n") ||
-        write_file(w, dir, "osrelease", DSIM_KERNEL_RELEASE "\n") || write_file(w, dir, "kversion", DSIM_KERNEL_VERSION "\n") ||
-        write_file(w, dir, "cmdline", "BOOT_IMAGE=/boot/vmlinuz-" DSIM_KERNEL_RELEASE " root=/dev/vda ro quiet\n"))
-        return -1;
-    static const struct { const char *name; int value; } sysctls[] = {
-        { "wmem_default", NETSIM_SNDBUF }, { "rmem_default", NETSIM_RCVBUF },
-        { "wmem_max", NETSIM_WMEM_MAX }, { "rmem_max", NETSIM_RMEM_MAX },
-    };
-    for (size_t i = 0; i < sizeof sysctls / sizeof *sysctls; i++) {
-        snprintf(buf, sizeof buf, "%d\n", sysctls[i].value);
-        if (write_file(w, dir, sysctls[i].name, buf)) return -1;
-    }
-    if (write_file(w, dir, "tcp_rmem", "4096\t131072\t6291456\n") || write_file(w, dir, "tcp_wmem", "4096\t16384\t4194304\n") ||
-        write_file(w, dir, "tcp_cc", "cubic\n") || write_file(w, dir, "tcp_cc_list", "reno cubic\n"))
-        return -1;
-    /* CPU times and counters of an idle machine booted at the epoch. */
-    off = (size_t)snprintf(buf, sizeof buf, "cpu  0 0 0 0 0 0 0 0 0 0\n");
-    for (unsigned i = 0; i < n && off < sizeof buf - 512; i++)
-        off += (size_t)snprintf(buf + off, sizeof buf - off, "cpu%u 0 0 0 0 0 0 0 0 0 0\n", i);
-    snprintf(buf + off, sizeof buf - off, "intr 0\nctxt 0\nbtime %llu\nprocesses 1\nprocs_running 1\n"
-             "procs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n", (unsigned long long)world_boot_s(w));
-    if (write_file(w, dir, "stat", buf)) return -1;
-    if (write_file(w, dir, "loadavg", "0.00 0.00 0.00 1/1 1\n")) return -1;
-    /* Not the host's resolver, which may even sit at a cluster address
-     * (10.0.0.2 in some clouds): one outside the cluster (TEST-NET-1), so
-     * a name missing from /etc/hosts fails at once (ENETUNREACH). */
-    if (write_file(w, dir, "resolv.conf", "nameserver 192.0.2.1\noptions attempts:1 timeout:1\n")) return -1;
-    /* Every machine's name resolves to its address, from each machine. */
-    off = (size_t)snprintf(buf, sizeof buf, "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n");
-    for (size_t i = 0; i < w->conf->nmachines && off < sizeof buf - 100; i++)
-        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s\t%s\n", w->conf->machines[i].address,
-                                w->conf->machines[i].name);
-    return write_file(w, dir, "hosts", buf);
-}
 
 /* Makes dir with the mode, owner and times of the host directory from. */
 static void mkdir_like(const char *dir, const char *from)
@@ -318,15 +185,6 @@ static void disk_setup(struct world *w, struct machine *m, char *root, size_t ro
     }
 }
 
-/* Binds src over dst, with its boot time (flags: MS_RDONLY, which takes a
- * remount). The access time a read stamps is not shown (stat.c). */
-static void bind_fixed(const struct world *w, const char *src, const char *dst, unsigned long flags)
-{
-    machine_file_times(w, AT_FDCWD, src);
-    if (mount(src, dst, NULL, MS_BIND, NULL) == 0 && flags)
-        mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_NOATIME | flags, NULL);
-}
-
 /* A file of the machine's own, vfs/NAME.MACHINE holding text, bound over
  * target (if the host has one there). */
 static void bind_own_file(struct world *w, struct machine *m, const char *root, const char *name,
@@ -340,7 +198,7 @@ static void bind_own_file(struct world *w, struct machine *m, const char *root, 
         close(fd);
     }
     snprintf(dst, sizeof dst, "%s%s", root, target);
-    bind_fixed(w, src, dst, 0);
+    vfs_bind_fixed(w, src, dst, 0);
 }
 
 /* The config's directory, as the machine's disk shows it (writes stay on
@@ -376,17 +234,23 @@ static void init_fail(int report, const char *what)
     _exit(1);
 }
 
-/* A mount and everything under it made read-only (and nosuid, nodev,
- * noexec), in one call: machines cannot undo it (their mounts are locked,
- * their user namespace owns none of them). */
-static void make_readonly(const char *path)
+/* The mount at path and everything under it made read-only (and nosuid,
+ * nodev, noexec), in one call: machines cannot undo it (their mounts are
+ * locked, their user namespace owns none of them). */
+static void seal_mount(const char *path)
 {
-    if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) != 0) return;
     struct { uint64_t set, clr, propagation, userns_fd; } attr = {
         0x1 | 0x2 | 0x4 | 0x8, 0, 0, 0      /* MOUNT_ATTR_RDONLY | NOSUID | NODEV | NOEXEC */
     };
     if (syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr, sizeof attr) != 0)
         mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+}
+
+/* The same for a directory that is not a mount of its own: bound onto
+ * itself first. */
+static void make_readonly(const char *path)
+{
+    if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) == 0) seal_mount(path);
 }
 
 /* The machine's own /dev: a small tmpfs with the harmless devices bound
@@ -449,19 +313,6 @@ static void seal_proc(const char *root)
     }
 }
 
-/* The fixed files whose targets lie under `under`, bound read-only: they
- * are shared by every machine of the run. */
-static void bind_vfiles(struct world *w, const char *root, const char *under)
-{
-    char src[512], dst[1200];
-    for (size_t i = 0; i < sizeof vfiles / sizeof *vfiles; i++) {
-        if (strncmp(vfiles[i].target, under, strlen(under))) continue;
-        snprintf(src, sizeof src, "%s/vfs/%s", w->run_dir, vfiles[i].name);
-        snprintf(dst, sizeof dst, "%s%s", root, vfiles[i].target);
-        /* Under /proc/sys seal_proc makes them read-only with the rest. */
-        bind_fixed(w, src, dst, strncmp(vfiles[i].target, "/proc/sys/", 10) ? MS_RDONLY : 0);
-    }
-}
 
 /* The first of the machine's set-up, by its helper (host root) in the new
  * mount, UTS, net and IPC namespaces, before its pid namespace exists:
@@ -491,13 +342,13 @@ static bool machine_rest(struct world *w, struct machine *m, const char *root, c
                          int report)
 {
     char src[512], dst[1200];
-    bind_vfiles(w, root, "/proc/");
+    vfs_bind(root, "/proc/");
     /* Uptime moves with virtual time: a file of the machine's own, which the
      * supervisor rewrites whenever the machine opens /proc/uptime. */
     snprintf(src, sizeof src, "%s/vfs/uptime.%s", w->run_dir, m->name);
     close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
     snprintf(dst, sizeof dst, "%s/proc/uptime", root);
-    bind_fixed(w, src, dst, 0);
+    vfs_bind_fixed(w, src, dst, 0);
     /* A new UUID at each open, from the machine's entropy, and a timer
      * list of the machine's clocks (syscalls/open.c). */
     static const char *const live[][2] = { { "uuid", "/proc/sys/kernel/random/uuid" }, { "timer_list", "/proc/timer_list" } };
@@ -505,7 +356,7 @@ static bool machine_rest(struct world *w, struct machine *m, const char *root, c
         snprintf(src, sizeof src, "%s/vfs/%s.%s", w->run_dir, live[i][0], m->name);
         close(open(src, O_CREAT | O_WRONLY | O_CLOEXEC, 0444));
         snprintf(dst, sizeof dst, "%s%s", root, live[i][1]);
-        bind_fixed(w, src, dst, 0);
+        vfs_bind_fixed(w, src, dst, 0);
     }
     for (size_t i = 0; i < sizeof null_files / sizeof *null_files; i++) {
         snprintf(dst, sizeof dst, "%s%s", root, null_files[i]);
@@ -513,12 +364,17 @@ static bool machine_rest(struct world *w, struct machine *m, const char *root, c
     }
     seal_proc(root);
     private_dev(w, root, report);
+    /* A sysfs of the machine's net namespace (lo only in class/net), not
+     * the host's tree: none of its cgroups, tracing or interfaces, and one
+     * mount where a bind of the host's copied each of its mounts. */
     snprintf(dst, sizeof dst, "%s/sys", root);
-    mount("/sys", dst, NULL, MS_BIND | MS_REC, NULL);
-    make_readonly(dst);
-    bind_vfiles(w, root, "/sys/");
+    bool own_sysfs = mount("sysfs", dst, "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0;
+    if (!own_sysfs) mount("/sys", dst, NULL, MS_BIND | MS_REC, NULL);
+    vfs_bind(root, "/sys/");
+    if (own_sysfs) seal_mount(dst);
+    else make_readonly(dst);
     bool config_mounted = mount_config_dir(w, root);
-    bind_vfiles(w, root, "/etc/");
+    vfs_bind(root, "/etc/");
     char text[80];
     snprintf(text, sizeof text, "%s\n", m->name);
     bind_own_file(w, m, root, "hostname", "/etc/hostname", text);

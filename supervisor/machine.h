@@ -5,8 +5,6 @@
 #include "supervisor/filter.h"
 #include "world/world.h"
 
-/* Writes the files every machine sees in place of host facts (cpuinfo...). */
-int machine_write_vfs(struct world *w);
 /* Starts m; its command's first thread is added to w in TS_NEW. 0, or -1
  * with why it could not in why. */
 int machine_start(struct world *w, struct machine *m, const struct filter_prog *fp, char *why, size_t whylen);

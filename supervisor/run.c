@@ -6,6 +6,7 @@
 #include "supervisor/hostcaps.h"
 #include "base/plan.h"
 #include "supervisor/machine.h"
+#include "supervisor/vfs.h"
 #include "supervisor/report.h"
 #include "world/rewrite.h"
 #include "world/clockpage.h"
@@ -225,6 +226,7 @@ static void teardown(struct world *w)
 void run_cleanup(int keep)
 {
     if (keep == 0) machines_reap_earlier_inits(true);
+    if (keep == 0) vfs_release();
     rundir_cleanup(keep);
 }
 
@@ -348,7 +350,7 @@ static int run_begin(struct config *c, uint64_t seed, const struct run_opts *o, 
     /* Before the fixed files: their ctimes then count as made in the run
      * (shown as their mtimes, the boot time; syscalls/stat.c). */
     if (made) run_start_stamp(w);
-    if (made && machine_write_vfs(w) != 0) {
+    if (made && vfs_write(w) != 0) {
         snprintf(why, sizeof why, "%s", strerror(errno));
         made = false;
     }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #define RUN_PREFIX "dsim-run."
+#define FIXED_PREFIX "dsim-fixed."    /* a process's fixed files (vfs.c) */
 #define LOCK_NAME "lock"
 #define LOCK_TMP ".lock.new"
 
@@ -66,14 +67,16 @@ static void remove_dir(int runsfd, const char *name, int dfd)
         unlinkat(runsfd, name, AT_REMOVEDIR);
 }
 
-static bool run_dir_name(const char *name)
+static bool named(const char *name, const char *prefix)
 {
-    size_t n = strlen(RUN_PREFIX);
-    if (strncmp(name, RUN_PREFIX, n) || strlen(name) != n + 6) return false;
+    size_t n = strlen(prefix);
+    if (strncmp(name, prefix, n) || strlen(name) != n + 6) return false;
     for (const char *c = name + n; *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9'))) return false;
     return true;
 }
+
+static bool run_dir_name(const char *name) { return named(name, RUN_PREFIX) || named(name, FIXED_PREFIX); }
 
 /* One entry of the runs directory: removed if it is a run directory of
  * this user whose lock no process holds. */
@@ -157,7 +160,7 @@ int rundir_remove_stale_now(void)
     return runs_dir(runs, err, sizeof err) == 0 ? rundir_remove_stale(runs) : 0;
 }
 
-int rundir_make(char *dir, size_t len, char *err, size_t errlen)
+static int make_named(char *dir, size_t len, const char *prefix, char *err, size_t errlen)
 {
     static bool swept;
     char runs[PATH_MAX];
@@ -176,7 +179,7 @@ int rundir_make(char *dir, size_t len, char *err, size_t errlen)
             swept = true;
             rundir_remove_stale(runs);
         }
-        if ((size_t)snprintf(dir, len, "%s/" RUN_PREFIX "XXXXXX", runs) >= len) {
+        if ((size_t)snprintf(dir, len, "%s/%sXXXXXX", runs, prefix) >= len) {
             snprintf(err, errlen, "%s: path too long", runs);
             return -1;
         }
@@ -189,6 +192,16 @@ int rundir_make(char *dir, size_t len, char *err, size_t errlen)
     int lock = take_lock(dir);
     if (lock < 0) snprintf(err, errlen, "cannot lock %s: %s", dir, strerror(errno));
     return lock;
+}
+
+int rundir_make(char *dir, size_t len, char *err, size_t errlen)
+{
+    return make_named(dir, len, RUN_PREFIX, err, errlen);
+}
+
+int rundir_make_fixed(char *dir, size_t len, char *err, size_t errlen)
+{
+    return make_named(dir, len, FIXED_PREFIX, err, errlen);
 }
 
 int rundir_mount(const char *dir, unsigned long long size, char *err, size_t errlen)

@@ -1,4 +1,5 @@
-/* Run directories: $TMPDIR/dsim-runs/dsim-run.XXXXXX, one per seed, with
+/* Run directories: $TMPDIR/dsim-runs/dsim-run.XXXXXX, one per seed (and a
+ * dsim-fixed.XXXXXX per process, supervisor/vfs.c), with
  * TMPDIR made absolute and free of symlinks (machines see their parent by
  * that path, hidden). Each holds a file `lock` that the dsim process which
  * made it keeps locked (flock) until the directory is gone, so the next
@@ -16,6 +17,9 @@
  * first call, first removes those killed dsims left. The lock's fd, or -1
  * with a message in err. */
 int rundir_make(char *dir, size_t len, char *err, size_t errlen);
+/* The same for a process's fixed files (supervisor/vfs.c), named
+ * dsim-fixed.XXXXXX, removed as a run directory is. */
+int rundir_make_fixed(char *dir, size_t len, char *err, size_t errlen);
 /* Mounts a tmpfs of `size` bytes on the run directory, in dsim's own
  * mount namespace: what a run writes there (machines' outputs, durable
  * copies, fixed files) takes memory up to that size and never the host's

@@ -54,7 +54,8 @@ static void host_file(int copy, const struct stat *st, char *desc, size_t len)
 static bool describe(struct world *w, struct machine *m, int copy, const struct stat *st, const char *mpath,
                      char *desc, size_t len)
 {
-    if (st->st_dev == w->host_devs[0]) return false;       /* dsim's fixed files, in the run directory */
+    if (st->st_dev == w->host_devs[0] || st->st_dev == w->host_devs[3])
+        return false;       /* dsim's fixed files, in the run directory or the sweep's */
     if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) {
         if (pinned_device(st->st_rdev)) return false;
         snprintf(desc, len, "%s device %u:%u, not virtualized by dsim", S_ISCHR(st->st_mode) ? "character" : "block",

@@ -24,7 +24,11 @@
  *   I/O bytes (0), the CPU last run on (0, as getcpu says), queued signals
  *   (the host counts the user's, host-wide: the process's pending ones);
  * - the CPU and memory node masks: the machine's `cpus`, node 0;
- * - maps: the device and inode numbers of mapped files, the machine's.
+ * - maps: the device and inode numbers of mapped files, the machine's;
+ * - cgroup: the root of a unified hierarchy, as a process in a cgroup
+ *   namespace of its own sees it (the host's names dsim's cgroup, whose
+ *   limits Node and the JVM size their heaps by; a machine's /sys has no
+ *   cgroup file system, supervisor/machine.c).
  *
  * status has the fields of the kernel uname reports (6.1), in its order,
  * whatever the host's kernel adds. A text is made at a read at offset 0 and
@@ -44,8 +48,8 @@
 #define TEXT_MAX 65536
 #define TICK_NS 10000000ULL         /* USER_HZ = 100 */
 
-enum pfile { PF_STAT, PF_STATUS, PF_STATM, PF_SCHEDSTAT, PF_IO, PF_MAPS, PF_NONE };
-static const char *const pfile_names[] = { "stat", "status", "statm", "schedstat", "io", "maps" };
+enum pfile { PF_STAT, PF_STATUS, PF_STATM, PF_SCHEDSTAT, PF_IO, PF_MAPS, PF_CGROUP, PF_NONE };
+static const char *const pfile_names[] = { "stat", "status", "statm", "schedstat", "io", "maps", "cgroup" };
 
 /* What a /proc path names: a process (vtid 0) or one of its threads. */
 struct ptarget {
@@ -384,6 +388,7 @@ static void generate(struct world *w, struct machine *m, const struct ptarget *x
         break;
     case PF_IO: make_io(kernel, out); break;
     case PF_MAPS: make_maps(m, kernel, out); break;
+    case PF_CGROUP: fputs("0::/\n", out); break;      /* the root of a cgroup2 namespace */
     case PF_NONE: break;
     }
     fclose(out);

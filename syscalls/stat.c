@@ -82,12 +82,13 @@ static bool host_kernel_file(struct machine *m, dev_t dev)
            (m->node_dev && dev == m->node_dev);
 }
 
-/* dsim's files bound into the machine (syscalls/open.c, machine.c) live on
- * the run directory's filesystem, which stamps the host's clock as their
- * access time when they are read: it is shown as their mtime. */
+/* dsim's files bound into the machine (syscalls/open.c, machine.c, vfs.c)
+ * live on the run directory's filesystem or the fixed files' (made before
+ * the run, for the sweep), which stamp the host's clock as their access
+ * and change times: their mtime is shown for both. */
 static bool run_dir_file(const struct world *w, dev_t dev)
 {
-    return w->host_devs[0] && dev == w->host_devs[0];
+    return (w->host_devs[0] && dev == w->host_devs[0]) || (w->host_devs[3] && dev == w->host_devs[3]);
 }
 
 /* ---- namespaces ---- */
@@ -199,7 +200,7 @@ static void stat_noted(struct world *w, struct thread *t, long result)
  * host's file, whose metadata a later run may see otherwise. */
 static void note_if_host(struct world *w, struct thread *t, const struct stat *st)
 {
-    if (!w->trace_results || !(S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) || st->st_dev == w->host_devs[0] ||
+    if (!w->trace_results || !(S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) || run_dir_file(w, st->st_dev) ||
         in_run(w, st->st_ctim.tv_sec, st->st_ctim.tv_nsec) || host_timed(t->proc->m, st->st_mode, st->st_dev))
         return;
     host_seen = *st;
@@ -234,7 +235,7 @@ static void statx_done(struct world *w, struct thread *t, uint64_t at)
     }
     else if ((sx.stx_mask & STATX_CTIME) && in_run(w, sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec)) sx.stx_ctime = sx.stx_mtime;
     else if (sx.stx_mask & STATX_ATIME) sx.stx_atime = sx.stx_mtime;
-    if (run_dir_file(w, dev) && (sx.stx_mask & STATX_ATIME)) sx.stx_atime = sx.stx_mtime;
+    if (run_dir_file(w, dev)) sx.stx_atime = sx.stx_ctime = sx.stx_mtime;
     sx.stx_mask &= ~(unsigned)STATX_BTIME;
     sx.stx_btime = (struct statx_timestamp){ 0 };
     mem_write(t->tid, at, &sx, sizeof sx);
@@ -264,7 +265,7 @@ static void stat_done(struct world *w, struct thread *t, long result)
         st.st_atim = st.st_mtim = st.st_ctim = restamp(w, t);
     else if (in_run(w, st.st_ctim.tv_sec, st.st_ctim.tv_nsec)) st.st_ctim = st.st_mtim;
     else st.st_atim = st.st_mtim;
-    if (run_dir_file(w, dev)) st.st_atim = st.st_mtim;
+    if (run_dir_file(w, dev)) st.st_atim = st.st_ctim = st.st_mtim;
     mem_write(t->tid, at, &st, sizeof st);
 }
 

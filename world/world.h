@@ -377,7 +377,7 @@ struct world {
     int nearly;
 
     char run_dir[256];
-    dev_t host_devs[3];         /* the run directory's and dsim's stdout/stderr filesystems */
+    dev_t host_devs[4];         /* the run directory's, dsim's stdout/stderr and the fixed files' filesystems */
     struct timespec host_start; /* the host's wall clock when the run began */
     char **layers;              /* host mounts each machine overlays (durable.h) */
     size_t nlayers;

@@ -45,12 +45,17 @@ done
 killed=$(ls -d "$runs"/dsim-run.* 2>/dev/null)
 [ -n "$killed" ] && [ -f "$killed/lock" ] || { kill -9 $pid; fail "no locked run directory while dsim runs"; }
 flock -n "$killed/lock" true && { kill -9 $pid; fail "a live dsim's run directory is not locked"; }
+# Its fixed files' directory (one per process, made before the run's).
+fixed=$(ls -d "$runs"/dsim-fixed.* 2>/dev/null)
+[ -n "$fixed" ] && [ -f "$fixed/lock" ] || { kill -9 $pid; fail "no locked fixed files' directory while dsim runs"; }
+flock -n "$fixed/lock" true && { kill -9 $pid; fail "a live dsim's fixed files' directory is not locked"; }
 kill -9 $pid
 wait $pid 2>/dev/null
-for _ in $(seq 1 100); do flock -n "$killed/lock" true && break; sleep 0.05; done
+for _ in $(seq 1 100); do flock -n "$killed/lock" true && flock -n "$fixed/lock" true && break; sleep 0.05; done
 # Its contents were on a tmpfs in its own mount namespace, gone with it:
 # on the host only the lock is left, for the next dsim to find.
 [ "$(ls -A "$killed" 2>/dev/null)" = lock ] || fail "the killed dsim left more than its lock: $(ls -A "$killed")"
+[ "$(ls -A "$fixed" 2>/dev/null)" = lock ] || fail "the killed dsim left more than its fixed files' lock: $(ls -A "$fixed")"
 
 # What must stay.
 mkdir -p "$runs/dsim-run.oldkin/disk"            # no lock: an older dsim's, maybe running
@@ -68,6 +73,7 @@ sleep 0.2
 
 run exec -- /bin/true >/dev/null 2>&1 || { kill $holder; fail "the next dsim failed"; }
 [ ! -e "$killed" ] || { kill $holder; fail "the killed dsim's run directory was not removed: $killed"; }
+[ ! -e "$fixed" ] || { kill $holder; fail "the killed dsim's fixed files were not removed: $fixed"; }
 for keep in dsim-run.oldkin/disk/f dsim-run.livexx/lock other/lock dsim-run.nobody/lock dsim-run.symlnk; do
     [ -e "$runs/$keep" ] || [ -L "$runs/$keep" ] || { kill $holder; fail "removed what was not its own: $keep"; }
 done
@@ -75,6 +81,6 @@ done
 kill $holder 2>/dev/null
 wait $holder 2>/dev/null
 # Nothing of the next dsim's own is left, nor of dsim run's workers.
-left=$(ls -d "$runs"/dsim-run.* | grep -v -e oldkin -e livexx -e nobody -e symlnk)
+left=$(ls -d "$runs"/dsim-run.* "$runs"/dsim-fixed.* 2>/dev/null | grep -v -e oldkin -e livexx -e nobody -e symlnk)
 [ -z "$left" ] || fail "left behind: $left"
 note "symlinked and relative TMPDIR give hash $h; a killed dsim's run directory is removed, nothing else"
