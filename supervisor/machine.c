@@ -934,12 +934,20 @@ static int helper_main(void *arg)
     if (init < 0) init_fail(s->report, "make the machine's user and pid namespaces");
     s->init = init;
     if (map_ids(init) != 0) init_fail(s->report, "map the machine's user ids");
-    /* The machine's limits and nice value, set here where they may still
-     * be raised (init, root only in its user namespace, could not): its
-     * command inherits them. */
+    /* The machine's limits, nice value and OOM score adjustment, set here
+     * where they may still be raised or lowered (init, root only in its
+     * user namespace, could not): its command inherits them. The caller's
+     * adjustment is a host's choice (a service manager's, a CI runner's),
+     * and the machine reads it in /proc/PID/oom_score_adj. */
     pin_limits(init);
     setpriority(PRIO_PROCESS, (id_t)init, 0);
     char path[64];
+    snprintf(path, sizeof path, "/proc/%d/oom_score_adj", (int)init);
+    int adj = open(path, O_WRONLY | O_CLOEXEC);
+    if (adj >= 0) {
+        if (write(adj, "0", 1) != 1) {}
+        close(adj);
+    }
     snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)init);
     int pidns = open(path, O_RDONLY | O_CLOEXEC);
     if (pidns < 0) init_fail(s->report, "open the machine's pid namespace");

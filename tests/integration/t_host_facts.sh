@@ -52,13 +52,16 @@ grep -Eq '^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$'
 cmp -s "$TMP/u1" "$TMP/u1b" || fail "one seed read other UUIDs"
 cmp -s "$TMP/u1" "$TMP/u2" && fail "two seeds read the same UUIDs"
 # The kernel /proc/version and osrelease tell of is uname's; the resource
-# limits and the nice value are the machine's, not the caller's.
+# limits, the nice value and the OOM score adjustment are the machine's,
+# not the caller's.
 dsim_exec 1 /bin/sh -c 'uname -r; cat /proc/sys/kernel/osrelease; cut -d" " -f3 /proc/version' >"$TMP/kern.out" 2>/dev/null
 [ "$(sort -u "$TMP/kern.out")" = 6.1.0-dsim ] || fail "kernel releases disagree: $(cat "$TMP/kern.out")"
-dsim_exec 1 /bin/sh -c 'ulimit -a; nice' >"$TMP/lim1.out" 2>/dev/null
+dsim_exec 1 /bin/sh -c 'ulimit -a; nice; cat /proc/self/oom_score_adj' >"$TMP/lim1.out" 2>/dev/null
 (ulimit -S -q 1000; ulimit -S -l 64; ulimit -S -f 10000000; renice -n 3 $$ >/dev/null
- dsim_exec 1 /bin/sh -c 'ulimit -a; nice') >"$TMP/lim2.out" 2>/dev/null
-diff "$TMP/lim1.out" "$TMP/lim2.out" >&2 || fail "the caller's limits or nice value reached the machine"
+ echo 500 >/proc/self/oom_score_adj     # this subshell's, inherited by dsim
+ dsim_exec 1 /bin/sh -c 'ulimit -a; nice; cat /proc/self/oom_score_adj') >"$TMP/lim2.out" 2>/dev/null
+diff "$TMP/lim1.out" "$TMP/lim2.out" >&2 || fail "the caller's limits, nice value or OOM score adjustment reached the machine"
+[ "$(tail -n 1 "$TMP/lim2.out")" = 0 ] || fail "oom_score_adj: $(tail -n 1 "$TMP/lim2.out"), want 0"
 # /etc/machine-id is the machine's (from its name), not the host's.
 mid1=$(dsim_exec 1 cat /etc/machine-id 2>/dev/null); mid2=$(dsim_exec 2 cat /etc/machine-id 2>/dev/null)
 [[ "$mid1" =~ ^[0-9a-f]{32}$ ]] && [ "$mid1" = "$mid2" ] || fail "machine-id: '$mid1' then '$mid2'"
@@ -69,4 +72,4 @@ mid1=$(dsim_exec 1 cat /etc/machine-id 2>/dev/null); mid2=$(dsim_exec 2 cat /etc
 dsim_exec 1 stat -f -c '%b %f %a %c %d %i' / /dev/shm >"$TMP/df.out" 2>/dev/null
 printf '262144 262144 262144 65536 65524 0\n524288 262144 262144 6553600 3276800 0\n' |
     diff - "$TMP/df.out" >&2 || fail "statfs shows the host's disk"
-note "/proc/stat, loadavg, cpuinfo, meminfo, boot_id, version, machine-id, resolv.conf, statfs, mounts, limits and nice fixed; /etc/hosts read-only; uuid from the seed"
+note "/proc/stat, loadavg, cpuinfo, meminfo, boot_id, version, machine-id, resolv.conf, statfs, mounts, limits, nice and oom_score_adj fixed; /etc/hosts read-only; uuid from the seed"
