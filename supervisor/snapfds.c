@@ -322,6 +322,7 @@ static int read_dgram(pid_t pid, int fd, const struct unix_sock *s, struct snap_
     if (named) return refuse(why, len, "fd %d: a unix datagram socket bound to a name", fd);
     if (s->shutdown || s->queued) return refuse(why, len, "fd %d: a unix datagram socket shut down or with bytes in it", fd);
     *d = (struct snap_dgram){ .fd = fd, .flags = fd_flags(pid, fd), .autobind = autobound, .ino = s->ino };
+    if (autobound) memcpy(d->name, a.sun_path, sizeof d->name);
     if (read_timeouts(pid, fd, d->timeo) != 0) d->flags = -1;
     return d->flags < 0 ? refuse(why, len, "fd %d: its flags or timeouts could not be read", fd) : 0;
 }

@@ -38,12 +38,20 @@ struct snap_eventfd { int fd, flags; uint64_t count; bool semaphore; int timerfd
 struct snap_signalfd { int fd, flags; uint64_t mask; };
 
 /* A unix datagram socket with no peer, idle, unbound or autobound (go-systemd's
- * journal socket, etcd's): made again, autobound again (the kernel draws
- * the name, in a cold run too). */
+ * journal socket, etcd's): made again, and an autobound one bound to the
+ * first name free after its template's (snapproc.c bind_after). */
 /* A unix datagram socket of the machine's own, no peer, idle; one a
  * process holds at a second fd, or an earlier process holds too, is taken
  * from that one (from_vpid, from_fd: snapshot.c shared_sockets). */
-struct snap_dgram { int fd, flags; bool autobind; uint64_t ino; pid_t from_vpid; int from_fd; struct timeval timeo[2]; };
+struct snap_dgram {
+    int fd, flags;
+    bool autobind;
+    char name[6];           /* autobound: its abstract name ("\0" and five hex digits) */
+    uint64_t ino;
+    pid_t from_vpid;
+    int from_fd;
+    struct timeval timeo[2];
+};
 
 /* A simulated TCP or UDP socket (net/sim/netsim.h: an AF_UNIX socket of
  * the kernel's, known to the simulation by its inode), idle: made again of

@@ -12,6 +12,7 @@
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include <sys/file.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/un.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -103,6 +105,29 @@ static long take_fd(struct tracee *t, pid_t vpid, int fd)
     return r;
 }
 
+/* Autobinds the copy's socket fd: to the first name free after its
+ * template's (syscalls/autobind.c drew that one from the machine's
+ * entropy; the template holds it in the network namespace the copy
+ * shares), as the kernel goes on from a name in use. A cold run has the
+ * template's name: a program that shows its name shows another from a
+ * snapshot. 0 or -errno. */
+static long bind_after(struct tracee *t, int fd, const char name[6], uint64_t base)
+{
+    char digits[6] = { 0 };
+    memcpy(digits, name + 1, 5);
+    unsigned order = (unsigned)strtoul(digits, NULL, 16), last = order;
+    for (;;) {
+        order = (order + 1) & 0xfffff;
+        struct sockaddr_un a = { .sun_family = AF_UNIX };
+        char text[8];
+        snprintf(text, sizeof text, "%05x", order);
+        memcpy(a.sun_path + 1, text, 5);
+        socklen_t len = offsetof(struct sockaddr_un, sun_path) + 6;
+        long r = mem_write(t->pid, base, &a, len) == 0 ? inject(t, SYS_bind, (uint64_t)fd, base, len, NULL) : -EFAULT;
+        if (r != -EADDRINUSE || order == last) return r == -EADDRINUSE ? -ENOSPC : r;
+    }
+}
+
 /* The copy makes its own socket pairs, pipes, eventfds (timerfds among
  * them), signalfds and sockets, alike, at the template's fd numbers
  * (snapfds.h); its epoll sets come later (make_epolls): 0 or -errno. */
@@ -144,11 +169,7 @@ static long make_afresh(struct tracee *t, const struct snap_fds *f)
         const struct snap_dgram *d = &f->dgrams[i];
         r = d->from_vpid ? take_fd(t, d->from_vpid, d->from_fd) : inject(t, SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, NULL);
         int made = (int)r;
-        sa_family_t fam = AF_UNIX;      /* bind with the family alone: autobind */
-        if (r >= 0 && d->autobind && !d->from_vpid) {
-            r = mem_write(t->pid, base, &fam, sizeof fam) == 0
-                    ? inject(t, SYS_bind, (uint64_t)made, base, sizeof fam, NULL) : -EFAULT;
-        }
+        if (r >= 0 && d->autobind && !d->from_vpid) r = bind_after(t, made, d->name, base);
         if (r >= 0) r = settle_fd(t, made, d->fd, d->flags);
     }
     /* A simulated socket of its kernel type: dsim binds it and makes it

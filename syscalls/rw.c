@@ -461,6 +461,7 @@ enum sys_action sys_sendto(struct world *w, struct thread *t)
     c.pass = ARG4(t) && (int)ARG5(t) != 0;
     c.addr = ARG4(t);
     c.addrlen = (uint32_t)ARG5(t);
+    if (c.pass) autobind_before_send(w, t, c.fd);
     ubufs_one(&c.b, ARG1(t), ARG2(t) > INT_MAX ? INT_MAX : ARG2(t));
     return write_call(w, t, &c);
 }
@@ -477,6 +478,7 @@ enum sys_action sys_sendmsg(struct world *w, struct thread *t)
         c.pass = true;
         c.addr = (uint64_t)(uintptr_t)m.msg_name;
         c.addrlen = m.msg_namelen;
+        autobind_before_send(w, t, c.fd);
     }
     if (!c.err && m.msg_control && m.msg_controllen) c.pass = c.control = true;
     return write_call(w, t, &c);

@@ -254,6 +254,8 @@ enum sys_action sys_bind(struct world *w, struct thread *t)
     struct simsock *s = sock_of(w, t, (int)ARG0(t), &copy);
     if (!s) {
         if (kernel_rng(t)) return SYS_FENCE;
+        enum sys_action a;
+        if (autobind_on_bind(w, t, &a)) return a;
         note_unix_path(w, t);
         return SYS_PASS;
     }
@@ -302,7 +304,10 @@ enum sys_action sys_connect(struct world *w, struct thread *t)
     }
     int copy;
     struct simsock *s = sock_of(w, t, (int)ARG0(t), &copy);
-    if (!s) return SYS_PASS;
+    if (!s) {
+        autobind_before_send(w, t, (int)ARG0(t));
+        return SYS_PASS;
+    }
     struct saddr a;
     int r = get_saddr(t, s->family, ARG1(t), ARG2(t), &a);
     if (s->type == SOCK_DGRAM) {

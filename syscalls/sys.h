@@ -137,6 +137,13 @@ struct simsock;
 struct simsock *sock_of(struct world *w, struct thread *t, int fd, int *copy);
 /* Whether the thread's effective capabilities hold cap (its /proc status). */
 bool thread_has_cap(struct thread *t, int cap);
+/* autobind.c: a unix socket's autobound name, from the machine's entropy.
+ * At a bind of a unix socket with its family alone: true, with the call
+ * emulated in *a; false if it is no such call. */
+bool autobind_on_bind(struct world *w, struct thread *t, enum sys_action *a);
+/* Before a connect or a send with an address: names the unix socket fd
+ * as Linux would there (unnamed, with SO_PASSCRED set). */
+void autobind_before_send(struct world *w, struct thread *t, int fd);
 /* sockopt.c: the timeouts dsim keeps of a machine's own socket (inode
  * ino), or NULL; with make, a new entry of none. */
 struct sock_timeouts *sock_timeouts_of(struct world *w, ino_t ino, bool make);
