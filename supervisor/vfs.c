@@ -38,6 +38,10 @@ static const struct vfile vfiles[] = {
     { "/sys/devices/system/cpu", "cpu" },
     { "/sys/kernel/mm/transparent_hugepage", "thp" },
     { "/sys/devices/system/clocksource/clocksource0", "clocksource" },
+    /* The host's firmware (its memory map, ACPI tables) and, where it has
+     * them, its DMI names and serial numbers (root reads those): empty. */
+    { "/sys/firmware", "empty" },
+    { "/sys/devices/virtual/dmi", "empty" },
     { "/etc/hosts", "hosts" },
     { "/etc/resolv.conf", "resolv.conf" },
     { "/proc/version", "version" },
@@ -69,8 +73,8 @@ static const struct vfile vfiles[] = {
     { "/proc/sys/net/ipv4/tcp_allowed_congestion_control", "tcp_cc_list" },
 };
 
-/* The texts, by path under vfs/ (slashes make directories), in memory
- * until they are written. */
+/* The texts, by path under vfs/ (slashes make directories; a name that
+ * ends in one is an empty directory), in memory until they are written. */
 struct tree {
     size_t n, cap;
     struct { char *name, *text; } *files;
@@ -271,6 +275,7 @@ static void build(const struct world *w, struct tree *tr)
     put(tr, "stat", text);
     free(text);
     put(tr, "loadavg", "0.00 0.00 0.00 1/1 1\n");
+    put(tr, "empty/", "");
     /* Not the host's resolver, which may even sit at a cluster address
      * (10.0.0.2 in some clouds): one outside the cluster (TEST-NET-1), so
      * a name missing from /etc/hosts fails at once (ENETUNREACH). */
@@ -309,6 +314,7 @@ static int write_tree(const struct world *w, const char *dir, const struct tree 
             *c = 0;
             if (mkdir(path, 0755) != 0 && errno != EEXIST) return -1;
         }
+        if (path[strlen(path) - 1] == '/') continue;   /* a directory alone */
         int fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444);
         size_t len = strlen(tr->files[i].text);
         if (fd < 0) return -1;
@@ -361,8 +367,12 @@ int vfs_write(struct world *w)
         shared.lock = rundir_make_fixed(shared.dir, sizeof shared.dir, err, sizeof err);
         unsigned long long bytes = (tr.n + 16) * 2 * 4096ULL;    /* a page for each file and directory */
         struct stat st;
+        /* Then read-only as a file system: every bind of its files is, with
+         * no remount of each (8 mount calls a machine start). */
         if (shared.lock < 0 || rundir_mount(shared.dir, bytes, err, sizeof err) != 0 ||
-            write_tree(w, shared.dir, &tr) != 0 || stat(shared.dir, &st) != 0) {
+            write_tree(w, shared.dir, &tr) != 0 ||
+            mount(NULL, shared.dir, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) != 0 ||
+            stat(shared.dir, &st) != 0) {
             int e = errno;
             if (shared.lock >= 0) rundir_done(shared.dir, shared.lock);
             shared.lock = -1;
@@ -392,15 +402,6 @@ void vfs_bind_fixed(const struct world *w, const char *src, const char *dst, uns
     bind_ro(src, dst, flags);
 }
 
-/* Whether mount_setattr(2) is there (Linux 5.12) to make a tree read-only
- * with every mount under it. */
-static bool can_seal_trees(void)
-{
-    static int known = -1;
-    if (known < 0) known = syscall(SYS_mount_setattr, -1, "", 0, NULL, 0) != 0 && errno != ENOSYS;
-    return known;
-}
-
 void vfs_bind(const char *root, const char *under)
 {
     char src[sizeof shared.dir + 300], dst[1200];
@@ -409,8 +410,6 @@ void vfs_bind(const char *root, const char *under)
         if (strncmp(t, under, strlen(under))) continue;
         snprintf(src, sizeof src, "%s/vfs/%s", shared.dir, vfiles[i].name);
         snprintf(dst, sizeof dst, "%s%s", root, t);
-        /* /proc/sys and /sys are made read-only whole, with these. */
-        bool sealed = (!strncmp(t, "/proc/sys/", 10) || !strncmp(t, "/sys/", 5)) && can_seal_trees();
-        bind_ro(src, dst, sealed ? 0 : MS_RDONLY);
+        mount(src, dst, NULL, MS_BIND, NULL);       /* read-only: its file system is */
     }
 }

@@ -12,8 +12,7 @@ int vfs_write(struct world *w);
 /* Removes the shared directory, if this process made it (at its exit). */
 void vfs_release(void);
 /* Binds each whose target lies under `under` (a prefix of machine paths)
- * over root+target, read-only; under /proc/sys and /sys left for the
- * caller to make read-only with their trees, where the kernel can. */
+ * over root+target: read-only, as the file system they are on is. */
 void vfs_bind(const char *root, const char *under);
 /* Binds src over dst, with the machine's boot time on src (flags: a
  * remount's, e.g. MS_RDONLY). The access time a read stamps is not shown

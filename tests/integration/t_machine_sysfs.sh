@@ -1,7 +1,8 @@
 #!/bin/bash
 # A machine's /sys is a sysfs of its own network namespace, not a bind of
 # the host's tree: lo is its only interface, and no cgroup file system or
-# tracing is there. Its CPUs are the config's (listed, with a topology and
+# tracing is there; the host's firmware (memory map, ACPI tables) and DMI
+# names are empty. Its CPUs are the config's (listed, with a topology and
 # no frequencies), transparent huge pages and the clock source are Debian
 # 6.1's, and the tunables hosts set or size by their memory read Linux's
 # defaults for the machine's memory. /proc/PID/cgroup is the root of a
@@ -19,6 +20,7 @@ command = exec /bin/sh look.sh
 CONF
 cat >"$TMP/conf/look.sh" <<'SH'
 ls /sys/class/net; echo "cgroup fs: $(ls -A /sys/fs/cgroup | wc -l) tracing: $(ls -A /sys/kernel/tracing | wc -l)"
+echo "firmware: $(ls -A /sys/firmware | wc -l) dmi: $(ls -A /sys/devices/virtual/dmi 2>/dev/null | wc -l)"
 cat /proc/self/cgroup /proc/1/cgroup
 cd /sys/devices/system/cpu
 echo $(ls); echo $(ls cpu0) / $(ls cpu4); cat online possible present kernel_max
@@ -37,6 +39,7 @@ SH
 cat >"$TMP/want" <<'OUT'
 lo
 cgroup fs: 0 tracing: 0
+firmware: 0 dmi: 0
 0::/
 0::/
 cpu0 cpu1 cpu2 cpu3 cpu4 isolated kernel_max offline online possible present
