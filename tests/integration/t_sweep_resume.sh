@@ -47,13 +47,26 @@ note "killed after $done_before of 300 seeds; resumed to the same results"
 
 # --- a worker killed mid-sweep --------------------------------------------
 # Its seed fails (the sweep must not look green without it), a new worker
-# takes its place, and --keep-going still runs every seed.
-"$DSIM" run "$TMP/ok.conf" --seeds 1-400 -j 2 --keep-going --results "$TMP/wk.jsonl" --checkpoint "$TMP/wk.ckpt" \
+# takes its place, and --keep-going still runs every seed. The kill must
+# find the worker in a seed: one killed between seeds, waiting for its next
+# job (on a busy host, while the parent writes the checkpoint), loses none,
+# and the sweep rightly passes. So the seeds are longer here, and the kill
+# waits for a worker with a live machine (a child not yet a zombie).
+write_conf "$TMP/long.conf" <<CONF
+[machine m]
+command = $prog 2 200
+CONF
+"$DSIM" run "$TMP/long.conf" --seeds 1-400 -j 2 --keep-going --results "$TMP/wk.jsonl" --checkpoint "$TMP/wk.ckpt" \
     >"$TMP/wk.out" 2>&1 &
 pid=$!
-for ((t = 0; t < 100; t++)); do [ -f "$TMP/wk.jsonl" ] && [ "$(wc -l <"$TMP/wk.jsonl")" -gt 20 ] && break; sleep 0.05; done
-worker=$(pgrep -P "$pid" | head -n 1)
-[ -n "$worker" ] && kill -9 "$worker"
+for ((t = 0; t < 200; t++)); do [ -f "$TMP/wk.jsonl" ] && [ "$(wc -l <"$TMP/wk.jsonl")" -gt 20 ] && break; sleep 0.05; done
+killed=
+for ((t = 0; t < 500 && !killed; t++)); do
+    for worker in $(pgrep -P "$pid"); do
+        ps -o stat= --ppid "$worker" | grep -qv '^Z' && kill -9 "$worker" && killed=$worker && break
+    done
+done
+[ -n "$killed" ] || fail "no worker was found in a seed to kill"
 wait "$pid"; rc=$?
 [ "$rc" = 1 ] || { cat "$TMP/wk.out"; fail "a sweep with a killed worker exited $rc, not 1"; }
 [ "$(wc -l <"$TMP/wk.jsonl")" = 400 ] || fail "a killed worker lost seeds: $(wc -l <"$TMP/wk.jsonl") results of 400"
@@ -61,7 +74,7 @@ wait "$pid"; rc=$?
 grep -q 'FAILED: the dsim worker running this seed died (signal 9)' "$TMP/wk.out" || fail "no report of the dead worker"
 # Resumed from its checkpoint, the sweep runs that seed again (the death
 # said nothing of the seed): every seed passes.
-timeout -k 5 120 "$DSIM" run "$TMP/ok.conf" --seeds 1-400 -j 2 --keep-going --results "$TMP/wk2.jsonl" \
+timeout -k 5 120 "$DSIM" run "$TMP/long.conf" --seeds 1-400 -j 2 --keep-going --results "$TMP/wk2.jsonl" \
     --checkpoint "$TMP/wk.ckpt" >"$TMP/wk2.out" 2>&1 || { cat "$TMP/wk2.out"; fail "the resumed sweep did not pass"; }
 [ "$(grep -c '"outcome":"pass"' "$TMP/wk2.jsonl")" = 400 ] || fail "the dead worker's seed was not run again on resume"
 
