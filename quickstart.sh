@@ -9,7 +9,7 @@ if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq build-essential autoconf automake pkg-config \
     libseccomp-dev libunwind-dev check libinih-dev libxxhash-dev libjansson-dev zlib1g-dev libzydis-dev python3 nodejs golang-go \
-    etcd-server etcd-client redis-server redis-tools postgresql-15 python3-psycopg2 yamllint strace iproute2 util-linux >/dev/null
+    etcd-server etcd-client redis-server redis-tools postgresql-15 python3-psycopg2 yamllint strace iproute2 util-linux libcap2-bin >/dev/null
 # The packages start a host etcd, redis and PostgreSQL where systemd runs; dsim's tests want none.
 $SUDO systemctl disable --now etcd redis-server postgresql >/dev/null 2>&1 || true
 [ -x configure ] || autoreconf -fi

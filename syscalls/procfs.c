@@ -270,6 +270,11 @@ static void make_status(struct world *w, struct acct *a, char *kernel, FILE *out
             const char *limit = strchr(value, '/');
             snprintf(mask, sizeof mask, "%d%s", n, limit ? limit : "/0");
             value = mask;
+        } else if (!strncmp(name, "Cap", 3) && value) {
+            /* 6.1's capabilities (cap_last_cap 40, as the machine's
+             * /proc/sys says), whatever a newer host adds. */
+            snprintf(mask, sizeof mask, "%016llx", strtoull(value, NULL, 16) & ((1ULL << 41) - 1));
+            value = mask;
         } else if (!strcmp(name, "Speculation_Store_Bypass")) value = "thread vulnerable";
         else if (!strcmp(name, "SpeculationIndirectBranch")) value = "conditional enabled";
         else if (!strcmp(name, "Cpus_allowed")) {

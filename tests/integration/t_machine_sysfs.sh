@@ -6,9 +6,10 @@
 # no frequencies), transparent huge pages and the clock source are Debian
 # 6.1's, and the tunables hosts set or size by their memory read Linux's
 # defaults for the machine's memory. /proc/PID/cgroup is the root of a
-# cgroup namespace. All read-only, stamped with the boot time, and the same
-# for every seed: two seeds of one sweep (whose worker writes the files
-# once and binds them for both) and a seed of another.
+# cgroup namespace, and /proc/PID/status's capabilities are 6.1's. All
+# read-only, stamped with the boot time, and the same for every seed: two
+# seeds of one sweep (whose worker writes the files once and binds them for
+# both) and a seed of another run, whose caller lacks a capability.
 . "$(dirname "$0")/lib.sh"
 mkdir "$TMP/conf"      # the machine's working directory: not where the outputs go
 cat >"$TMP/conf/sys.conf" <<'CONF'
@@ -22,6 +23,7 @@ cat >"$TMP/conf/look.sh" <<'SH'
 ls /sys/class/net; echo "cgroup fs: $(ls -A /sys/fs/cgroup | wc -l) tracing: $(ls -A /sys/kernel/tracing | wc -l)"
 echo "firmware: $(ls -A /sys/firmware | wc -l) dmi: $(ls -A /sys/devices/virtual/dmi 2>/dev/null | wc -l)"
 cat /proc/self/cgroup /proc/1/cgroup
+grep -E '^Cap(Prm|Eff|Bnd)' /proc/self/status
 cd /sys/devices/system/cpu
 echo $(ls); echo $(ls cpu0) / $(ls cpu4); cat online possible present kernel_max
 cat cpu4/online cpu4/topology/core_id cpu4/topology/core_cpus cpu4/topology/package_cpus_list cpu2/topology/core_siblings
@@ -42,6 +44,9 @@ cgroup fs: 0 tracing: 0
 firmware: 0 dmi: 0
 0::/
 0::/
+CapPrm:	000001ffffffffff
+CapEff:	000001ffffffffff
+CapBnd:	000001ffffffffff
 cpu0 cpu1 cpu2 cpu3 cpu4 isolated kernel_max offline online possible present
 topology / online topology
 0-4
@@ -77,9 +82,11 @@ OUT
     { cat "$TMP/run.out" >&2; fail "the run failed"; }
 diff "$TMP/want" "$TMP/out/seed-1/m.stdout" >&2 || fail "seed 1: a machine saw other files in /sys or /proc/sys"
 diff "$TMP/want" "$TMP/out/seed-2/m.stdout" >&2 || fail "seed 2 of the sweep: other files than seed 1"
-"$DSIM" run "$TMP/conf/sys.conf" --seeds 3 --output "$TMP/out3" >"$TMP/run3.out" 2>&1 ||
-    { cat "$TMP/run3.out" >&2; fail "seed 3 failed"; }
-diff "$TMP/want" "$TMP/out3/seed-3/m.stdout" >&2 || fail "seed 3: other files"
+# Seed 3 with CAP_NET_RAW dropped from the caller's bounding set: the
+# machine's capabilities are its user namespace's (all of 6.1's), not dsim's.
+capsh --drop=cap_net_raw -- -c '"$0" run "$1" --seeds 3 --output "$2"' "$DSIM" "$TMP/conf/sys.conf" "$TMP/out3" \
+    >"$TMP/run3.out" 2>&1 || { cat "$TMP/run3.out" >&2; fail "seed 3 failed"; }
+diff "$TMP/want" "$TMP/out3/seed-3/m.stdout" >&2 || fail "seed 3 (a caller without CAP_NET_RAW): other files"
 # Seed 2 alone (its process writes the files) replays seed 2 of the sweep
 # (whose worker wrote them for seed 1); seed 1 differs.
 "$DSIM" run "$TMP/conf/sys.conf" --seeds 2 --results "$TMP/two.jsonl" >/dev/null 2>&1 || fail "seed 2 alone failed"
