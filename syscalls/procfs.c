@@ -338,9 +338,11 @@ static void make_maps(struct machine *m, char *kernel, FILE *out)
         }
         const char *name = line + end;
         while (*name == ' ') name++;
-        dev_t dev = makedev(major, minor), vdev = idmap_dev(&m->ids, dev);
+        /* Keyed as stat keys it (world.h), so both give one file's numbers. */
+        uint64_t key = machine_dev_key(m, makedev(major, minor));
+        dev_t vdev = idmap_dev(&m->ids, key);
         int n = fprintf(out, "%.*s%02x:%02x %llu ", lead, line, major(vdev), minor(vdev),
-                        (unsigned long long)idmap_ino(&m->ids, dev, ino));
+                        (unsigned long long)idmap_ino(&m->ids, key, ino));
         fprintf(out, "%*s%s\n", n < 73 ? 73 - n : 0, "", name);
     }
 }

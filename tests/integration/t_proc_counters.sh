@@ -7,7 +7,7 @@
 # and node masks (the machine's cpus, node 0), queued signals and storage
 # I/O are the run's, whatever CPU dsim or a sweep's worker is pinned to;
 # /proc/PID/status has the fields of the kernel uname reports (6.1); maps
-# shows the machine's device and inode numbers.
+# shows the machine's device and inode numbers, those stat gives.
 . "$(dirname "$0")/lib.sh"
 prog=$(build proc_counters)
 "$prog" >"$TMP/native.out" 2>/dev/null || fail "proc_counters failed natively"
@@ -54,6 +54,20 @@ awk '$6 != "" && $5 != 0 && $4 !~ /^00:[23][0-9a-f]$/ { print; bad = 1 } END { e
     fail "maps show host device numbers"
 awk '$6 != "" && index($0, $6) != 74 { print; bad = 1 } END { exit bad }' "$TMP/maps1" >&2 ||
     fail "maps names do not start at column 74"
+# A mapped file's numbers in maps are those stat gives it (maps keyed the
+# host's device, not the machine's mount: 0:36 487 where stat said 0:32 10).
+maps_stat() { /bin/sh -c 'grep -m1 " /usr/bin/dash$" /proc/$$/maps | cut -c1-73 | awk "{print \$4, \$5}"
+    stat -c "%Hd %Ld %i" /usr/bin/dash'; }
+same_file() {
+    local mdev mino t T sino
+    { read -r mdev mino; read -r t T sino; } <"$1"
+    [ -n "$mdev" ] && [ "$mdev $mino" = "$(printf '%02x:%02x' "$t" "$T") $sino" ] ||
+        fail "$2: maps names /usr/bin/dash $mdev $mino, stat $t:$T $sino"
+}
+maps_stat >"$TMP/ms.native"
+same_file "$TMP/ms.native" natively
+dsim_exec 1 /bin/sh -c "$(declare -f maps_stat); maps_stat" >"$TMP/ms.dsim" 2>/dev/null
+same_file "$TMP/ms.dsim" "under dsim"
 
 # A sweep's workers are pinned to CPUs of their own: -j 1 and -j 2 give
 # every seed one hash.
