@@ -670,17 +670,21 @@ static pid_t waitpid_again(pid_t pid, int *status)
     return r;
 }
 
-/* The devices of the machine's mounts, in mountinfo order (its init makes
- * them in a fixed order), for machine_dev_key. */
+/* The devices and ids of the machine's mounts, in mountinfo order (its
+ * init makes them in a fixed order), for machine_dev_key and
+ * machine_mount_id. */
 void machine_note_mounts(struct machine *m, pid_t pid)
 {
     char path[64], line[4096];
     snprintf(path, sizeof path, "/proc/%d/mountinfo", (int)pid);
     FILE *f = fopen(path, "re");
-    m->nmount_devs = 0;
+    m->nmount_devs = m->nmount_ids = 0;
     while (f && fgets(line, sizeof line, f)) {
         unsigned maj, min;
-        if (sscanf(line, "%*d %*d %u:%u", &maj, &min) != 2) continue;
+        int id;
+        if (sscanf(line, "%d %*d %u:%u", &id, &maj, &min) != 3) continue;
+        if (!(m->mount_ids = realloc(m->mount_ids, (m->nmount_ids + 1) * sizeof *m->mount_ids))) abort();
+        m->mount_ids[m->nmount_ids++] = id;
         uint64_t dev = makedev(maj, min);
         bool seen = false;
         for (size_t i = 0; i < m->nmount_devs && !seen; i++) seen = m->mount_devs[i] == dev;

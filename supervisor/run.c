@@ -474,6 +474,7 @@ static void run_end(struct config *c, const struct run_opts *o, struct seed_resu
         unsynced_clear(&w->machines[i].unsynced);
         idmap_free(&w->machines[i].ids);
         free(w->machines[i].mount_devs);
+        free(w->machines[i].mount_ids);
     }
     /* In the background, the run directory's removal detaches the disks
      * on it (rundir.c). */

@@ -48,8 +48,8 @@
 #define TEXT_MAX 65536
 #define TICK_NS 10000000ULL         /* USER_HZ = 100 */
 
-enum pfile { PF_STAT, PF_STATUS, PF_STATM, PF_SCHEDSTAT, PF_IO, PF_MAPS, PF_CGROUP, PF_NONE };
-static const char *const pfile_names[] = { "stat", "status", "statm", "schedstat", "io", "maps", "cgroup" };
+enum pfile { PF_STAT, PF_STATUS, PF_STATM, PF_SCHEDSTAT, PF_IO, PF_MAPS, PF_CGROUP, PF_MOUNTINFO, PF_NONE };
+static const char *const pfile_names[] = { "stat", "status", "statm", "schedstat", "io", "maps", "cgroup", "mountinfo" };
 
 /* What a /proc path names: a process (vtid 0) or one of its threads. */
 struct ptarget {
@@ -349,6 +349,44 @@ static void make_maps(struct machine *m, char *kernel, FILE *out)
 
 /* ---- serving ---- */
 
+/* mountinfo numbers mounts from a global counter and names each one's
+ * device as the host numbers it (a run's overlays and tmpfs get new ones):
+ * the machine's ids (world.h machine_mount_id) and devices (those stat
+ * gives) are shown, and peer groups numbered from 1 as they first appear. */
+static void make_mountinfo(struct machine *m, char *kernel, FILE *out)
+{
+    int groups[64], ngroups = 0;
+    for (char *line = strtok(kernel, "\n"); line; line = strtok(NULL, "\n")) {
+        int id, parent, end = 0;
+        unsigned major, minor;
+        if (sscanf(line, "%d %d %u:%u%n", &id, &parent, &major, &minor, &end) != 4) {
+            fprintf(out, "%s\n", line);
+            continue;
+        }
+        dev_t vdev = idmap_dev(&m->ids, machine_dev_key(m, makedev(major, minor)));
+        fprintf(out, "%d %d %u:%u", machine_mount_id(m, id), machine_mount_id(m, parent), major(vdev), minor(vdev));
+        /* The rest, space-separated (spaces in paths are escaped): root,
+         * mount point, options, optional fields up to "-", then the file
+         * system's. Peer groups are among the optional fields. */
+        bool optional = true;
+        int field = 0;
+        for (char *save = NULL, *f = strtok_r(line + end, " ", &save); f; f = strtok_r(NULL, " ", &save), field++) {
+            if (!strcmp(f, "-")) optional = false;
+            char *colon = strchr(f, ':');
+            if (optional && field >= 3 && colon &&
+                (!strncmp(f, "shared:", 7) || !strncmp(f, "master:", 7) || !strncmp(f, "propagate_from:", 15))) {
+                int host = atoi(colon + 1), k = 0;
+                while (k < ngroups && groups[k] != host) k++;
+                if (k == ngroups && ngroups < (int)(sizeof groups / sizeof *groups)) groups[ngroups++] = host;
+                fprintf(out, " %.*s%d", (int)(colon + 1 - f), f, k + 1);
+            } else {
+                fprintf(out, " %s", f);
+            }
+        }
+        fputc('\n', out);
+    }
+}
+
 /* The machine path a tracee fd names, or false. */
 static bool fd_path(struct thread *t, int fd, char *out, size_t len)
 {
@@ -396,6 +434,7 @@ static void generate(struct world *w, struct machine *m, const struct ptarget *x
     case PF_IO: make_io(kernel, out); break;
     case PF_MAPS: make_maps(m, kernel, out); break;
     case PF_CGROUP: fputs("0::/\n", out); break;      /* the root of a cgroup2 namespace */
+    case PF_MOUNTINFO: make_mountinfo(m, kernel, out); break;
     case PF_NONE: break;
     }
     fclose(out);

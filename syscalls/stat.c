@@ -40,6 +40,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x4000U
+#endif
+
 /* Did the kernel stamp this time after the run began? */
 static bool in_run(const struct world *w, int64_t sec, int64_t nsec)
 {
@@ -237,6 +241,14 @@ static void statx_done(struct world *w, struct thread *t, uint64_t at)
     else if (sx.stx_mask & STATX_ATIME) sx.stx_atime = sx.stx_mtime;
     if (run_dir_file(w, dev)) sx.stx_atime = sx.stx_ctime = sx.stx_mtime;
     sx.stx_mask &= ~(unsigned)STATX_BTIME;
+    /* The mount id, the machine's (as its mountinfo numbers it); a 64-bit
+     * unique one (Linux 6.8, which 6.1 did not have) cannot be told. */
+    if (sx.stx_mask & STATX_MNT_ID_UNIQUE) {
+        sx.stx_mask &= ~(unsigned)(STATX_MNT_ID_UNIQUE | STATX_MNT_ID);
+        sx.stx_mnt_id = 0;
+    } else if (sx.stx_mask & STATX_MNT_ID) {
+        sx.stx_mnt_id = (uint64_t)machine_mount_id(t->proc->m, (int)sx.stx_mnt_id);
+    }
     sx.stx_btime = (struct statx_timestamp){ 0 };
     mem_write(t->tid, at, &sx, sizeof sx);
 }

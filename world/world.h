@@ -251,6 +251,10 @@ struct machine {
      * is timing. Its stat results key files by the position instead. */
     uint64_t *mount_devs;
     size_t nmount_devs;
+    /* Its mounts' ids, in the same order (the host's, from a global
+     * counter): a mount's id is MOUNT_ID_FIRST plus its place here. */
+    int *mount_ids;
+    size_t nmount_ids;
     dev_t proc_dev;             /* its /proc's device, once looked up (0 = not yet) */
     dev_t sys_dev, dev_dev;     /* its /sys's and /dev's, looked up with it */
     dev_t node_dev;             /* the host's device nodes bound into its /dev */
@@ -442,6 +446,18 @@ static inline uint64_t machine_dev_key(const struct machine *m, uint64_t dev)
     for (size_t i = 0; i < m->nmount_devs; i++)
         if (m->mount_devs[i] == dev) return MOUNT_DEV_KEY | i;
     return dev;
+}
+
+/* The id the machine sees for a mount the host numbers host_id: the
+ * first mount's is MOUNT_ID_FIRST, the next one's one more, as in the
+ * order of a booted Linux's mounts; one outside the machine's (its root's
+ * parent) is 1, a booted Linux's initial root file system. */
+#define MOUNT_ID_FIRST 21
+static inline int machine_mount_id(const struct machine *m, int host_id)
+{
+    for (size_t i = 0; i < m->nmount_ids; i++)
+        if (m->mount_ids[i] == host_id) return MOUNT_ID_FIRST + (int)i;
+    return 1;
 }
 
 /* Argument access on the stopped thread. */
