@@ -366,13 +366,13 @@ static bool machine_rest(struct world *w, struct machine *m, const char *root, c
     private_dev(w, root, report);
     /* A sysfs of the machine's net namespace (lo only in class/net), not
      * the host's tree: none of its cgroups, tracing or interfaces, and one
-     * mount where a bind of the host's copied each of its mounts. */
+     * mount where a bind of the host's copied each of its mounts. No
+     * fallback to that bind: the machine would see the host's. */
     snprintf(dst, sizeof dst, "%s/sys", root);
-    bool own_sysfs = mount("sysfs", dst, "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0;
-    if (!own_sysfs) mount("/sys", dst, NULL, MS_BIND | MS_REC, NULL);
+    if (mount("sysfs", dst, "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+        init_fail(report, "mount the machine's /sys");
     vfs_bind(root, "/sys/");
-    if (own_sysfs) seal_mount(dst);
-    else make_readonly(dst);
+    seal_mount(dst);
     bool config_mounted = mount_config_dir(w, root);
     vfs_bind(root, "/etc/");
     char text[80];
