@@ -48,13 +48,15 @@
 #define TEXT_MAX 65536
 #define TICK_NS 10000000ULL         /* USER_HZ = 100 */
 
-enum pfile { PF_STAT, PF_STATUS, PF_STATM, PF_SCHEDSTAT, PF_IO, PF_MAPS, PF_CGROUP, PF_MOUNTINFO, PF_NONE };
-static const char *const pfile_names[] = { "stat", "status", "statm", "schedstat", "io", "maps", "cgroup", "mountinfo" };
+enum pfile { PF_STAT, PF_STATUS, PF_STATM, PF_SCHEDSTAT, PF_IO, PF_MAPS, PF_CGROUP, PF_MOUNTINFO, PF_FDINFO, PF_NONE };
+static const char *const pfile_names[] = { "stat", "status", "statm", "schedstat", "io", "maps", "cgroup", "mountinfo",
+                                           "fdinfo/" };
 
 /* What a /proc path names: a process (vtid 0) or one of its threads. */
 struct ptarget {
     enum pfile kind;
     pid_t vpid, vtid;
+    int fd;                     /* fdinfo's */
 };
 
 /* What dsim knows of it. */
@@ -73,6 +75,9 @@ static bool parse_path(const char *path, struct ptarget *x)
         (vtid = 0, sscanf(path, "/proc/%d/%15s%n", &vpid, name, &n) != 2))
         return false;
     if (path[n]) return false;
+    int fd = -1, end = 0;
+    if (sscanf(name, "fdinfo/%d%n", &fd, &end) == 1 && !name[end] && fd >= 0) name[7] = 0;
+    x->fd = fd;
     for (x->kind = PF_STAT; x->kind < PF_NONE; x->kind++)
         if (!strcmp(name, pfile_names[x->kind])) break;
     x->vpid = vpid;
@@ -387,6 +392,25 @@ static void make_mountinfo(struct machine *m, char *kernel, FILE *out)
     }
 }
 
+/* fdinfo's mount id and inode are the host's: the machine's are shown,
+ * as mountinfo and stat give them (an epoll or inotify fd's lines about
+ * what it watches keep the host's). */
+static void make_fdinfo(struct machine *m, const struct ptarget *x, pid_t host, char *kernel, FILE *out)
+{
+    char path[64];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)host, x->fd);
+    bool known = stat(path, &st) == 0;
+    for (char *line = strtok(kernel, "\n"); line; line = strtok(NULL, "\n")) {
+        int id;
+        unsigned long long ino;
+        if (sscanf(line, "mnt_id:\t%d", &id) == 1) fprintf(out, "mnt_id:\t%d\n", machine_mount_id(m, id));
+        else if (known && sscanf(line, "ino:\t%llu", &ino) == 1 && ino == (unsigned long long)st.st_ino)
+            fprintf(out, "ino:\t%llu\n", (unsigned long long)idmap_ino(&m->ids, machine_dev_key(m, st.st_dev), ino));
+        else fprintf(out, "%s\n", line);
+    }
+}
+
 /* The machine path a tracee fd names, or false. */
 static bool fd_path(struct thread *t, int fd, char *out, size_t len)
 {
@@ -435,6 +459,7 @@ static void generate(struct world *w, struct machine *m, const struct ptarget *x
     case PF_MAPS: make_maps(m, kernel, out); break;
     case PF_CGROUP: fputs("0::/\n", out); break;      /* the root of a cgroup2 namespace */
     case PF_MOUNTINFO: make_mountinfo(m, kernel, out); break;
+    case PF_FDINFO: make_fdinfo(m, x, a->host, kernel, out); break;
     case PF_NONE: break;
     }
     fclose(out);

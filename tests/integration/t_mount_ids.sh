@@ -2,11 +2,12 @@
 # /proc/PID/mountinfo shows the machine's mount ids and devices: the ids
 # from 21 in the order of its mounts (the host's come from a global
 # counter, another in every run), a mount outside it (its root's parent)
-# as 1, the devices those stat gives, peer groups from 1. mount_ids: statx
-# of /, /proc, /dev and /dev/shm agrees with mountinfo on the mount id and
-# the device (the device did not: mountinfo showed the host's, stat the
-# machine's), as natively, on seeds 1-3; the whole table is the same in two
-# runs of a seed and in another seed.
+# as 1, the devices those stat gives, peer groups from 1; fdinfo's mount id
+# and inode are the machine's too. mount_ids: statx of /, /proc, /dev and
+# /dev/shm agrees with mountinfo on the mount id and the device (the device
+# did not: mountinfo showed the host's, stat the machine's), and with an
+# fd's fdinfo, as natively, on seeds 1-3; the whole table is the same in
+# two runs of a seed and in another seed.
 . "$(dirname "$0")/lib.sh"
 dsim_timeout 60
 prog=$(build mount_ids)

@@ -1,7 +1,8 @@
 /* A mount's id and device, as statx gives them for a path under it, are
- * those /proc/self/mountinfo lists for the mount; every mount's parent is
- * listed but the root's. Prints, for /, /proc, /dev and /dev/shm, whether
- * they agree: the same natively and under dsim. */
+ * those /proc/self/mountinfo lists for the mount, and an fd's fdinfo gives
+ * the same mount id and statx's inode; every mount's parent is listed but
+ * the root's. Prints, for /, /proc, /dev and /dev/shm, whether they agree:
+ * the same natively and under dsim. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,10 +10,29 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #define MAX 512
 static struct { int id, parent; unsigned major, minor; char point[512]; } mounts[MAX];
 static int n;
+
+/* /proc/self/fdinfo of an fd on path gives the mount id and inode. */
+static int fdinfo_agrees(const char *path, int id, unsigned long long ino)
+{
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    char name[64], line[256];
+    snprintf(name, sizeof name, "/proc/self/fdinfo/%d", fd);
+    FILE *f = fd >= 0 ? fopen(name, "r") : NULL;
+    int got_id = -1;
+    unsigned long long got_ino = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        sscanf(line, "mnt_id: %d", &got_id);
+        sscanf(line, "ino: %llu", &got_ino);
+    }
+    if (f) fclose(f);
+    if (fd >= 0) close(fd);
+    return got_id == id && got_ino == ino;
+}
 
 int main(void)
 {
@@ -40,9 +60,10 @@ int main(void)
             printf("%s: not found\n", paths[p]);
             continue;
         }
-        printf("%s: mount id %s, device %s\n", paths[p],
+        printf("%s: mount id %s, device %s, fdinfo %s\n", paths[p],
                !(sx.stx_mask & STATX_MNT_ID) ? "not given" : (int)sx.stx_mnt_id == mounts[last].id ? "agrees" : "differs",
-               sx.stx_dev_major == mounts[last].major && sx.stx_dev_minor == mounts[last].minor ? "agrees" : "differs");
+               sx.stx_dev_major == mounts[last].major && sx.stx_dev_minor == mounts[last].minor ? "agrees" : "differs",
+               fdinfo_agrees(paths[p], mounts[last].id, sx.stx_ino) ? "agrees" : "differs");
     }
     puts("ok");
     return 0;
