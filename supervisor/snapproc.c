@@ -111,21 +111,21 @@ static long take_fd(struct tracee *t, pid_t vpid, int fd)
  * shares), as the kernel goes on from a name in use. A cold run has the
  * template's name: a program that shows its name shows another from a
  * snapshot. 0 or -errno. */
+struct bind_inject { struct tracee *t; int fd; uint64_t base; };
+
+static long bind_injected(void *ctx, const struct sockaddr_un *a, unsigned len)
+{
+    struct bind_inject *b = ctx;
+    return mem_write(b->t->pid, b->base, a, len) == 0 ? inject(b->t, SYS_bind, (uint64_t)b->fd, b->base, len, NULL)
+                                                      : -EFAULT;
+}
+
 static long bind_after(struct tracee *t, int fd, const char name[6], uint64_t base)
 {
     char digits[6] = { 0 };
     memcpy(digits, name + 1, 5);
-    unsigned order = (unsigned)strtoul(digits, NULL, 16), last = order;
-    for (;;) {
-        order = (order + 1) & 0xfffff;
-        struct sockaddr_un a = { .sun_family = AF_UNIX };
-        char text[8];
-        snprintf(text, sizeof text, "%05x", order);
-        memcpy(a.sun_path + 1, text, 5);
-        socklen_t len = offsetof(struct sockaddr_un, sun_path) + 6;
-        long r = mem_write(t->pid, base, &a, len) == 0 ? inject(t, SYS_bind, (uint64_t)fd, base, len, NULL) : -EFAULT;
-        if (r != -EADDRINUSE || order == last) return r == -EADDRINUSE ? -ENOSPC : r;
-    }
+    struct bind_inject b = { t, fd, base };
+    return autobind_names((uint32_t)strtoul(digits, NULL, 16), bind_injected, &b);
 }
 
 /* The copy makes its own socket pairs, pipes, eventfds (timerfds among

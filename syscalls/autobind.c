@@ -22,35 +22,47 @@
 
 #define NAME_SPACE 0x100000u    /* five hex digits */
 
-/* A unix socket that has no name yet (the copy is the tracee's socket). */
-static bool unnamed_unix(int copy)
+/* Whether the copy's socket is a unix one, and whether it has a name. */
+static bool unix_socket(int copy)
 {
     int domain = 0;
     socklen_t len = sizeof domain;
-    if (getsockopt(copy, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 || domain != AF_UNIX) return false;
+    return getsockopt(copy, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX;
+}
+
+static bool unnamed(int copy)
+{
     struct sockaddr_un own;
-    len = sizeof own;
+    socklen_t len = sizeof own;
     return getsockname(copy, (struct sockaddr *)&own, &len) == 0 && len <= offsetof(struct sockaddr_un, sun_path);
 }
 
-/* Binds the copy's socket to the first free name after a drawn one: 0, or
- * -ENOSPC when all are taken, or bind's error. */
-static long autobind(struct world *w, struct thread *t, int copy)
+long autobind_names(uint32_t after, long (*try_bind)(void *ctx, const struct sockaddr_un *a, unsigned len), void *ctx)
 {
-    uint32_t order;
-    random_fill(w, t, &order, sizeof order);
-    uint32_t last = order % NAME_SPACE;
-    order = last;
+    uint32_t order = after % NAME_SPACE, last = order;
     for (;;) {
         order = (order + 1) % NAME_SPACE;
         struct sockaddr_un name = { .sun_family = AF_UNIX };
         char digits[8];
         snprintf(digits, sizeof digits, "%05x", order);
         memcpy(name.sun_path + 1, digits, 5);
-        if (bind(copy, (struct sockaddr *)&name, offsetof(struct sockaddr_un, sun_path) + 6) == 0) return 0;
-        if (errno != EADDRINUSE) return -errno;
+        long r = try_bind(ctx, &name, offsetof(struct sockaddr_un, sun_path) + 6);
+        if (r != -EADDRINUSE) return r;
         if (order == last) return -ENOSPC;
     }
+}
+
+static long bind_copy(void *ctx, const struct sockaddr_un *a, unsigned len)
+{
+    return bind(*(int *)ctx, (const struct sockaddr *)a, len) == 0 ? 0 : -errno;
+}
+
+/* Binds the copy's socket to the first free name after a drawn one. */
+static long autobind(struct world *w, struct thread *t, int copy)
+{
+    uint32_t order;
+    random_fill(w, t, &order, sizeof order);
+    return autobind_names(order, bind_copy, &copy);
 }
 
 bool autobind_on_bind(struct world *w, struct thread *t, enum sys_action *a)
@@ -61,14 +73,12 @@ bool autobind_on_bind(struct world *w, struct thread *t, enum sys_action *a)
     struct stat st;
     int copy = fd_lend(w, t, (int)ARG0(t), &st);
     if (copy < 0) return false;                     /* the kernel says why (EBADF) */
-    int domain = 0;
-    socklen_t len = sizeof domain;
-    if (!S_ISSOCK(st.st_mode) || getsockopt(copy, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 || domain != AF_UNIX) {
+    if (!S_ISSOCK(st.st_mode) || !unix_socket(copy)) {
         fd_return(t, copy);
         return false;
     }
     /* A socket with a name keeps it: the call succeeds, as Linux's does. */
-    long r = unnamed_unix(copy) ? autobind(w, t, copy) : 0;
+    long r = unnamed(copy) ? autobind(w, t, copy) : 0;
     fd_return(t, copy);
     *a = emulate(t, r);
     return true;
@@ -85,7 +95,7 @@ void autobind_before_send(struct world *w, struct thread *t, int fd)
      * who sent); without it, the socket stays unnamed. A simulated socket's
      * unix socket underneath is not the tracee's to name. */
     if (S_ISSOCK(st.st_mode) && !(w->net && netsim_lookup(w, st.st_ino)) && getsockopt(copy, SOL_SOCKET, SO_PASSCRED, &on, &len) == 0 && on &&
-        unnamed_unix(copy))
+        unix_socket(copy) && unnamed(copy))
         autobind(w, t, copy);
     fd_return(t, copy);
 }

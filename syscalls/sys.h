@@ -144,6 +144,11 @@ bool autobind_on_bind(struct world *w, struct thread *t, enum sys_action *a);
 /* Before a connect or a send with an address: names the unix socket fd
  * as Linux would there (unnamed, with SO_PASSCRED set). */
 void autobind_before_send(struct world *w, struct thread *t, int fd);
+/* Tries the names after `after` (mod 2^20) in Linux's order with try_bind
+ * until one is free: its 0, or an error other than -EADDRINUSE, or
+ * -ENOSPC when every name is taken. */
+struct sockaddr_un;
+long autobind_names(uint32_t after, long (*try_bind)(void *ctx, const struct sockaddr_un *a, unsigned len), void *ctx);
 /* sockopt.c: the timeouts dsim keeps of a machine's own socket (inode
  * ino), or NULL; with make, a new entry of none. */
 struct sock_timeouts *sock_timeouts_of(struct world *w, ino_t ino, bool make);
