@@ -38,6 +38,15 @@ enum tsc_mode { TSC_AUTO, TSC_TRAP, TSC_REWRITE };
 int tsc_mode_parse(const char *s, enum tsc_mode *out);
 extern const char *const tsc_mode_names[3];
 
+/* What machines' cpuid tells ([simulation] cpuid): the virtual CPU of
+ * code/vcpu.h, through cpuid's fault where the host has CPUID faulting
+ * (trap: ARCH_SET_CPUID) or through its sites rewritten in the machines'
+ * code (rewrite); auto takes trap where it can; host leaves cpuid alone,
+ * so that machines see the host's CPU, which differs between hosts. */
+enum cpuid_mode { CPUID_AUTO, CPUID_TRAP, CPUID_REWRITE, CPUID_HOST };
+int cpuid_mode_parse(const char *s, enum cpuid_mode *out);
+extern const char *const cpuid_mode_names[4];
+
 /* How machines' clock reads are answered ([simulation] clock_reads): each
  * clock_gettime, gettimeofday and time a system call that stops (stop), or
  * the vDSO's answered from a clock page dsim keeps in the machine's memory,
@@ -64,6 +73,7 @@ struct config {
     bool strict_names;      /* only a directory fsync makes a name durable (POSIX) */
     int64_t epoch_s;        /* the world's wall clock when a run begins (Unix seconds) */
     enum tsc_mode tsc;
+    enum cpuid_mode cpuid;
     enum clock_reads clock_reads;
     enum command_shell command_shell;   /* default auto: simple commands exec'd without /bin/sh */
     uint64_t warm_start_ns; /* the run up to here is warm_seed's (0: none, or warm_network) */

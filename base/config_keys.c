@@ -54,6 +54,7 @@ static const struct key {
     { SEC_SIMULATION, "strict_names", read_bool, AT(struct config, strict_names) },
     { SEC_SIMULATION, "epoch", read_epoch, AT(struct config, epoch_s) },
     { SEC_SIMULATION, "tsc", read_choice, AT(struct config, tsc), CHOICES(tsc_mode_names) },
+    { SEC_SIMULATION, "cpuid", read_choice, AT(struct config, cpuid), CHOICES(cpuid_mode_names) },
     { SEC_SIMULATION, "clock_reads", read_choice, AT(struct config, clock_reads), CHOICES(clock_reads_names) },
     { SEC_SIMULATION, "command_shell", read_choice, AT(struct config, command_shell), CHOICES(command_shell_names) },
     { SEC_SIMULATION, "warm_start", read_warm, AT(struct config, warm_start_ns), LINE(struct config, warm_start_line) },
@@ -414,9 +415,19 @@ int tsc_mode_parse(const char *s, enum tsc_mode *out)
     return -1;
 }
 
+const char *const cpuid_mode_names[4] = { "auto", "trap", "rewrite", "host" };
+
+int cpuid_mode_parse(const char *s, enum cpuid_mode *out)
+{
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(s, cpuid_mode_names[i])) { *out = (enum cpuid_mode)i; return 0; }
+    return -1;
+}
+
 /* A key whose value is one of its names: the field (an enum) takes the
  * name's index. */
-_Static_assert(sizeof(enum tsc_mode) == sizeof(int) && sizeof(enum clock_reads) == sizeof(int) &&
+_Static_assert(sizeof(enum tsc_mode) == sizeof(int) && sizeof(enum cpuid_mode) == sizeof(int) &&
+                   sizeof(enum clock_reads) == sizeof(int) &&
                    sizeof(enum command_shell) == sizeof(int),
                "read_choice writes an int");
 static int read_choice(struct parser *p, const struct key *k, void *obj, const char *value)

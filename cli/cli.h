@@ -18,6 +18,7 @@ struct opts {
     const char *crash_state;        /* replay --crash-state C:a.b.c */
     const char *at, *machine;       /* crash-states --at T --machine M */
     const char *tsc;                /* --tsc auto|trap|rewrite: overrides [simulation] tsc */
+    const char *cpuid;              /* --cpuid auto|trap|rewrite|host: overrides [simulation] cpuid */
     const char *clock_reads;        /* dsim exec --clock-reads stop|page */
     const char *verify_sample;      /* run --verify-sample 5% */
     const char *warm;               /* run --warm snapshot|cold */
@@ -48,11 +49,11 @@ FILE *open_trace(const char *path);
 /* The config with -D's values, or NULL after printing its FILE:LINE error. */
 struct config *load(const char *path, struct defines *defines);
 /* What a printed command adds to CONF SEED to redo this run exactly:
- * " --plan FILE --tsc MODE -D NAME=VALUE..." as given, quoted for the shell
+ * " --plan FILE --tsc MODE --cpuid MODE -D NAME=VALUE..." as given, quoted for the shell
  * (malloc'd; "" when nothing changes the run). */
 char *rerun_options(const struct opts *o);
-/* Applies --tsc (and --clock-reads) to c and checks that this host can honour its tsc
- * setting: 0, or 2 after saying why. */
+/* Applies --tsc, --cpuid (and --clock-reads) to c and checks that this host can honour
+ * its tsc and cpuid settings: 0, or 2 after saying why. */
 int apply_tsc(struct config *c, const struct opts *o);
 /* The config and the --plan that replaces its faults, if one was given
  * (and --tsc); NULL after saying why. */

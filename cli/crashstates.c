@@ -86,7 +86,7 @@ int cmd_crash_states(int argc, char **argv)
     if (argc < 3 || argv[1][0] == '-') return usage_error("%s: usage: dsim crash-states CONF SEED", "crash-states");
     uint64_t seed;
     if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
-    if (parse_opts(argc - 2, argv + 2, &o, "cmPaMOTD")) return EXIT_USAGE;
+    if (parse_opts(argc - 2, argv + 2, &o, "cmPaMOTUD")) return EXIT_USAGE;
     if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
     struct config *c = load_with_plan(argv[1], &o);
     if (!c) return EXIT_USAGE;

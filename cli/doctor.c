@@ -24,9 +24,9 @@ int cmd_doctor(int argc, char **argv)
           "never trappable: rewritten in machine code on every host, answered from the machine's entropy",
           "the CPU lacks them; code that uses them anyway is rewritten like elsewhere", false },
         { "CPUID faulting", h->cpuid_faulting,
-          "available, not used yet: cpuid still reports the host's CPU",
-          "cpuid reports the host's CPU: a program that picks code paths by CPU model can differ between hosts",
-          false },
+          "cpuid tells dsim's virtual CPU through its fault (cpuid = auto uses trap)",
+          "cpuid is rewritten in machine code to tell dsim's virtual CPU (cpuid = auto uses rewrite; "
+          "cpuid = trap is refused)", false },
         { "hardware performance counters (PMU)", h->pmu,
           "present, not used yet: threads are still preempted only at system calls",
           "threads are preempted only at system calls (no races between two memory accesses)", false },
@@ -59,6 +59,17 @@ int cmd_doctor(int argc, char **argv)
     char err[256];
     tsc_resolve(TSC_AUTO, &rewrite, err, sizeof err);
     printf("tsc = auto here means: %s\n", rewrite ? "rewrite" : "trap");
+    enum cpuid_how cpuid;
+    cpuid_resolve(CPUID_AUTO, &cpuid, err, sizeof err);
+    printf("cpuid = auto here means: %s\n", cpuid == CPUID_BY_FAULT ? "trap" : "rewrite");
+    struct vcpu vc;
+    char missing[256];
+    vcpu_for_host(&vc, 1, missing, sizeof missing);
+    if (*missing)
+        printf("virtual CPU: this host's CPU lacks %s, taken out of it here: a program that picks code by them "
+               "may take other paths than on other hosts\n", missing);
+    else
+        printf("virtual CPU: every feature (x86-64-v2) present on this host's CPU\n");
     bool shared;
     if (supervisor_tsc_resolve(&shared, err, sizeof err) != 0) {
         printf("supervisor's rdtsc: %s\n", err);

@@ -25,7 +25,7 @@ int cmd_syscalls(int argc, char **argv)
     if (argc > 1) return usage_error("syscalls takes no arguments, not %s", argv[1]);
     static struct listed rows[MAX_NR];
     static char *names[MAX_NR];
-    size_t n = 0, count[SUP_EXEC_ONLY + 1] = { 0 };
+    size_t n = 0, count[SUP_CPUID_ONLY + 1] = { 0 };
     for (int nr = 0; nr < MAX_NR; nr++) {
         const struct sys_entry *e = (unsigned)nr < sys_table_len && sys_table[nr].name ? &sys_table[nr] : NULL;
         if (!e) {
@@ -43,7 +43,7 @@ int cmd_syscalls(int argc, char **argv)
         printf("%-24s %-*s%s%s\n", rows[i].name, *note ? 10 : 0, sys_support_name(s), *note ? " " : "", note);
     }
     printf("\n%zu syscalls:", n);
-    for (int s = SUP_EMULATED; s <= SUP_EXEC_ONLY; s++) printf(" %zu %s,", count[s], sys_support_name((enum sys_support)s));
+    for (int s = SUP_EMULATED; s <= SUP_CPUID_ONLY; s++) printf(" %zu %s,", count[s], sys_support_name((enum sys_support)s));
     printf(" %zu fences\n", count[SUP_FENCE]);
     for (int nr = 0; nr < MAX_NR; nr++) free(names[nr]);
     return 0;

@@ -125,12 +125,13 @@ int parse_seed_arg(const char *s, uint64_t *out)
 char *rerun_options(const struct opts *o)
 {
     char *plan = o->plan ? shell_quote(o->plan) : NULL, *tsc = o->tsc ? shell_quote(o->tsc) : NULL,
-         *defines = defines_options(&o->defines), *out;
-    if (asprintf(&out, "%s%s%s%s%s", plan ? " --plan " : "", plan ? plan : "", tsc ? " --tsc " : "", tsc ? tsc : "",
-                 defines) < 0)
+         *cpuid = o->cpuid ? shell_quote(o->cpuid) : NULL, *defines = defines_options(&o->defines), *out;
+    if (asprintf(&out, "%s%s%s%s%s%s%s", plan ? " --plan " : "", plan ? plan : "", tsc ? " --tsc " : "",
+                 tsc ? tsc : "", cpuid ? " --cpuid " : "", cpuid ? cpuid : "", defines) < 0)
         abort();
     free(plan);
     free(tsc);
+    free(cpuid);
     free(defines);
     return out;
 }
@@ -196,10 +197,13 @@ int apply_tsc(struct config *c, const struct opts *o)
     char err[512];
     bool rewrite;
     if (o->tsc && tsc_mode_parse(o->tsc, &c->tsc) < 0) return usage_error("bad --tsc %s (use auto, trap or rewrite)", o->tsc);
+    if (o->cpuid && cpuid_mode_parse(o->cpuid, &c->cpuid) < 0)
+        return usage_error("bad --cpuid %s (use auto, trap, rewrite or host)", o->cpuid);
     if (o->clock_reads && clock_reads_parse(o->clock_reads, &c->clock_reads) < 0)
         return usage_error("bad --clock-reads %s (use stop or page)", o->clock_reads);
     bool shared, reuse, host_fds, relay, index;
-    if (tsc_resolve(c->tsc, &rewrite, err, sizeof err) < 0 || supervisor_tsc_resolve(&shared, err, sizeof err) < 0 ||
+    enum cpuid_how cpuid;
+    if (tsc_resolve(c->tsc, &rewrite, err, sizeof err) < 0 || cpuid_resolve(c->cpuid, &cpuid, err, sizeof err) < 0 || supervisor_tsc_resolve(&shared, err, sizeof err) < 0 ||
         netns_reuse_resolve(&reuse, err, sizeof err) < 0 || warm_fds_resolve(&host_fds, err, sizeof err) < 0 ||
         tcp_writes_resolve(&relay, err, sizeof err) < 0 || overlay_index_resolve(&index, err, sizeof err) < 0) {
         fprintf(stderr, "dsim: %s: %s\n", c->path ? c->path : "exec", err);
@@ -223,6 +227,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         { "max", required_argument, 0, 'm' }, { "crash-state", required_argument, 0, 'X' },
         { "at", required_argument, 0, 'a' }, { "machine", required_argument, 0, 'M' },
         { "tsc", required_argument, 0, 'T' }, { "clock-reads", required_argument, 0, 'L' },
+        { "cpuid", required_argument, 0, 'U' },
         { "verify-sample", required_argument, 0, 'V' },
         { "warm", required_argument, 0, 'W' },
         { "set", required_argument, 0, 'D' },
@@ -251,6 +256,7 @@ int parse_opts(int argc, char **argv, struct opts *o, const char *allowed)
         case 'a': o->at = optarg; break;
         case 'M': o->machine = optarg; break;
         case 'T': o->tsc = optarg; break;
+        case 'U': o->cpuid = optarg; break;
         case 'L': o->clock_reads = optarg; break;
         case 'V': o->verify_sample = optarg; break;
         case 'W': o->warm = optarg; break;

@@ -74,7 +74,7 @@ int cmd_run(int argc, char **argv)
     struct opts o = { 0 };
     if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "run");
     const char *confpath = argv[1];
-    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCSPTVDW")) return EXIT_USAGE;
+    if (parse_opts(argc - 1, argv + 1, &o, "stojkRJCSPTUVDW")) return EXIT_USAGE;
     if (o.warm && strcmp(o.warm, "snapshot") && strcmp(o.warm, "cold"))
         return usage_error("bad --warm %s (use snapshot or cold)", o.warm);
     if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
@@ -168,7 +168,7 @@ int cmd_verify(int argc, char **argv)
     struct opts o = { .runs = 2 };
     if (argc < 2 || argv[1][0] == '-') return usage_error("%s: missing CONF", "verify");
     const char *confpath = argv[1];
-    if (parse_opts(argc - 1, argv + 1, &o, "ntrPTD")) return EXIT_USAGE;
+    if (parse_opts(argc - 1, argv + 1, &o, "ntrPTUD")) return EXIT_USAGE;
     if (optind + 1 < argc) return usage_error("unexpected argument %s", argv[optind + 1]);
     uint64_t seed;
     if (!o.seed) return usage_error("%s: --seed N is required", "verify");
@@ -215,7 +215,7 @@ int cmd_replay(int argc, char **argv)
     const char *confpath = argv[1];
     uint64_t seed;
     if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
-    if (parse_opts(argc - 2, argv + 2, &o, "toKPOXTD")) return EXIT_USAGE;
+    if (parse_opts(argc - 2, argv + 2, &o, "toKPOXTUD")) return EXIT_USAGE;
     if (o.stacks && !o.trace) return usage_error("%s: --stacks needs --trace FILE", "replay");
     if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
     struct config *c = load_with_plan(confpath, &o);
@@ -236,7 +236,7 @@ int cmd_replay(int argc, char **argv)
 int cmd_exec(int argc, char **argv)
 {
     struct opts o = { 0 };
-    if (parse_opts(argc, argv, &o, "ntdeTL")) return EXIT_USAGE;
+    if (parse_opts(argc, argv, &o, "ntdeTUL")) return EXIT_USAGE;
     if (optind >= argc) return usage_error("%s: missing PROGRAM", "exec");
     uint64_t seed = 1;
     if (o.seed && parse_seed_arg(o.seed, &seed)) return usage_error("bad --seed %s", o.seed);

@@ -183,7 +183,7 @@ int cmd_shrink(int argc, char **argv)
     if (argc < 3 || argv[1][0] == '-') return usage_error("%s: usage: dsim shrink CONF SEED", "shrink");
     uint64_t seed;
     if (parse_seed_arg(argv[2], &seed)) return usage_error("bad seed %s", argv[2]);
-    if (parse_opts(argc - 2, argv + 2, &o, "POTD")) return EXIT_USAGE;
+    if (parse_opts(argc - 2, argv + 2, &o, "POTUD")) return EXIT_USAGE;
     if (optind + 2 < argc) return usage_error("unexpected argument %s", argv[optind + 2]);
     struct config *c = load_with_plan(argv[1], &o);
     if (!c) return EXIT_USAGE;
@@ -211,7 +211,7 @@ int cmd_diff(int argc, char **argv)
     if (argc == 2 && !strcmp(argv[1], "--help")) { command_help("diff"); return 0; }
     if (argc < 4 || argv[1][0] == '-') return usage_error("%s: usage: dsim diff CONF SEED_A SEED_B", "diff");
     if (parse_seed_arg(argv[2], &a) || parse_seed_arg(argv[3], &b)) return usage_error("%s: bad seed", "diff");
-    if (parse_opts(argc - 3, argv + 3, &o, "PTD")) return EXIT_USAGE;
+    if (parse_opts(argc - 3, argv + 3, &o, "PTUD")) return EXIT_USAGE;
     if (optind + 3 < argc) return usage_error("unexpected argument %s", argv[optind + 3]);
     struct config *c = load_with_plan(argv[1], &o);
     if (!c) return EXIT_USAGE;

@@ -21,14 +21,15 @@ static unsigned kind_of(ZydisMnemonic m)
     case ZYDIS_MNEMONIC_RDTSCP: return SITE_RDTSCP;
     case ZYDIS_MNEMONIC_RDRAND: return SITE_RDRAND;
     case ZYDIS_MNEMONIC_RDSEED: return SITE_RDSEED;
+    case ZYDIS_MNEMONIC_CPUID: return SITE_CPUID;
     default: return 0;
     }
 }
 
 const char *site_kind_name(unsigned kind)
 {
-    static const char *const names[] = { "?", "rdtsc", "rdtscp", "rdrand", "rdseed" };
-    return kind < 5 ? names[kind] : "?";
+    static const char *const names[] = { "?", "rdtsc", "rdtscp", "rdrand", "rdseed", "cpuid" };
+    return kind <= SITE_KIND_LAST ? names[kind] : "?";
 }
 
 static void fill_site(const ZydisDecodedInstruction *in, const uint8_t *bytes, unsigned kind, struct site *s)
@@ -55,11 +56,13 @@ bool site_decode(const uint8_t *bytes, size_t n, unsigned kinds, struct site *s)
 
 /* Could an instruction of `kinds` have its opcode at p? rdtsc 0f 31,
  * rdtscp 0f 01 f9, rdrand/rdseed 0f c7 with a register operand and /6 or
- * /7 (a ModRM byte of f0-ff). Cheap, and a superset: decoding decides. */
+ * /7 (a ModRM byte of f0-ff), cpuid 0f a2. Cheap, and a superset:
+ * decoding decides. */
 static bool opcode_at(const uint8_t *p, const uint8_t *end, unsigned kinds)
 {
     if (end - p < 2 || p[0] != 0x0f) return false;
     if (p[1] == 0x31) return kinds & SITE_BIT(SITE_RDTSC);
+    if (p[1] == 0xa2) return kinds & SITES_CPUID;
     if (p[1] == 0x01) return end - p >= 3 && p[2] == 0xf9 && (kinds & SITE_BIT(SITE_RDTSCP));
     if (p[1] == 0xc7) return end - p >= 3 && p[2] >= 0xf0 && (kinds & SITES_RANDOM);
     return false;

@@ -1,6 +1,6 @@
 /* The instructions that read the world outside the simulation without a
  * system call: rdtsc and rdtscp (the CPU's clock), rdrand and rdseed (its
- * random numbers). Found in a file's code by decoding with Zydis from known
+ * random numbers), cpuid (the CPU itself: code/vcpu.h). Found in a file's code by decoding with Zydis from known
  * instruction starts (code/elf_code.h), so only true instructions are
  * rewritten. Pure: no tracee, no ptrace. */
 #ifndef DSIM_SITES_H
@@ -10,10 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum site_kind { SITE_RDTSC = 1, SITE_RDTSCP, SITE_RDRAND, SITE_RDSEED };
+enum site_kind { SITE_RDTSC = 1, SITE_RDTSCP, SITE_RDRAND, SITE_RDSEED, SITE_CPUID };
+#define SITE_KIND_LAST SITE_CPUID
 #define SITE_BIT(k) (1u << (k))
 #define SITES_TSC (SITE_BIT(SITE_RDTSC) | SITE_BIT(SITE_RDTSCP))
 #define SITES_RANDOM (SITE_BIT(SITE_RDRAND) | SITE_BIT(SITE_RDSEED))
+#define SITES_CPUID SITE_BIT(SITE_CPUID)
 
 struct site {
     uint64_t off;       /* file offset (or offset in the code given) */

@@ -8,10 +8,14 @@
 #include <unistd.h>
 
 /* Every syscall stops at seccomp (SCMP_ACT_TRACE) but the table's
- * UNTRAPPED rows, and its EXEC_ONLY rows unless their prot argument (the
+ * UNTRAPPED rows, its EXEC_ONLY rows unless their prot argument (the
  * third for mmap, mprotect and pkey_mprotect) asks for PROT_EXEC: then the
- * code is rewritten (world/rewrite.h). One list: syscalls/table.c. */
+ * code is rewritten (world/rewrite.h), and its CPUID_ONLY row (arch_prctl)
+ * unless its option, an int, is ARCH_GET_CPUID or ARCH_SET_CPUID (0x1011,
+ * 0x1012). One list: syscalls/table.c. */
 #define EXEC_ONLY_PROT_ARG 2
+#define ARCH_CPUID_FIRST 0x1011
+#define ARCH_CPUID_LAST 0x1012
 
 int filter_build(struct filter_prog *out)
 {
@@ -23,6 +27,10 @@ int filter_build(struct filter_prog *out)
         struct scmp_arg_cmp no_exec = SCMP_CMP(EXEC_ONLY_PROT_ARG, SCMP_CMP_MASKED_EQ, PROT_EXEC, 0);
         if (sup == SUP_UNTRAPPED) rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, (int)nr, 0);
         else if (sup == SUP_EXEC_ONLY) rc = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, (int)nr, 1, &no_exec);
+        else if (sup == SUP_CPUID_ONLY) {
+            rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, (int)nr, 1, SCMP_A0_32(SCMP_CMP_LT, ARCH_CPUID_FIRST));
+            if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, (int)nr, 1, SCMP_A0_32(SCMP_CMP_GT, ARCH_CPUID_LAST));
+        }
     }
     int fd = rc == 0 ? memfd_create("dsim-bpf", MFD_CLOEXEC) : -1;
     if (fd >= 0) rc = seccomp_export_bpf(ctx, fd);

@@ -18,7 +18,7 @@
 #include <ucontext.h>
 #include <asm/prctl.h>
 
-enum probe { P_CPUID_FAULT, P_USERNS };
+enum probe { P_USERNS };
 
 /* Runs one probe in a child, which may die of it: its wait status. */
 static int probe_child(enum probe what)
@@ -27,8 +27,6 @@ static int probe_child(enum probe what)
     if (pid < 0) return -1;
     if (pid == 0) {
         switch (what) {
-        case P_CPUID_FAULT:
-            _exit(syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) == 0 ? 0 : 1);
         case P_USERNS:
             _exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
         }
@@ -83,6 +81,50 @@ static void tsc_facts(struct host_caps *h)
     int rdtscp = tsc_probe(true);
     h->has_rdtscp = rdtscp != SIGILL;
     h->rdtscp_faults = rdtscp == SIGSEGV;
+}
+
+/* CPUID faulting, tried in this thread (as the TSC's) and undone: run.c
+ * asks for every run. Probed once. */
+static bool cpuid_fault_probe(void)
+{
+    static int known = -1;
+    if (known >= 0) return known;
+    known = syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) == 0;
+    if (known) syscall(SYS_arch_prctl, ARCH_SET_CPUID, 1);
+    return known;
+}
+
+int cpuid_resolve(enum cpuid_mode mode, enum cpuid_how *how, char *err, size_t errlen)
+{
+    switch (mode) {
+    case CPUID_HOST: *how = CPUID_BY_HOST; return 0;
+    case CPUID_REWRITE: *how = CPUID_BY_REWRITE; return 0;
+    case CPUID_AUTO: *how = cpuid_fault_probe() ? CPUID_BY_FAULT : CPUID_BY_REWRITE; return 0;
+    case CPUID_TRAP:
+        if (!cpuid_fault_probe()) {
+            snprintf(err, errlen, "cpuid = trap, but this host has no CPUID faulting (ARCH_SET_CPUID; see dsim "
+                     "doctor); use cpuid = auto or rewrite, or --cpuid rewrite");
+            return -1;
+        }
+        *how = CPUID_BY_FAULT;
+        return 0;
+    }
+    return -1;
+}
+
+void vcpu_for_host(struct vcpu *c, unsigned cpus, char *missing, size_t len)
+{
+    static struct vcpu_mask host;
+    static bool read;
+    if (!read) {
+        unsigned a, b;
+        __get_cpuid(1, &a, &b, &host.l1_ecx, &host.l1_edx);
+        __get_cpuid(0x80000001, &a, &b, &host.x1_ecx, &host.x1_edx);
+        read = true;
+    }
+    char scratch[8];
+    vcpu_init(c, cpus);
+    vcpu_mask_host(c, &host, missing ? missing : scratch, missing ? len : sizeof scratch);
 }
 
 /* Whether proc takes a pid namespace by fd (fsconfig "pidns", Linux
@@ -171,15 +213,25 @@ int overlay_index_resolve(bool *on, char *err, size_t errlen)
 
 /* dsim's own rdtsc or rdtscp while its fault is armed (a library's, a
  * later glibc's): answered from the host's clock instead of killing the
- * supervisor. Any other SIGSEGV gets the default action back and faults
- * again: the crash it always was. */
-static void own_tsc_fault(int sig, siginfo_t *si, void *ctx)
+ * supervisor; its own cpuid, by the CPU with the fault lifted for it. Any
+ * other SIGSEGV gets the default action back and faults again: the crash
+ * it always was. */
+static void own_fault(int sig, siginfo_t *si, void *ctx)
 {
     (void)sig;
     greg_t *g = ((ucontext_t *)ctx)->uc_mcontext.gregs;
     const unsigned char *ip = (const unsigned char *)g[REG_RIP];
-    int len = si->si_code != SI_KERNEL ? 0 : ip[0] == 0x0f && ip[1] == 0x31 ? 2
-              : ip[0] == 0x0f && ip[1] == 0x01 && ip[2] == 0xf9 ? 3 : 0;
+    bool kernel = si->si_code == SI_KERNEL;
+    if (kernel && ip[0] == 0x0f && ip[1] == 0xa2) {
+        unsigned a, b, c, d;
+        syscall(SYS_arch_prctl, ARCH_SET_CPUID, 1);
+        __cpuid_count((unsigned)g[REG_RAX], (unsigned)g[REG_RCX], a, b, c, d);
+        syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0);
+        g[REG_RAX] = a, g[REG_RBX] = b, g[REG_RCX] = c, g[REG_RDX] = d;
+        g[REG_RIP] += 2;
+        return;
+    }
+    int len = !kernel ? 0 : ip[0] == 0x0f && ip[1] == 0x31 ? 2 : ip[0] == 0x0f && ip[1] == 0x01 && ip[2] == 0xf9 ? 3 : 0;
     if (!len) {
         signal(SIGSEGV, SIG_DFL);
         return;
@@ -191,21 +243,37 @@ static void own_tsc_fault(int sig, siginfo_t *si, void *ctx)
     g[REG_RIP] += len;
 }
 
-void supervisor_tsc_fault(bool on)
+static void catch_own_faults(void)
 {
     static bool caught;
-    if (on && !caught) {
-        struct sigaction sa = { .sa_sigaction = own_tsc_fault, .sa_flags = SA_SIGINFO };
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGSEGV, &sa, NULL);
-        caught = true;
-    }
+    if (caught) return;
+    struct sigaction sa = { .sa_sigaction = own_fault, .sa_flags = SA_SIGINFO };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, NULL);
+    caught = true;
+}
+
+void supervisor_tsc_fault(bool on)
+{
+    if (on) catch_own_faults();
     prctl(PR_SET_TSC, on ? PR_TSC_SIGSEGV : PR_TSC_ENABLE);
     /* A test's hook (t_tsc.sh): an rdtsc of dsim's own, armed. */
     if (on && getenv("DSIM_TEST_OWN_RDTSC")) {
         unsigned lo, hi;
         __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
         if (!lo && !hi) fprintf(stderr, "dsim: own rdtsc read 0\n");
+    }
+}
+
+void supervisor_cpuid_fault(bool on)
+{
+    if (on) catch_own_faults();
+    syscall(SYS_arch_prctl, ARCH_SET_CPUID, on ? 0 : 1);
+    /* A test's hook (t_cpuid.sh): a cpuid of dsim's own, armed. */
+    if (on && getenv("DSIM_TEST_OWN_CPUID")) {
+        unsigned a, b, c, d;
+        __cpuid(0, a, b, c, d);
+        if (!b) fprintf(stderr, "dsim: own cpuid read 0\n");
     }
 }
 
@@ -283,7 +351,7 @@ const struct host_caps *host_caps(void)
     struct utsname u;
     if (uname(&u) == 0) snprintf(h->kernel, sizeof h->kernel, "%s %s", u.sysname, u.release);
     cpu_facts(h);
-    h->cpuid_faulting = succeeded(probe_child(P_CPUID_FAULT));
+    h->cpuid_faulting = cpuid_fault_probe();
     h->user_namespaces = succeeded(probe_child(P_USERNS));
     h->pmu = has_pmu();
     h->overlayfs = file_has("/proc/filesystems", "overlay");

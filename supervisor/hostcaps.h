@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 #include "base/config.h"
+#include "code/vcpu.h"
 
 struct host_caps {
     bool rdtsc_faults;      /* PR_SET_TSC makes rdtsc raise SIGSEGV */
@@ -33,6 +34,15 @@ const struct host_caps *host_caps(void);
  * setting cannot be honoured on this host. */
 int tsc_resolve(enum tsc_mode mode, bool *rewrite, char *err, size_t errlen);
 
+/* How cpuid is answered in a run with this setting here. */
+enum cpuid_how { CPUID_BY_HOST, CPUID_BY_FAULT, CPUID_BY_REWRITE };
+/* The way, or -1 (and why, in err) if the setting cannot be honoured on
+ * this host (trap without CPUID faulting). */
+int cpuid_resolve(enum cpuid_mode mode, enum cpuid_how *how, char *err, size_t errlen);
+/* The virtual CPU for cpus cores on this host: the features this host's
+ * CPU lacks taken out (their names in missing, if given). */
+void vcpu_for_host(struct vcpu *c, unsigned cpus, char *missing, size_t len);
+
 /* How a machine's /proc (of its pid namespace, which its init's user
  * namespace owns) is made here: true = by dsim with fsconfig "pidns",
  * false = mounted by a helper forked into the pid namespace (older
@@ -47,11 +57,14 @@ int proc_mount_resolve(bool *pidns, char *err, size_t errlen);
  * -1 (and why, in err) if that setting is unknown. */
 int netns_reuse_resolve(bool *reuse, char *err, size_t errlen);
 
-/* Whether the supervisor arms the machines' rdtsc fault for itself while
- * they run (supervisor_tsc_fault), when they have it: a context switch
- * between two tasks whose PR_SET_TSC differ writes CR4, which a hypervisor
- * traps, so a stop costs two of those otherwise. The environment's
- * DSIM_SUPERVISOR_TSC=fault|enable forces either. -1 (and why, in err) if
+/* Whether the supervisor arms the machines' rdtsc and cpuid faults for
+ * itself while they run (supervisor_tsc_fault, supervisor_cpuid_fault),
+ * when they have them: a context switch between two tasks whose PR_SET_TSC
+ * differ writes CR4, and between two whose ARCH_SET_CPUID differ an MSR,
+ * which a hypervisor traps, so a stop costs two of those otherwise (2.5 ms
+ * more for `dsim exec /bin/true` on the Intel VM of 2026-12-03 for cpuid's
+ * alone). The environment's DSIM_SUPERVISOR_TSC=fault|enable forces either
+ * for both. -1 (and why, in err) if
  * that setting is unknown. */
 int supervisor_tsc_resolve(bool *fault, char *err, size_t errlen);
 /* DSIM_WARM_FDS=host (default) or old-host: whether a warm start's
@@ -80,6 +93,9 @@ int overlay_index_resolve(bool *on, char *err, size_t errlen);
  * (host_clock_ns), and a child that execs anything but a machine's command
  * disarms it first (the flag survives exec; a dynamic loader reads the TSC). */
 void supervisor_tsc_fault(bool on);
+/* Likewise cpuid's. While armed, the thread's own cpuid (a library's) is
+ * answered by the CPU, the fault lifted for it. */
+void supervisor_cpuid_fault(bool on);
 /* The host's clock, by a system call: the vDSO's would read the TSC. */
 uint64_t host_clock_ns(clockid_t clock);
 /* The CPUs dsim may use as it started (its caller's affinity, taskset's),

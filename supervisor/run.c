@@ -172,17 +172,19 @@ static void loop(struct world *w, const struct filter_prog *fp)
     if (w->outcome == OUT_RUNNING) report_timeout(w, limit);
 }
 
-/* Around the steps: the spin watchdog, and the machines' rdtsc fault
- * armed in the supervisor too, so that the two context switches of every
- * stop change no CR4 bit (hostcaps.h). */
+/* Around the steps: the spin watchdog, and the machines' rdtsc and cpuid
+ * faults armed in the supervisor too, so that the two context switches of
+ * every stop change no CR4 bit or MSR (hostcaps.h). */
 static void steps_begin(struct world *w)
 {
     watchdog_arm(true);
     if (w->supervisor_tsc_fault) supervisor_tsc_fault(true);
+    if (w->supervisor_cpuid_fault) supervisor_cpuid_fault(true);
 }
 
 static void steps_end(struct world *w)
 {
+    if (w->supervisor_cpuid_fault) supervisor_cpuid_fault(false);
     if (w->supervisor_tsc_fault) supervisor_tsc_fault(false);
     watchdog_arm(false);
 }
@@ -311,6 +313,8 @@ static int run_begin(struct config *c, uint64_t seed, const struct run_opts *o, 
     bool tsc_rewrite;
     char tsc_why[1024];
     if (tsc_resolve(c->tsc, &tsc_rewrite, tsc_why, sizeof tsc_why) < 0) return not_run(r, tsc_why);
+    enum cpuid_how cpuid;
+    if (cpuid_resolve(c->cpuid, &cpuid, tsc_why, sizeof tsc_why) < 0) return not_run(r, tsc_why);
     bool supervisor_tsc, tcp_relay;
     if (supervisor_tsc_resolve(&supervisor_tsc, tsc_why, sizeof tsc_why) < 0 ||
         tcp_writes_resolve(&tcp_relay, tsc_why, sizeof tsc_why) < 0)
@@ -320,6 +324,10 @@ static int run_begin(struct config *c, uint64_t seed, const struct run_opts *o, 
     w->io_epoch = 1;
     w->tsc_rewrite = tsc_rewrite;
     w->supervisor_tsc_fault = supervisor_tsc && !tsc_rewrite;
+    w->cpuid_virtual = cpuid != CPUID_BY_HOST;
+    w->cpuid_rewrite = cpuid == CPUID_BY_REWRITE;
+    w->supervisor_cpuid_fault = supervisor_tsc && cpuid == CPUID_BY_FAULT;
+    vcpu_for_host(&w->vcpu, c->cpus, NULL, 0);
     w->tcp_writes_kernel = !tcp_relay;
     w->seed = seed;
     w->startup_seed = warm_startup_seed(c, seed);

@@ -7,6 +7,7 @@
 #include "supervisor/machine.h"
 #include "world/rewrite.h"
 #include "world/clockpage.h"
+#include "world/cpuidarm.h"
 #include "supervisor/stack.h"
 #include "world/tracer.h"
 #include "syscalls/sys.h"
@@ -171,11 +172,13 @@ static bool fatal_by_default(int sig)
            sig == SIGSYS || sig == SIGTRAP;
 }
 
-/* A thread at a syscall's exit stop goes on; after an exec, by mapping
- * its clock page first (world/clockpage.h). */
+/* A thread at a syscall's exit stop goes on; after an exec, by making
+ * dsim's calls first: mapping its clock page (world/clockpage.h), arming
+ * cpuid's fault (world/cpuidarm.h). */
 static void go_on(struct world *w, struct thread *t)
 {
-    if (!clockpage_exec_begin(w, t)) tracer_cont(t->tid, 0);
+    if (clockpage_exec_begin(w, t) || cpuid_arm_begin(w, t)) return;
+    tracer_cont(t->tid, 0);
 }
 
 /* The SIGCHLD dsim sent a warm copy's parent (process.c notify_parent)
@@ -200,6 +203,7 @@ static void handle_stop(struct world *w, struct thread *t, int status)
 {
     int sig = WSTOPSIG(status), ev = status >> 16;
     if (sig == SIGTRAP && ev == PTRACE_EVENT_SECCOMP) {
+        if (cpuid_arm_stop(w, t, true)) return;
         tracer_getregs(t->tid, &t->regs);
         if (rewrite_map_entry(w, t)) return;      /* within this step */
         t->state = TS_READY;
@@ -207,7 +211,11 @@ static void handle_stop(struct world *w, struct thread *t, int status)
         return;
     }
     if (sig == (SIGTRAP | 0x80)) {
-        if (clockpage_exec_stop(w, t)) return;
+        if (clockpage_exec_stop(w, t)) {
+            if (!t->clock_mapping) go_on(w, t);
+            return;
+        }
+        if (cpuid_arm_stop(w, t, false)) return;
         if (rewrite_map_exit(w, t)) return;
         struct user_regs_struct regs;
         tracer_getregs(t->tid, &regs);

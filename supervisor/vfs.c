@@ -241,13 +241,17 @@ static void build(const struct world *w, struct tree *tr)
     unsigned n = w->conf->cpus;
     FILE *f = open_memstream(&text, &len);
     if (!f) abort();
+    char flags[512];
+    vcpu_flags(&w->vcpu, flags, sizeof flags);
+    /* The virtual CPU cpuid tells (code/vcpu.h), as Linux prints it. */
     for (unsigned i = 0; i < n; i++)
-        fprintf(f, "processor\t: %u\nvendor_id\t: dsim\ncpu family\t: 6\nmodel\t\t: 0\n"
-                "model name\t: dsim virtual CPU\nstepping\t: 0\ncpu MHz\t\t: 1000.000\n"
-                "cache size\t: 1024 KB\nphysical id\t: 0\nsiblings\t: %u\ncore id\t\t: %u\n"
-                "cpu cores\t: %u\napicid\t\t: %u\nflags\t\t: fpu tsc cx8 cmov mmx fxsr sse sse2 "
-                "ht syscall nx lm sse3 ssse3 cx16 sse4_1 sse4_2 popcnt\nbogomips\t: 2000.00\n\n",
-                i, n, i, n, i);
+        fprintf(f, "processor\t: %u\nvendor_id\t: " VCPU_VENDOR "\ncpu family\t: %d\nmodel\t\t: %d\n"
+                "model name\t: " VCPU_BRAND "\nstepping\t: %d\ncpu MHz\t\t: 1000.000\ncache size\t: %d KB\n"
+                "physical id\t: 0\nsiblings\t: %u\ncore id\t\t: %u\ncpu cores\t: %u\napicid\t\t: %u\n"
+                "initial apicid\t: %u\nfpu\t\t: yes\nfpu_exception\t: yes\ncpuid level\t: 11\nwp\t\t: yes\n"
+                "flags\t\t: %s\nbugs\t\t:\nbogomips\t: 2000.00\nclflush size\t: 64\ncache_alignment\t: 64\n"
+                "address sizes\t: 46 bits physical, 48 bits virtual\npower management:\n\n",
+                i, VCPU_FAMILY, VCPU_MODEL, VCPU_STEPPING, VCPU_L2_KB, n, i, n, i, i, flags);
     if (fclose(f)) abort();
     put(tr, "cpuinfo", text);
     free(text);

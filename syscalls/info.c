@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <string.h>
+#include <asm/prctl.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -91,6 +92,18 @@ enum sys_action sys_prctl(struct world *w, struct thread *t)
         return emulate(t, mem_write(t->tid, ARG1(t), &enabled, sizeof enabled) ? -EFAULT : 0);
     }
     if (ARG0(t) == PR_SET_CHILD_SUBREAPER) return proc_set_subreaper(w, t);
+    return SYS_PASS;
+}
+
+/* cpuid's mode is dsim's (world/cpuidarm.h): the virtual CPU has no CPUID
+ * faulting, so ARCH_SET_CPUID fails as on such a CPU (ENODEV, whatever
+ * its argument) and ARCH_GET_CPUID says cpuid is enabled. The other
+ * options are not trapped (table.c). */
+enum sys_action sys_arch_prctl(struct world *w, struct thread *t)
+{
+    if (!w->cpuid_virtual) return SYS_PASS;
+    if ((int)ARG0(t) == ARCH_GET_CPUID) return emulate(t, 1);
+    if ((int)ARG0(t) == ARCH_SET_CPUID) return emulate(t, -ENODEV);
     return SYS_PASS;
 }
 

@@ -219,6 +219,7 @@ void proc_on_exec(struct world *w, struct thread *t)
     clock_map_put(p->clock);
     p->clock = NULL;
     p->clock_stub = 0;
+    p->cpuid_arm_due = w->cpuid_virtual && !w->cpuid_rewrite;    /* execve undid it (world/cpuidarm.h) */
     if (w->conf->clock_reads == CLOCK_READS_PAGE) {
         rewrite_exec(w, t);
         patch_auxv(w, t, !p->clock_stub);

@@ -20,7 +20,7 @@ typedef enum sys_action (*sys_handler)(struct world *w, struct thread *t);
 enum sys_restart { RS_EINTR, RS_RESTART_SA /* restarts under SA_RESTART */ };
 
 /* What dsim does with a syscall (table.c). */
-enum sys_support { SUP_FENCE, SUP_EMULATED, SUP_PASSED, SUP_REFUSED, SUP_UNTRAPPED, SUP_EXEC_ONLY };
+enum sys_support { SUP_FENCE, SUP_EMULATED, SUP_PASSED, SUP_REFUSED, SUP_UNTRAPPED, SUP_EXEC_ONLY, SUP_CPUID_ONLY };
 
 struct sys_entry {
     const char *name;

@@ -24,7 +24,7 @@
     X(sys_rt_sigaction) X(sys_kill) X(sys_pause) X(sys_rt_sigsuspend) X(sys_rt_sigtimedwait) X(sys_signalfd) \
     X(sys_ipcget) X(sys_ipcctl) X(sys_shmat) X(sys_shmdt) X(sys_semop) X(sys_semtimedop) X(sys_msgsnd) X(sys_msgrcv) \
     X(sys_getrandom) X(sys_uname) X(sys_sysinfo) X(sys_sched_getaffinity) X(sys_sched_setaffinity) \
-    X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_personality) X(sys_flock) X(sys_fence) X(sys_open) X(sys_fsync) X(sys_sync) \
+    X(sys_sched_yield) X(sys_getcpu) X(sys_times) X(sys_getrusage) X(sys_getdents64) X(sys_prctl) X(sys_arch_prctl) X(sys_personality) X(sys_flock) X(sys_fence) X(sys_open) X(sys_fsync) X(sys_sync) \
     X(sys_mkdir) X(sys_mknod) X(sys_unlink) X(sys_rename) X(sys_link) X(sys_creat) X(sys_pwrite) \
     X(sys_stat) X(sys_statfs) X(sys_fd_copy) X(sys_readlink) X(sys_truncate) X(sys_utimes) X(sys_sendmmsg) X(sys_recvmmsg) \
     X(sys_fallocate) X(sys_socket) X(sys_socketpair) X(sys_bind) X(sys_listen) X(sys_connect) X(sys_getsockname) X(sys_getpeername) \
@@ -52,7 +52,9 @@ enum sys_action sys_fence(struct world *w, struct thread *t) { return SYS_FENCE;
  *              machine's namespaces and files;
  *   REFUSED    fails at once, so that libc falls back to what dsim follows;
  *   UNTRAPPED  never stops (seccomp allows it: filter.c takes this list);
- *   EXEC_ONLY  stops only when it makes memory executable (world/rewrite.c).
+ *   EXEC_ONLY  stops only when it makes memory executable (world/rewrite.c);
+ *   CPUID_ONLY stops only for cpuid's mode (arch_prctl's ARCH_GET_CPUID and
+ *              ARCH_SET_CPUID: world/cpuidarm.h).
  * A syscall not here is a fence: the run stops and names it. */
 #define ROW(name, handler, args, rs, support, note) [SYS_##name] = { #name, handler, args, rs, support, note },
 #define EMU(name, handler, args, rs, note) ROW(name, handler, args, rs, SUP_EMULATED, note)
@@ -60,6 +62,7 @@ enum sys_action sys_fence(struct world *w, struct thread *t) { return SYS_FENCE;
 #define REFUSED(name, args, note) ROW(name, sys_enosys, args, I, SUP_REFUSED, note)
 #define UNTRAPPED(name, args, note) ROW(name, sys_pass, args, I, SUP_UNTRAPPED, note)
 #define EXEC_ONLY(name, args, note) ROW(name, sys_pass, args, I, SUP_EXEC_ONLY, note)
+#define CPUID_ONLY(name, handler, args, note) ROW(name, handler, args, I, SUP_CPUID_ONLY, note)
 
 const struct sys_entry sys_table[] = {
     /* Files and fds: local and deterministic given the same files. */
@@ -354,7 +357,7 @@ const struct sys_entry sys_table[] = {
     UNTRAPPED(rt_sigprocmask,      "dppd",   "")
     UNTRAPPED(rt_sigreturn,        "",       "")
     UNTRAPPED(sigaltstack,         "pp",     "")
-    UNTRAPPED(arch_prctl,          "dx",     "")
+    CPUID_ONLY(arch_prctl,         sys_arch_prctl,         "xx",     "trapped only for ARCH_GET_CPUID and ARCH_SET_CPUID")
     UNTRAPPED(set_robust_list,     "pd",     "")
     UNTRAPPED(get_robust_list,     "dpp",    "")
 };
@@ -362,7 +365,8 @@ const unsigned sys_table_len = sizeof sys_table / sizeof *sys_table;
 
 const char *sys_support_name(enum sys_support s)
 {
-    static const char *const names[] = { "fence", "emulated", "passed", "refused", "untrapped", "exec-only" };
+    static const char *const names[] = { "fence", "emulated", "passed", "refused", "untrapped", "exec-only",
+                                         "cpuid-only" };
     return s < sizeof names / sizeof *names ? names[s] : "?";
 }
 

@@ -48,8 +48,8 @@ bool clockpage_exec_begin(struct world *w, struct thread *t)
     struct process *p = t->proc;
     if (w->conf->clock_reads != CLOCK_READS_PAGE || !p->clock_stub || p->clock) return false;
     uint64_t all = ~0ULL;
-    if (tracer_getregs(t->tid, &t->clock_saved) ||
-        ptrace(PTRACE_GETSIGMASK, t->tid, sizeof t->clock_saved_mask, &t->clock_saved_mask) ||
+    if (tracer_getregs(t->tid, &t->exec_saved) ||
+        ptrace(PTRACE_GETSIGMASK, t->tid, sizeof t->exec_saved_mask, &t->exec_saved_mask) ||
         ptrace(PTRACE_SETSIGMASK, t->tid, sizeof all, &all)) {
         p->clock_stub = 0;      /* not tried again: its reads make the system call */
         return false;
@@ -57,15 +57,15 @@ bool clockpage_exec_begin(struct world *w, struct thread *t)
     /* mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_SHARED|MAP_ANONYMOUS, -1,
      * 0) at the stub's syscall instruction, with every signal blocked: no
      * handler may run in between. Not PROT_EXEC: the filter lets it pass. */
-    struct user_regs_struct r = t->clock_saved;
+    struct user_regs_struct r = t->exec_saved;
     r.rip = p->clock_stub + (uint64_t)(dsim_clock_stub_syscall - dsim_clock_stub);
     r.rax = SYS_mmap;
     r.orig_rax = (unsigned long long)-1;
     r.rdi = 0, r.rsi = PAGE_LEN, r.rdx = PROT_READ | PROT_WRITE;
     r.r10 = MAP_SHARED | MAP_ANONYMOUS, r.r8 = (unsigned long long)-1, r.r9 = 0;
     if (tracer_setregs(t->tid, &r) || tracer_syscall(t->tid, 0)) {
-        ptrace(PTRACE_SETSIGMASK, t->tid, sizeof t->clock_saved_mask, &t->clock_saved_mask);
-        tracer_setregs(t->tid, &t->clock_saved);
+        ptrace(PTRACE_SETSIGMASK, t->tid, sizeof t->exec_saved_mask, &t->exec_saved_mask);
+        tracer_setregs(t->tid, &t->exec_saved);
         p->clock_stub = 0;
         return false;
     }
@@ -119,8 +119,7 @@ bool clockpage_exec_stop(struct world *w, struct thread *t)
         p->clock_stub = 0;
         trace_note(w->trace, "clock page: not mapped (this process's clock reads stop)");
     }
-    tracer_setregs(t->tid, &t->clock_saved);
-    ptrace(PTRACE_SETSIGMASK, t->tid, sizeof t->clock_saved_mask, &t->clock_saved_mask);
-    tracer_cont(t->tid, 0);
-    return true;
+    tracer_setregs(t->tid, &t->exec_saved);
+    ptrace(PTRACE_SETSIGMASK, t->tid, sizeof t->exec_saved_mask, &t->exec_saved_mask);
+    return true;        /* the caller goes on (clockpage.h) */
 }

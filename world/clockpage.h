@@ -55,9 +55,11 @@ void clock_map_put(struct clock_map *cm);
 
 /* The execve's exit stop of t, which dsim would now continue: in page
  * mode, with the stub in the new vDSO (p->clock_stub), it makes t map its
- * page instead, and true (t goes on by itself when the page is in). */
+ * page instead, and true. */
 bool clockpage_exec_begin(struct world *w, struct thread *t);
-/* A syscall stop of t: true if it was one of that mapping's. */
+/* A syscall stop of t: true if it was one of that mapping's. When the
+ * page is in (t->clock_mapping 0 again), t stands as at the execve's exit
+ * stop, its registers put back, for the caller to continue. */
 bool clockpage_exec_stop(struct world *w, struct thread *t);
 
 /* A stop of the running thread t: the reads it made become world time. */

@@ -143,7 +143,7 @@ static const struct file_sites *file_sites(int fd)
         struct elf_code c;
         struct site_list l = { 0 };
         if (elf_code_read(img, (size_t)st.st_size, &c) == 0) {
-            if (sites_in_elf(img, (size_t)st.st_size, &c, SITES_TSC | SITES_RANDOM, &l) == 0)
+            if (sites_in_elf(img, (size_t)st.st_size, &c, SITES_TSC | SITES_RANDOM | SITES_CPUID, &l) == 0)
                 f->v = l.v, f->n = l.n, f->unverified = l.unverified;
             else site_list_free(&l);
             elf_code_free(&c);
@@ -156,7 +156,7 @@ static const struct file_sites *file_sites(int fd)
 
 unsigned rewrite_kinds(const struct world *w)
 {
-    return SITES_RANDOM | (w->tsc_rewrite ? SITES_TSC : 0);
+    return SITES_RANDOM | (w->tsc_rewrite ? SITES_TSC : 0) | (w->cpuid_virtual && w->cpuid_rewrite ? SITES_CPUID : 0);
 }
 
 static void note_rewrite(struct world *w, const char *what, unsigned done, unsigned kinds_seen)
@@ -165,7 +165,7 @@ static void note_rewrite(struct world *w, const char *what, unsigned done, unsig
     char text[512];
     int n = snprintf(text, sizeof text, "code: %u site%s rewritten in %s (", done, done == 1 ? "" : "s", what);
     const char *sep = "";
-    for (unsigned k = SITE_RDTSC; k <= SITE_RDSEED && n > 0 && (size_t)n < sizeof text; k++)
+    for (unsigned k = SITE_RDTSC; k <= SITE_KIND_LAST && n > 0 && (size_t)n < sizeof text; k++)
         if (kinds_seen & SITE_BIT(k)) {
             n += snprintf(text + n, sizeof text - (size_t)n, "%s%s", sep, site_kind_name(k));
             sep = " ";
@@ -192,7 +192,7 @@ static void patch_mapping(struct world *w, struct thread *t, int fd, uint64_t st
     if (f->unverified) {
         /* For `dsim verify`'s explanation: what was not rewritten. */
         char text[512];
-        snprintf(text, sizeof text, "code: %zu byte pattern%s of rdtsc/rdtscp/rdrand/rdseed in %s did not decode "
+        snprintf(text, sizeof text, "code: %zu byte pattern%s of rdtsc/rdtscp/rdrand/rdseed/cpuid in %s did not decode "
                  "as instructions from a known start and were left alone", f->unverified,
                  f->unverified == 1 ? "" : "s", what);
         trace_note(w->trace, text);
@@ -483,11 +483,17 @@ static uint64_t *reg_slot(struct user_regs_struct *r, unsigned reg)
 /* rdtsc and rdtscp read a 1 GHz TSC counting the machine's monotonic
  * nanoseconds; each read costs a quantum, so a loop waiting for the TSC to
  * move sees it move. rdrand and rdseed give the machine's entropy and
- * always succeed (CF=1). */
+ * always succeed (CF=1). cpuid tells the virtual CPU (code/vcpu.h), as
+ * seen from cpu 0, where getcpu says every thread runs; it is neither a
+ * step nor in the trace, since its answer depends on the config alone. */
 static void answer(struct world *w, struct thread *t, struct user_regs_struct *r, const struct site *s)
 {
     const char *name = site_kind_name(s->kind);
-    if (s->kind == SITE_RDTSC || s->kind == SITE_RDTSCP) {
+    if (s->kind == SITE_CPUID) {
+        uint32_t out[4];
+        vcpu_cpuid(&w->vcpu, (uint32_t)r->rax, (uint32_t)r->rcx, 0, out);
+        r->rax = out[VCPU_EAX], r->rbx = out[VCPU_EBX], r->rcx = out[VCPU_ECX], r->rdx = out[VCPU_EDX];
+    } else if (s->kind == SITE_RDTSC || s->kind == SITE_RDTSCP) {
         w->now += w->conf->quantum_ns;
         clockpage_refresh(w, t);
         uint64_t tsc = machine_monotonic(w, t->proc->m);
@@ -520,12 +526,14 @@ bool rewrite_trap(struct world *w, struct thread *t, int sig)
         if (!found || mem_read(t->tid, r.rip, now, 2) || now[0] != SITE_TRAP_0 || now[1] != SITE_TRAP_1) return false;
         s = *found;
     } else {
-        /* PR_SET_TSC's fault: the kernel's SIGSEGV at an rdtsc or rdtscp. */
+        /* PR_SET_TSC's fault: the kernel's SIGSEGV at an rdtsc or rdtscp;
+         * ARCH_SET_CPUID's at a cpuid. */
         uint8_t insn[16];
         size_t n = sizeof insn;
+        unsigned kinds = SITES_TSC | (w->cpuid_virtual ? SITES_CPUID : 0);
         if (si.si_code != SI_KERNEL) return false;
         if (mem_read(t->tid, r.rip, insn, n)) n = 3;        /* near the end of the mapping */
-        if ((n == 3 && mem_read(t->tid, r.rip, insn, n)) || !site_decode(insn, n, SITES_TSC, &s)) return false;
+        if ((n == 3 && mem_read(t->tid, r.rip, insn, n)) || !site_decode(insn, n, kinds, &s)) return false;
     }
     answer(w, t, &r, &s);
     tracer_setregs(t->tid, &r);

@@ -15,6 +15,7 @@
 #include "base/results.h"
 #include "base/schedmodel.h"
 #include "base/unsynced.h"
+#include "code/vcpu.h"
 #include "trace/trace.h"
 
 struct world;
@@ -142,11 +143,14 @@ struct thread {
      * arguments at this address, 0 for none). */
     bool restore_clone_flags;
     uint64_t clone_flags, clone3_args;
-    /* Its clock page being mapped after an exec (world/clockpage.c): 0, or
-     * the stop awaited, with its registers and signal mask to put back. */
-    int clock_mapping;
-    struct user_regs_struct clock_saved;
-    uint64_t clock_saved_mask;
+    /* dsim's calls right after an exec, one after the other: its clock page
+     * being mapped (world/clockpage.c), cpuid's fault being armed
+     * (world/cpuidarm.c). Each 0, or the stop awaited; the registers and
+     * signal mask to put back after them. */
+    int clock_mapping, cpuid_arming;
+    uint8_t cpuid_arm_orig[2];  /* the bytes at the entry point the call's syscall replaced */
+    struct user_regs_struct exec_saved;
+    uint64_t exec_saved_mask;
 };
 
 struct sigaction_lite { uint64_t handler; uint64_t flags; };
@@ -206,6 +210,7 @@ struct process {
     struct code_sites *code; /* its address space's rewritten instructions (rewrite.h) */
     struct clock_map *clock; /* its address space's clock page, or NULL (world/clockpage.h) */
     uint64_t clock_stub;    /* where the clock stub is in its vDSO (0: not written) */
+    bool cpuid_arm_due;     /* exec'd, its cpuid's fault not armed yet (world/cpuidarm.c) */
     struct kept_fd *kept;   /* copies of its socket fds kept between calls (syscalls/fdcache.c) */
     int nkept;
     int *plain;             /* its fds known to name a plain file or directory (fdcache.c) */
@@ -392,6 +397,10 @@ struct world {
                                  * from outside the simulation (syscalls/outside.c) */
     bool results_of_reads;      /* ... only of the calls that read data in */
     bool tsc_rewrite;           /* rdtsc/rdtscp rewritten in machine code, not faulting (rewrite.h) */
+    bool cpuid_virtual;         /* cpuid answers the virtual CPU, vcpu (cpuid != host) */
+    bool cpuid_rewrite;         /* ... through its sites rewritten, not its fault (rewrite.h) */
+    struct vcpu vcpu;
+    bool supervisor_cpuid_fault;    /* the supervisor arms the machines' cpuid fault too (hostcaps.h) */
     bool supervisor_tsc_fault;  /* the supervisor arms the machines' fault too while they run (hostcaps.h) */
     bool tcp_writes_kernel;     /* every TCP write goes through the kernel (DSIM_TCP_WRITES=kernel, hostcaps.h) */
     /* Files outside the simulation (dsim's own stdout/stderr): writes to

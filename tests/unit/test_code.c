@@ -1,6 +1,7 @@
 /* Unit tests for finding the instructions dsim rewrites (code/elf_code.c,
  * code/sites.c): decoding, byte patterns that are not instructions, and the
- * function tables of a real ELF file (this test's own binary). */
+ * function tables of a real ELF file (this test's own binary); and the
+ * virtual CPU cpuid tells (code/vcpu.c). */
 #include <check.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "code/elf_code.h"
 #include "code/sites.h"
+#include "code/vcpu.h"
 #include "tests/unit/suite.h"
 
 #define ALL (SITES_TSC | SITES_RANDOM)
@@ -45,6 +47,149 @@ START_TEST(test_decode_kinds)
 	/* Only the kinds asked for. */
 	ck_assert(!site_decode(rdrand_rax, sizeof rdrand_rax, SITES_TSC, &s));
 	ck_assert(!site_decode(rdtsc, sizeof rdtsc, SITES_RANDOM, &s));
+	static const uint8_t cpuid[] = { 0x0f, 0xa2 };
+	ck_assert(!site_decode(cpuid, sizeof cpuid, ALL, &s));
+	ck_assert(site_decode(cpuid, sizeof cpuid, SITES_CPUID, &s));
+	ck_assert_uint_eq(s.kind, SITE_CPUID);
+	ck_assert_uint_eq(s.len, 2);
+	ck_assert_str_eq(site_kind_name(SITE_CPUID), "cpuid");
+}
+END_TEST
+
+/* cpuid found in code among other instructions, and only when asked. */
+START_TEST(test_cpuid_sites)
+{
+	/* mov eax, 0xa20f; cpuid; xor ecx, ecx; cpuid; ret */
+	static const uint8_t code[] = { 0xb8, 0x0f, 0xa2, 0x00, 0x00, 0x0f, 0xa2, 0x31, 0xc9, 0x0f, 0xa2, 0xc3 };
+	struct site_list l = { 0 };
+	ck_assert_int_eq(sites_in_code(code, sizeof code, SITES_CPUID, &l), 0);
+	ck_assert_uint_eq(l.n, 2);
+	ck_assert_uint_eq(l.v[0].off, 5);
+	ck_assert_uint_eq(l.v[1].off, 9);
+	site_list_free(&l);
+	memset(&l, 0, sizeof l);
+	ck_assert_int_eq(sites_in_code(code, sizeof code, ALL, &l), 0);
+	ck_assert_uint_eq(l.n, 0);
+	site_list_free(&l);
+}
+END_TEST
+
+static void cpuid_of(const struct vcpu *c, uint32_t leaf, uint32_t sub, uint32_t out[4])
+{
+	vcpu_cpuid(c, leaf, sub, 0, out);
+}
+
+/* The model: vendor, brand, family, features, caches and topology. */
+START_TEST(test_vcpu_model)
+{
+	struct vcpu c;
+	uint32_t r[4];
+	vcpu_init(&c, 4);
+	cpuid_of(&c, 0, 0, r);
+	ck_assert_uint_eq(r[VCPU_EAX], 0x0b);
+	char vendor[13] = { 0 };
+	memcpy(vendor, &r[VCPU_EBX], 4), memcpy(vendor + 4, &r[VCPU_EDX], 4), memcpy(vendor + 8, &r[VCPU_ECX], 4);
+	ck_assert_str_eq(vendor, "GenuineIntel");
+	char brand[49] = { 0 };
+	for (unsigned i = 0; i < 3; i++) {
+		cpuid_of(&c, 0x80000002 + i, 0, r);
+		memcpy(brand + 16 * i, r, 16);
+	}
+	ck_assert_str_eq(brand, "dsim virtual CPU");
+	cpuid_of(&c, 0x80000000, 0, r);
+	ck_assert_uint_eq(r[VCPU_EAX], 0x80000008);
+	cpuid_of(&c, 1, 0, r);
+	ck_assert_uint_eq(r[VCPU_EAX], 0x600);
+	ck_assert_uint_eq(r[VCPU_EBX], 8u << 8 | 4u << 16);
+	/* x86-64-v2: SSE3, SSSE3, CMPXCHG16B, SSE4.1, SSE4.2, POPCNT, LAHF. */
+	uint32_t v2 = 1u << 0 | 1u << 9 | 1u << 13 | 1u << 19 | 1u << 20 | 1u << 23;
+	ck_assert_uint_eq(r[VCPU_ECX], v2);
+	ck_assert(r[VCPU_EDX] & (1u << 26));                    /* SSE2 */
+	ck_assert(!(r[VCPU_ECX] & (1u << 27 | 1u << 28 | 1u << 30 | 1u << 31)));  /* OSXSAVE, AVX, RDRAND, hypervisor */
+	cpuid_of(&c, 0x80000001, 0, r);
+	ck_assert_uint_eq(r[VCPU_ECX], 1);
+	ck_assert_uint_eq(r[VCPU_EDX], 1u << 11 | 1u << 20 | 1u << 29);
+	ck_assert(!(r[VCPU_EDX] & (1u << 27)));                 /* no rdtscp */
+	cpuid_of(&c, 7, 0, r);
+	ck_assert_uint_eq(r[VCPU_EAX] | r[VCPU_EBX] | r[VCPU_ECX] | r[VCPU_EDX], 0);
+	/* Leaf 4: L1d, L1i, L2, then none; sizes as glibc computes them. */
+	static const uint32_t sizes[] = { 32768, 32768, 1048576 }, types[] = { 1, 2, 3 }, levels[] = { 1, 1, 2 };
+	for (uint32_t i = 0; i < 3; i++) {
+		cpuid_of(&c, 4, i, r);
+		ck_assert_uint_eq(r[VCPU_EAX] & 0x1f, types[i]);
+		ck_assert_uint_eq((r[VCPU_EAX] >> 5) & 7, levels[i]);
+		ck_assert_uint_eq((r[VCPU_EAX] >> 26) + 1, 4);
+		uint32_t b = r[VCPU_EBX];
+		ck_assert_uint_eq(((b >> 22) + 1) * (((b >> 12) & 0x3ff) + 1) * ((b & 0xfff) + 1) * (r[VCPU_ECX] + 1), sizes[i]);
+	}
+	cpuid_of(&c, 4, 3, r);
+	ck_assert_uint_eq(r[VCPU_EAX] & 0x1f, 0);
+	/* Leaf 2: one round, no register marked empty (bit 31). */
+	cpuid_of(&c, 2, 0, r);
+	ck_assert_uint_eq(r[VCPU_EAX] & 0xff, 1);
+	for (int i = 0; i < 4; i++) ck_assert(!(r[i] & 0x80000000u));
+	/* Leaf 0xb: a thread per core, 4 cores (2 bits of APIC id). */
+	cpuid_of(&c, 0xb, 0, r);
+	ck_assert_uint_eq(r[VCPU_EBX], 1);
+	ck_assert_uint_eq(r[VCPU_ECX], 0x100);
+	cpuid_of(&c, 0xb, 1, r);
+	ck_assert_uint_eq(r[VCPU_EAX], 2);
+	ck_assert_uint_eq(r[VCPU_EBX], 4);
+	ck_assert_uint_eq(r[VCPU_ECX], 0x201);
+	cpuid_of(&c, 0xb, 2, r);
+	ck_assert_uint_eq(r[VCPU_ECX] >> 8 & 0xff, 0);
+	vcpu_cpuid(&c, 0xb, 0, 3, r);
+	ck_assert_uint_eq(r[VCPU_EDX], 3);
+	/* Leaves it lacks: zeros (no hypervisor leaf either). */
+	static const uint32_t none[] = { 0x0d, 0x14, 0x40000000, 0x80000009, 0xc0000000 };
+	for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+		cpuid_of(&c, none[i], 0, r);
+		ck_assert_uint_eq(r[VCPU_EAX] | r[VCPU_EBX] | r[VCPU_ECX] | r[VCPU_EDX], 0);
+	}
+	/* Many CPUs: the 8-bit and 6-bit fields saturate. */
+	vcpu_init(&c, 1024);
+	cpuid_of(&c, 1, 0, r);
+	ck_assert_uint_eq(r[VCPU_EBX] >> 16 & 0xff, 255);
+	cpuid_of(&c, 4, 0, r);
+	ck_assert_uint_eq(r[VCPU_EAX] >> 26, 63);
+	cpuid_of(&c, 0xb, 1, r);
+	ck_assert_uint_eq(r[VCPU_EAX], 10);
+	ck_assert_uint_eq(r[VCPU_EBX], 1024);
+	vcpu_init(&c, 0);
+	ck_assert_uint_eq(c.cpus, 1);
+}
+END_TEST
+
+/* A host that lacks instructions of the model: they are taken out (and
+ * named); what only describes the system stays. */
+START_TEST(test_vcpu_host_mask)
+{
+	struct vcpu c;
+	char flags[512], missing[128];
+	vcpu_init(&c, 2);
+	vcpu_flags(&c, flags, sizeof flags);
+	ck_assert_str_eq(flags, "fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx "
+				"fxsr sse sse2 ht syscall nx lm pni ssse3 cx16 sse4_1 sse4_2 popcnt lahf_lm");
+	struct vcpu_mask all = { ~0u, ~0u, ~0u, ~0u };
+	vcpu_mask_host(&c, &all, missing, sizeof missing);
+	ck_assert_str_eq(missing, "");
+	/* QEMU's qemu64: no SSSE3, SSE4.x or POPCNT, and no APIC bit here. */
+	struct vcpu_mask qemu64 = { .l1_ecx = 1u << 0 | 1u << 13, .l1_edx = ~(1u << 9), .x1_ecx = 1, .x1_edx = ~0u };
+	vcpu_mask_host(&c, &qemu64, missing, sizeof missing);
+	ck_assert_str_eq(missing, "ssse3 sse4_1 sse4_2 popcnt");
+	uint32_t r[4];
+	cpuid_of(&c, 1, 0, r);
+	ck_assert_uint_eq(r[VCPU_ECX], 1u << 0 | 1u << 13);
+	ck_assert(r[VCPU_EDX] & (1u << 9));                     /* apic: not an instruction */
+	vcpu_flags(&c, flags, sizeof flags);
+	ck_assert_ptr_null(strstr(flags, "sse4_2"));
+	ck_assert_ptr_nonnull(strstr(flags, "cx16 lahf_lm"));
+	/* Short buffers: cut, terminated. */
+	vcpu_flags(&c, flags, 8);
+	ck_assert_str_eq(flags, "fpu vme");
+	vcpu_init(&c, 2);
+	vcpu_mask_host(&c, &qemu64, missing, 6);
+	ck_assert_uint_eq(strlen(missing), 5);
 }
 END_TEST
 
@@ -219,5 +364,5 @@ END_TEST
 int main(void)
 {
 	return RUN_TESTS("code", test_decode_kinds, test_decode_others, test_code_boundaries,
-			 test_own_binary, test_hostile_images);
+			 test_own_binary, test_hostile_images, test_cpuid_sites, test_vcpu_model, test_vcpu_host_mask);
 }

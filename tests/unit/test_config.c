@@ -361,6 +361,13 @@ START_TEST(test_defaults)
     config_free(c);
     c = LOAD_OK("[simulation]\ntsc = trap\n[machine a]\ncommand = ./a\n");
     ck_assert_int_eq(c->tsc, TSC_TRAP);
+    ck_assert_int_eq(c->cpuid, CPUID_AUTO);
+    config_free(c);
+    c = LOAD_OK("[simulation]\ncpuid = host\n[machine a]\ncommand = ./a\n");
+    ck_assert_int_eq(c->cpuid, CPUID_HOST);
+    config_free(c);
+    c = LOAD_OK("[simulation]\ncpuid = rewrite\n[machine a]\ncommand = ./a\n");
+    ck_assert_int_eq(c->cpuid, CPUID_REWRITE);
     config_free(c);
 
     c = LOAD_OK("[simulation]\nstrict_names = true\n[machine a]\ncommand = ./a\n");
@@ -631,6 +638,8 @@ START_TEST(test_err_bad_values)
                "3: bad disk size \"2T\" (use 16M to 1T: bytes, or a number with K, M, G or T)");
     EXPECT_ERR("[simulation]\ntsc = sometimes\n",
                "2: bad tsc \"sometimes\" (use auto, trap or rewrite)");
+    EXPECT_ERR("[simulation]\ncpuid = virtual\n",
+               "2: bad cpuid \"virtual\" (use auto, trap, rewrite or host)");
     EXPECT_ERR("[simulation]\nclock_reads = vdso\n",
                "2: bad clock_reads \"vdso\" (use stop or page)");
     EXPECT_ERR("[simulation]\ncommand_shell = never\n",
