@@ -91,11 +91,18 @@ static unsigned bits_for(unsigned v)
 #define MAX_BASIC 0x0b
 #define MAX_EXTENDED 0x80000008u
 
-/* Leaf 4's caches, in its order: L1 data, L1 instruction, L2. */
-static const struct cache { unsigned type, level, ways, sets; } caches[] = {
-    { 1, 1, 8, 64 }, { 2, 1, 8, 64 }, { 3, 2, 8, VCPU_L2_KB * 1024 / (8 * 64) },
-};
 #define LINE 64
+/* L1 data, L1 instruction, L2: leaf 4's order. */
+static const struct vcpu_cache caches[] = {
+    { 1, "Data", 1, 8, 64, LINE }, { 2, "Instruction", 1, 8, 64, LINE },
+    { 3, "Unified", 2, 8, VCPU_L2_KB * 1024 / (8 * LINE), LINE },
+};
+
+size_t vcpu_caches(const struct vcpu_cache **out)
+{
+    *out = caches;
+    return sizeof caches / sizeof *caches;
+}
 
 void vcpu_cpuid(const struct vcpu *c, uint32_t leaf, uint32_t subleaf, unsigned cpu, uint32_t out[4])
 {
@@ -127,10 +134,10 @@ void vcpu_cpuid(const struct vcpu *c, uint32_t leaf, uint32_t subleaf, unsigned 
         break;
     case 4:
         if (subleaf < sizeof caches / sizeof *caches) {
-            const struct cache *k = &caches[subleaf];
+            const struct vcpu_cache *k = &caches[subleaf];
             unsigned core_ids = cores > 64 ? 64 : cores;
             out[VCPU_EAX] = k->type | k->level << 5 | 1u << 8 | (core_ids - 1) << 26;
-            out[VCPU_EBX] = (k->ways - 1) << 22 | (LINE - 1);
+            out[VCPU_EBX] = (k->ways - 1) << 22 | (k->line - 1);
             out[VCPU_ECX] = k->sets - 1;
         }
         break;

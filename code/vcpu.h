@@ -38,6 +38,14 @@ void vcpu_mask_host(struct vcpu *c, const struct vcpu_mask *host, char *missing,
  * A leaf past the model's highest gives zeros. */
 void vcpu_cpuid(const struct vcpu *c, uint32_t leaf, uint32_t subleaf, unsigned cpu, uint32_t out[4]);
 
+/* One core's caches, in leaf 4's order (and sysfs's cpuN/cache/indexK). */
+struct vcpu_cache {
+    unsigned type;          /* leaf 4's: 1 data, 2 instruction, 3 unified */
+    const char *type_name;  /* sysfs's: Data, Instruction, Unified */
+    unsigned level, ways, sets, line;
+};
+size_t vcpu_caches(const struct vcpu_cache **out);
+
 /* The flags line of /proc/cpuinfo, as Linux names and orders them. */
 void vcpu_flags(const struct vcpu *c, char *buf, size_t len);
 

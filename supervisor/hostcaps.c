@@ -99,7 +99,22 @@ int cpuid_resolve(enum cpuid_mode mode, enum cpuid_how *how, char *err, size_t e
     switch (mode) {
     case CPUID_HOST: *how = CPUID_BY_HOST; return 0;
     case CPUID_REWRITE: *how = CPUID_BY_REWRITE; return 0;
-    case CPUID_AUTO: *how = cpuid_fault_probe() ? CPUID_BY_FAULT : CPUID_BY_REWRITE; return 0;
+    case CPUID_AUTO: {
+        /* DSIM_CPUID_AUTO=trap|rewrite: what auto takes, for a test of
+         * the other branch (the probe's otherwise). */
+        const char *env = getenv("DSIM_CPUID_AUTO");
+        if (env && *env && strcmp(env, "trap") && strcmp(env, "rewrite")) {
+            snprintf(err, errlen, "DSIM_CPUID_AUTO=%s: trap or rewrite expected", env);
+            return -1;
+        }
+        bool trap = env && *env ? !strcmp(env, "trap") : cpuid_fault_probe();
+        if (trap && !cpuid_fault_probe()) {
+            snprintf(err, errlen, "DSIM_CPUID_AUTO=trap, but this host has no CPUID faulting (see dsim doctor)");
+            return -1;
+        }
+        *how = trap ? CPUID_BY_FAULT : CPUID_BY_REWRITE;
+        return 0;
+    }
     case CPUID_TRAP:
         if (!cpuid_fault_probe()) {
             snprintf(err, errlen, "cpuid = trap, but this host has no CPUID faulting (ARCH_SET_CPUID; see dsim "

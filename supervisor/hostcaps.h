@@ -37,7 +37,8 @@ int tsc_resolve(enum tsc_mode mode, bool *rewrite, char *err, size_t errlen);
 /* How cpuid is answered in a run with this setting here. */
 enum cpuid_how { CPUID_BY_HOST, CPUID_BY_FAULT, CPUID_BY_REWRITE };
 /* The way, or -1 (and why, in err) if the setting cannot be honoured on
- * this host (trap without CPUID faulting). */
+ * this host (trap without CPUID faulting). DSIM_CPUID_AUTO=trap|rewrite
+ * in the environment says what auto takes (a test of the other branch). */
 int cpuid_resolve(enum cpuid_mode mode, enum cpuid_how *how, char *err, size_t errlen);
 /* The virtual CPU for cpus cores on this host: the features this host's
  * CPU lacks taken out (their names in missing, if given). */

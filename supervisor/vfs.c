@@ -145,21 +145,62 @@ static void cpu_mask(char *out, size_t len, unsigned nbits, unsigned first, unsi
     snprintf(out + off, len - off, "\n");
 }
 
-/* One of cpuN/topology's sets, as a list and as a mask. */
+/* A set of CPUs first..last as a list (at list) and a mask (at mask). */
+static void put_set(struct tree *tr, unsigned n, const char *list_at, const char *mask_at, unsigned first,
+                    unsigned last)
+{
+    char list[32], mask[400];   /* 1024 CPUs: 32 words */
+    snprintf(list, sizeof list, first == last ? "%u\n" : "%u-%u\n", first, last);
+    cpu_mask(mask, sizeof mask, n, first, last);
+    put(tr, list_at, list);
+    put(tr, mask_at, mask);
+}
+
+/* One of cpuN/topology's sets. */
 static void put_cpu_set(struct tree *tr, unsigned n, unsigned cpu, const char *set,
                          unsigned first, unsigned last)
 {
-    char name[96], list[32], mask[400];   /* 1024 CPUs: 32 words */
-    snprintf(list, sizeof list, first == last ? "%u\n" : "%u-%u\n", first, last);
-    cpu_mask(mask, sizeof mask, n, first, last);
-    snprintf(name, sizeof name, "cpu/cpu%u/topology/%s_list", cpu, set);
-    put(tr, name, list);
-    snprintf(name, sizeof name, "cpu/cpu%u/topology/%s", cpu, set);
-    put(tr, name, mask);
+    char list[96], mask[96];
+    snprintf(list, sizeof list, "cpu/cpu%u/topology/%s_list", cpu, set);
+    snprintf(mask, sizeof mask, "cpu/cpu%u/topology/%s", cpu, set);
+    put_set(tr, n, list, mask, first, last);
+}
+
+/* cpuN/cache: the virtual CPU's caches (code/vcpu.h), each the core's own. */
+static void put_cpu_caches(struct tree *tr, unsigned n, unsigned cpu)
+{
+    const struct vcpu_cache *k;
+    size_t nk = vcpu_caches(&k);
+    char name[96], list[96], mask[96], text[32];
+    snprintf(name, sizeof name, "cpu/cpu%u/cache/uevent", cpu);
+    put(tr, name, "");
+    for (size_t i = 0; i < nk; i++) {
+        const struct { const char *file; unsigned value; } nums[] = {
+            { "level", k[i].level }, { "ways_of_associativity", k[i].ways }, { "number_of_sets", k[i].sets },
+            { "coherency_line_size", k[i].line }, { "physical_line_partition", 1 }, { "id", cpu },
+        };
+        for (size_t f = 0; f < sizeof nums / sizeof *nums; f++) {
+            snprintf(name, sizeof name, "cpu/cpu%u/cache/index%zu/%s", cpu, i, nums[f].file);
+            snprintf(text, sizeof text, "%u\n", nums[f].value);
+            put(tr, name, text);
+        }
+        snprintf(name, sizeof name, "cpu/cpu%u/cache/index%zu/size", cpu, i);
+        snprintf(text, sizeof text, "%uK\n", k[i].ways * k[i].sets * k[i].line / 1024);
+        put(tr, name, text);
+        snprintf(name, sizeof name, "cpu/cpu%u/cache/index%zu/type", cpu, i);
+        snprintf(text, sizeof text, "%s\n", k[i].type_name);
+        put(tr, name, text);
+        snprintf(name, sizeof name, "cpu/cpu%u/cache/index%zu/uevent", cpu, i);
+        put(tr, name, "");
+        snprintf(list, sizeof list, "cpu/cpu%u/cache/index%zu/shared_cpu_list", cpu, i);
+        snprintf(mask, sizeof mask, "cpu/cpu%u/cache/index%zu/shared_cpu_map", cpu, i);
+        put_set(tr, n, list, mask, cpu, cpu);
+    }
 }
 
 /* /sys/devices/system/cpu: the machine's n CPUs, each a core of its own
- * in one package, none offline or isolated, no frequency (cpufreq). */
+ * in one package with the virtual CPU's caches, none offline or isolated,
+ * no frequency (cpufreq). */
 static void put_cpus(struct tree *tr, unsigned n)
 {
     char name[64], all[32], text[32];
@@ -184,6 +225,7 @@ static void put_cpus(struct tree *tr, unsigned n)
         put(tr, name, "0\n");
         for (size_t k = 0; k < sizeof own / sizeof *own; k++) put_cpu_set(tr, n, i, own[k], i, i);
         for (size_t k = 0; k < sizeof every / sizeof *every; k++) put_cpu_set(tr, n, i, every[k], 0, n - 1);
+        put_cpu_caches(tr, n, i);
     }
 }
 

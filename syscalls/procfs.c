@@ -28,7 +28,10 @@
  * - cgroup: the root of a unified hierarchy, as a process in a cgroup
  *   namespace of its own sees it (the host's names dsim's cgroup, whose
  *   limits Node and the JVM size their heaps by; a machine's /sys has no
- *   cgroup file system, supervisor/machine.c).
+ *   cgroup file system, supervisor/machine.c);
+ * - auxv: what the process's own copy says after dsim's changes at exec
+ *   (process.c): the virtual CPU's AT_HWCAP and AT_HWCAP2, no vDSO where it
+ *   is hidden (the kernel keeps the vector it made).
  *
  * status has the fields of the kernel uname reports (6.1), in its order,
  * whatever the host's kernel adds. A text is made at a read at offset 0 and
@@ -41,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -48,9 +52,10 @@
 #define TEXT_MAX 65536
 #define TICK_NS 10000000ULL         /* USER_HZ = 100 */
 
-enum pfile { PF_STAT, PF_STATUS, PF_STATM, PF_SCHEDSTAT, PF_IO, PF_MAPS, PF_CGROUP, PF_MOUNTINFO, PF_FDINFO, PF_NONE };
+enum pfile { PF_STAT, PF_STATUS, PF_STATM, PF_SCHEDSTAT, PF_IO, PF_MAPS, PF_CGROUP, PF_MOUNTINFO, PF_FDINFO, PF_AUXV,
+             PF_NONE };
 static const char *const pfile_names[] = { "stat", "status", "statm", "schedstat", "io", "maps", "cgroup", "mountinfo",
-                                           "fdinfo/" };
+                                           "fdinfo/", "auxv" };
 
 /* What a /proc path names: a process (vtid 0) or one of its threads. */
 struct ptarget {
@@ -435,10 +440,27 @@ static char *kernel_text(int copy)
     return text;
 }
 
+/* The kernel's auxiliary vector (binary pairs) with dsim's changes. */
+static void make_auxv(struct world *w, const struct acct *a, int copy, FILE *out)
+{
+    uint64_t v[2 * 64];
+    ssize_t n = pread(copy, v, sizeof v, 0);
+    const struct process *p = a->proc;
+    bool no_vdso = p && (w->conf->clock_reads != CLOCK_READS_PAGE || !p->clock_stub);
+    uint32_t leaf1[4];
+    vcpu_cpuid(&w->vcpu, 1, 0, 0, leaf1);
+    for (ssize_t i = 0; i + 1 < n / 8; i += 2) {
+        if (v[i] == AT_HWCAP && w->cpuid_virtual) v[i + 1] = leaf1[VCPU_EDX];
+        else if (v[i] == AT_HWCAP2 && w->cpuid_virtual) v[i + 1] = 0;
+        else if (v[i] == AT_SYSINFO_EHDR && no_vdso) v[i + 1] = 0;
+    }
+    if (n > 0) fwrite(v, 1, (size_t)n, out);
+}
+
 static void generate(struct world *w, struct machine *m, const struct ptarget *x, struct acct *a, int copy,
                      struct process *reader)
 {
-    char *kernel = kernel_text(copy);
+    char *kernel = x->kind == PF_AUXV ? strdup("") : kernel_text(copy);
     if (!kernel) return;
     free(reader->pf_text);
     reader->pf_text = NULL;
@@ -460,6 +482,7 @@ static void generate(struct world *w, struct machine *m, const struct ptarget *x
     case PF_CGROUP: fputs("0::/\n", out); break;      /* the root of a cgroup2 namespace */
     case PF_MOUNTINFO: make_mountinfo(m, kernel, out); break;
     case PF_FDINFO: make_fdinfo(m, x, a->host, kernel, out); break;
+    case PF_AUXV: make_auxv(w, a, copy, out); break;
     case PF_NONE: break;
     }
     fclose(out);

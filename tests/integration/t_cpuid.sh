@@ -61,6 +61,23 @@ done
 for f in avx xsave rdrand hypervisor cpuid_fault; do
     grep '^flags' "$TMP/cpuinfo" | grep -qw "$f" && fail "cpuinfo has $f"
 done
+# The auxiliary vector's hardware capabilities are the virtual CPU's too,
+# in the process's own copy (LD_SHOW_AUXV, getauxval) and in
+# /proc/self/auxv, which agree on every entry as natively, with the vDSO
+# hidden too (clock_reads = stop).
+dsim_exec 1 /bin/sh -c 'LD_SHOW_AUXV=1 /bin/true' >"$TMP/auxv" || fail "LD_SHOW_AUXV"
+grep -q '^AT_HWCAP: *178bfbff$' "$TMP/auxv" || "$DSIM" doctor | grep -q '^virtual CPU: .*lacks' ||
+    fail "AT_HWCAP: $(grep HWCAP "$TMP/auxv")"
+grep -q '^AT_HWCAP2: *0x0$' "$TMP/auxv" || fail "AT_HWCAP2: $(grep HWCAP "$TMP/auxv")"
+av=$(build auxv_view)
+"$av" >"$TMP/auxv.native" || fail "auxv_view failed natively"
+[ "$(grep -c ' agrees$' "$TMP/auxv.native")" = 6 ] || fail "natively: $(cat "$TMP/auxv.native")"
+for reads in page stop; do
+    EXEC_OPTS="--clock-reads $reads" dsim_exec 1 "$av" >"$TMP/auxv.$reads" || fail "auxv_view ($reads)"
+    [ "$(grep -c ' agrees$' "$TMP/auxv.$reads")" = 6 ] || fail "/proc/self/auxv ($reads): $(grep differs "$TMP/auxv.$reads")"
+    grep -q '^AT_HWCAP2 0$' "$TMP/auxv.$reads" || fail "auxv_view ($reads): $(cat "$TMP/auxv.$reads")"
+done
+grep -q '^vdso hidden$' "$TMP/auxv.stop" || fail "clock_reads = stop: the vDSO is named"
 # The trace says which code was rewritten.
 "$DSIM" exec --seed 1 --cpuid rewrite --trace "$TMP/t.gz" -- "$cv" >/dev/null 2>&1 || fail "traced run failed"
 "$DSIM" trace "$TMP/t.gz" | grep -q 'rewritten in .*ld-linux-x86-64.so.2 (cpuid)' || fail "no cpuid rewritten in ld.so"
@@ -79,6 +96,11 @@ grep -q '^main leaf b.1 00000003 00000005 00000201 ' "$five" || fail "5 CPUs: le
 ha=$(EXEC_OPTS="--cpuid auto" same_hash_twice 1 "$cv" "$lib") || exit 1
 [ "$ha" = "$h1" ] || fail "cpuid = auto gives hash $ha, rewrite gave $h1"
 cmp -s "$TMP/a.out" "$TMP/rewrite.out" || fail "cpuid = auto: output differs from rewrite"
+# DSIM_CPUID_AUTO forces what auto takes.
+hf=$(DSIM_CPUID_AUTO=rewrite EXEC_OPTS="--cpuid auto" same_hash_twice 1 "$cv" "$lib") || exit 1
+[ "$hf" = "$h1" ] || fail "DSIM_CPUID_AUTO=rewrite gives hash $hf, rewrite gave $h1"
+DSIM_CPUID_AUTO=sometimes "$DSIM" exec -- /bin/true 2>"$TMP/bad.err"
+[ $? = 2 ] && grep -q 'DSIM_CPUID_AUTO=sometimes' "$TMP/bad.err" || fail "DSIM_CPUID_AUTO=sometimes: not refused"
 
 if "$DSIM" doctor | grep -q '^  CPUID faulting *yes'; then
     ht=$(EXEC_OPTS="--cpuid trap" same_hash_twice 1 "$cv" "$lib") || exit 1
@@ -104,6 +126,8 @@ fi
 EXEC_OPTS="--cpuid host" dsim_exec 1 "$cv" "$lib" >"$TMP/host.out" || fail "cpuid = host failed"
 [ "$(sed -n 's/^main brand //p' "$TMP/host.out")" = "$(sed -n 's/^main brand //p' "$TMP/native.out")" ] ||
     fail "cpuid = host: not the host's brand"
+EXEC_OPTS="--cpuid host" dsim_exec 1 /bin/sh -c 'LD_SHOW_AUXV=1 /bin/true' >"$TMP/auxv.host" || fail "LD_SHOW_AUXV"
+[ "$(grep HWCAP "$TMP/auxv.host")" = "$(LD_SHOW_AUXV=1 /bin/true | grep HWCAP)" ] || fail "cpuid = host: not the host's AT_HWCAP"
 "$DSIM" exec --cpuid sometimes -- /bin/true 2>"$TMP/bad.err"
 [ $? = 2 ] || fail "--cpuid sometimes: not a usage error"
 note "cpuid tells the virtual CPU in every path; seed 1 hash $h1"

@@ -2,8 +2,8 @@
 # A machine's /sys is a sysfs of its own network namespace, not a bind of
 # the host's tree: lo is its only interface, and no cgroup file system or
 # tracing is there; the host's firmware (memory map, ACPI tables) and DMI
-# names are empty. Its CPUs are the config's (listed, with a topology and
-# no frequencies), transparent huge pages and the clock source are Debian
+# names are empty. Its CPUs are the config's (listed, with a topology, the
+# virtual CPU's caches and no frequencies), transparent huge pages and the clock source are Debian
 # 6.1's, and the tunables hosts set or size by their memory read Linux's
 # defaults for the machine's memory. /proc/PID/cgroup is the root of a
 # cgroup namespace, and /proc/PID/status's capabilities are 6.1's. All
@@ -27,6 +27,8 @@ grep -E '^Cap(Prm|Eff|Bnd)' /proc/self/status
 cd /sys/devices/system/cpu
 echo $(ls); echo $(ls cpu0) / $(ls cpu4); cat online possible present kernel_max
 cat cpu4/online cpu4/topology/core_id cpu4/topology/core_cpus cpu4/topology/package_cpus_list cpu2/topology/core_siblings
+cat cpu4/cache/index0/type cpu4/cache/index2/size cpu4/cache/index2/level cpu4/cache/index2/shared_cpu_list \
+    cpu4/cache/index2/shared_cpu_map
 nproc --all; getconf _NPROCESSORS_ONLN
 cd /sys/kernel/mm/transparent_hugepage; cat enabled defrag hpage_pmd_size
 cat /sys/devices/system/clocksource/clocksource0/current_clocksource
@@ -48,7 +50,7 @@ CapPrm:	000001ffffffffff
 CapEff:	000001ffffffffff
 CapBnd:	000001ffffffffff
 cpu0 cpu1 cpu2 cpu3 cpu4 isolated kernel_max offline online possible present
-topology / online topology
+cache topology / cache online topology
 0-4
 0-4
 0-4
@@ -58,6 +60,11 @@ topology / online topology
 10
 0-4
 1f
+Data
+1024K
+2
+4
+10
 5
 5
 always [madvise] never

@@ -124,6 +124,15 @@ START_TEST(test_vcpu_model)
 	}
 	cpuid_of(&c, 4, 3, r);
 	ck_assert_uint_eq(r[VCPU_EAX] & 0x1f, 0);
+	/* sysfs's list is leaf 4's. */
+	const struct vcpu_cache *k;
+	ck_assert_uint_eq(vcpu_caches(&k), 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		cpuid_of(&c, 4, i, r);
+		ck_assert_uint_eq(k[i].type, r[VCPU_EAX] & 0x1f);
+		ck_assert_uint_eq(k[i].ways * k[i].sets * k[i].line, sizes[i]);
+	}
+	ck_assert_str_eq(k[2].type_name, "Unified");
 	/* Leaf 2: one round, no register marked empty (bit 31). */
 	cpuid_of(&c, 2, 0, r);
 	ck_assert_uint_eq(r[VCPU_EAX] & 0xff, 1);
