@@ -25,6 +25,11 @@
  *   (the host counts the user's, host-wide: the process's pending ones);
  * - the CPU and memory node masks: the machine's `cpus`, node 0;
  * - maps: the device and inode numbers of mapped files, the machine's;
+ * - smaps and smaps_rollup: maps' lines, and each mapping's memory in the
+ *   model of resident memory above (the kernel's counts follow the host's
+ *   page cache, fault-around and THP setting, and Pss other processes'
+ *   sharing: Redis logs its fork's copy-on-write from Private_Dirty), in
+ *   6.1's fields;
  * - cgroup: the root of a unified hierarchy, as a process in a cgroup
  *   namespace of its own sees it (the host's names dsim's cgroup, whose
  *   limits Node and the JVM size their heaps by; a machine's /sys has no
@@ -53,9 +58,9 @@
 #define TICK_NS 10000000ULL         /* USER_HZ = 100 */
 
 enum pfile { PF_STAT, PF_STATUS, PF_STATM, PF_SCHEDSTAT, PF_IO, PF_MAPS, PF_CGROUP, PF_MOUNTINFO, PF_FDINFO, PF_AUXV,
-             PF_NONE };
+             PF_SMAPS, PF_ROLLUP, PF_NONE };
 static const char *const pfile_names[] = { "stat", "status", "statm", "schedstat", "io", "maps", "cgroup", "mountinfo",
-                                           "fdinfo/", "auxv" };
+                                           "fdinfo/", "auxv", "smaps", "smaps_rollup" };
 
 /* What a /proc path names: a process (vtid 0) or one of its threads. */
 struct ptarget {
@@ -336,25 +341,114 @@ static void make_io(char *kernel, FILE *out)
  * overlay's fresh device, a memfd's new inode): the machine's numbers are
  * shown, as stat gives them (idmap.h), the line laid out as the kernel
  * does (the name from column 74). */
+static void maps_line(struct machine *m, const char *line, FILE *out)
+{
+    unsigned major, minor;
+    unsigned long long ino;
+    int lead = 0, end = 0;
+    if (sscanf(line, "%*s %*s %*s %n%x:%x %llu%n", &lead, &major, &minor, &ino, &end) != 3 || !ino) {
+        fprintf(out, "%s\n", line);
+        return;
+    }
+    const char *name = line + end;
+    while (*name == ' ') name++;
+    /* Keyed as stat keys it (world.h), so both give one file's numbers. */
+    uint64_t key = machine_dev_key(m, makedev(major, minor));
+    dev_t vdev = idmap_dev(&m->ids, key);
+    int n = fprintf(out, "%.*s%02x:%02x %llu ", lead, line, major(vdev), minor(vdev),
+                    (unsigned long long)idmap_ino(&m->ids, key, ino));
+    fprintf(out, "%*s%s\n", n < 73 ? 73 - n : 0, "", name);
+}
+
 static void make_maps(struct machine *m, char *kernel, FILE *out)
 {
-    for (char *line = strtok(kernel, "\n"); line; line = strtok(NULL, "\n")) {
-        unsigned major, minor;
-        unsigned long long ino;
-        int lead = 0, end = 0;
-        if (sscanf(line, "%*s %*s %*s %n%x:%x %llu%n", &lead, &major, &minor, &ino, &end) != 3 || !ino) {
-            fprintf(out, "%s\n", line);
-            continue;
-        }
-        const char *name = line + end;
-        while (*name == ' ') name++;
-        /* Keyed as stat keys it (world.h), so both give one file's numbers. */
-        uint64_t key = machine_dev_key(m, makedev(major, minor));
-        dev_t vdev = idmap_dev(&m->ids, key);
-        int n = fprintf(out, "%.*s%02x:%02x %llu ", lead, line, major(vdev), minor(vdev),
-                        (unsigned long long)idmap_ino(&m->ids, key, ino));
-        fprintf(out, "%*s%s\n", n < 73 ? 73 - n : 0, "", name);
+    for (char *line = strtok(kernel, "\n"); line; line = strtok(NULL, "\n")) maps_line(m, line, out);
+}
+
+/* A mapping's memory in the model of resident memory (status's VmRSS):
+ * private writable memory and the stack resident, anonymous and dirty;
+ * code resident, file-backed and clean; nothing else; none shared. */
+struct smap { uint64_t size_kb, anon_kb, file_kb; };
+
+static struct smap smap_of(const char *maps_line)
+{
+    unsigned long lo, hi;
+    char perms[8] = "";
+    struct smap v = { 0, 0, 0 };
+    if (sscanf(maps_line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || hi < lo) return v;
+    v.size_kb = (hi - lo) / 1024;
+    bool stack = strstr(maps_line, " [stack]") != NULL;
+    if (strstr(maps_line, " [vsyscall]")) return v;        /* the kernel's page, no process's */
+    if ((perms[1] == 'w' && perms[3] == 'p') || stack) v.anon_kb = v.size_kb;
+    else if (perms[2] == 'x') v.file_kb = v.size_kb;
+    return v;
+}
+
+/* The fields of 6.1's smaps (rollup: of smaps_rollup) for memory v. */
+static void smap_fields(FILE *out, struct smap v, bool rollup)
+{
+    uint64_t rss = v.anon_kb + v.file_kb;
+    const struct { const char *name; uint64_t kb; bool rollup_only; } f[] = {
+        { "Rss", rss, false }, { "Pss", rss, false }, { "Pss_Dirty", v.anon_kb, false },
+        { "Pss_Anon", v.anon_kb, true }, { "Pss_File", v.file_kb, true }, { "Pss_Shmem", 0, true },
+        { "Shared_Clean", 0, false }, { "Shared_Dirty", 0, false }, { "Private_Clean", v.file_kb, false },
+        { "Private_Dirty", v.anon_kb, false }, { "Referenced", rss, false }, { "Anonymous", v.anon_kb, false },
+        { "LazyFree", 0, false }, { "AnonHugePages", 0, false }, { "ShmemPmdMapped", 0, false },
+        { "FilePmdMapped", 0, false }, { "Shared_Hugetlb", 0, false }, { "Private_Hugetlb", 0, false },
+        { "Swap", 0, false }, { "SwapPss", 0, false }, { "Locked", 0, false },
+    };
+    char name[32];
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
+        if (!rollup && f[i].rollup_only) continue;
+        snprintf(name, sizeof name, "%s:", f[i].name);
+        fprintf(out, "%-16s%8llu kB\n", name, (unsigned long long)f[i].kb);
     }
+}
+
+/* smaps: each mapping's maps line, its size and the model's memory; its
+ * VmFlags as the kernel gives them. THPeligible as under the machine's
+ * THP setting, madvise: an anonymous mapping of 2 MiB or more that asked
+ * (MADV_HUGEPAGE: "hg"). No ProtectionKey: the virtual CPU has no PKU. */
+static void make_smaps(struct machine *m, char *kernel, FILE *out)
+{
+    char *head = NULL;
+    for (char *line = strtok(kernel, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "VmFlags:", 8) != 0) {
+            unsigned long lo, hi;
+            if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, ' ')) head = line;
+            continue;           /* the kernel's counts: the model's instead */
+        }
+        if (!head) continue;
+        struct smap v = smap_of(head);
+        maps_line(m, head, out);
+        fprintf(out, "Size:           %8llu kB\nKernelPageSize: %8d kB\nMMUPageSize:    %8d kB\n",
+                (unsigned long long)v.size_kb, 4, 4);
+        smap_fields(out, v, false);
+        unsigned long long ino = 1;
+        sscanf(head, "%*s %*s %*s %*s %llu", &ino);
+        bool thp = strstr(line, " hg") && !ino && v.anon_kb >= 2048;
+        fprintf(out, "THPeligible:    %d\n%s\n", thp, line);
+        head = NULL;
+    }
+}
+
+/* smaps_rollup: the kernel's first line (the span of every mapping), and
+ * the model's memory of every mapping of the process's maps. */
+static void make_rollup(pid_t host, char *kernel, FILE *out)
+{
+    char path[64], line[4400];
+    struct smap sum = { 0, 0, 0 };
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)host);
+    FILE *maps = fopen(path, "re");
+    while (maps && fgets(line, sizeof line, maps)) {
+        struct smap v = smap_of(line);
+        sum.anon_kb += v.anon_kb, sum.file_kb += v.file_kb;
+    }
+    if (maps) fclose(maps);
+    char *first = strtok(kernel, "\n");
+    if (!first) return;
+    fprintf(out, "%s\n", first);
+    smap_fields(out, sum, true);
 }
 
 /* ---- serving ---- */
@@ -483,6 +577,8 @@ static void generate(struct world *w, struct machine *m, const struct ptarget *x
     case PF_MOUNTINFO: make_mountinfo(m, kernel, out); break;
     case PF_FDINFO: make_fdinfo(m, x, a->host, kernel, out); break;
     case PF_AUXV: make_auxv(w, a, copy, out); break;
+    case PF_SMAPS: make_smaps(m, kernel, out); break;
+    case PF_ROLLUP: make_rollup(a->host, kernel, out); break;
     case PF_NONE: break;
     }
     fclose(out);
