@@ -181,24 +181,6 @@ static void go_on(struct world *w, struct thread *t)
     tracer_cont(t->tid, 0);
 }
 
-/* The SIGCHLD dsim sent a warm copy's parent (process.c notify_parent)
- * carries the siginfo the kernel's would: the child's pid, uid, code and
- * status, not a kill's from outside the machine (SI_USER, pid 0). */
-static void chld_siginfo(struct thread *t)
-{
-    struct process *p = t->proc;
-    siginfo_t si;
-    p->chld_sent = false;
-    if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) != 0 || si.si_code != SI_USER || si.si_pid != 0) return;
-    memset(&si, 0, sizeof si);
-    si.si_signo = SIGCHLD;
-    si.si_code = p->chld.code;
-    si.si_pid = p->chld.pid;
-    si.si_uid = p->chld.uid;
-    si.si_status = p->chld.status;
-    ptrace(PTRACE_SETSIGINFO, t->tid, 0, &si);
-}
-
 static void handle_stop(struct world *w, struct thread *t, int status)
 {
     int sig = WSTOPSIG(status), ev = status >> 16;
@@ -293,7 +275,11 @@ static void handle_stop(struct world *w, struct thread *t, int status)
         }
     }
     /* A signal about to be delivered: it is delivered now, at this step. */
-    if (sig == SIGCHLD && t->proc->chld_sent) chld_siginfo(t);
+    if (sig == SIGCHLD || sig == SIGALRM || sig == SIGVTALRM || sig == SIGPROF) {
+        siginfo_t si;
+        if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0 && siginfo_mend(w, t->proc, &si))
+            ptrace(PTRACE_SETSIGINFO, t->tid, 0, &si);
+    }
     w->io_epoch++;
     trace_event(w->trace, w->now, t->proc->m->name, t->vtid, "signal %s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
     resume(t, sig);

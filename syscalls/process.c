@@ -297,11 +297,21 @@ static uid_t proc_ns_uid(pid_t pid)
     return uid;
 }
 
+/* A SIGCHLD's si_utime, in clock ticks (USER_HZ, 100 a second): the
+ * child's CPU time as dsim counts it (its threads' steps times the
+ * quantum, all user time), without its own children's, as Linux counts it
+ * (the host's ticks were another number in every run). */
+static long chld_utime(const struct world *w, const struct process *c)
+{
+    return (long)(process_steps(w, c) * w->conf->quantum_ns / 10000000ULL);
+}
+
 /* What a wait or a SIGCHLD tells of an exited child: si_code and
  * si_status as waitid gives them. */
-static struct chld_info chld_info_of(const struct process *c)
+static struct chld_info chld_info_of(const struct world *w, const struct process *c)
 {
-    struct chld_info i = { .pid = c->vpid, .uid = proc_ns_uid(c->parent ? c->parent->pid : 0) };
+    struct chld_info i = { .pid = c->vpid, .uid = proc_ns_uid(c->parent ? c->parent->pid : 0),
+                           .utime = chld_utime(w, c) };
     if (WIFSIGNALED(c->wstatus)) i.code = WCOREDUMP(c->wstatus) ? CLD_DUMPED : CLD_KILLED, i.status = WTERMSIG(c->wstatus);
     else i.code = CLD_EXITED, i.status = WEXITSTATUS(c->wstatus);
     return i;
@@ -316,13 +326,45 @@ static void notify_parent(struct world *w, struct process *child)
 {
     struct process *parent = child->parent;
     if (!parent || !parent->sh) return;
+    unsigned slot = parent->nexit_times++ % 8;
+    parent->exit_times[slot].vpid = child->vpid;
+    parent->exit_times[slot].utime = chld_utime(w, child);
     struct sigaction_lite *a = &parent->sh->act[SIGCHLD];
     if (a->handler == (uint64_t)SIG_IGN || (a->flags & SA_NOCLDWAIT)) child->reaped = true;
     if (child->parent_emulated && a->handler != (uint64_t)SIG_IGN && !parent->exited) {
-        if (!parent->chld_sent) parent->chld = chld_info_of(child);   /* a second one merges into the first */
+        if (!parent->chld_sent) parent->chld = chld_info_of(w, child);   /* a second one merges into the first */
         parent->chld_sent = kill(parent->pid, SIGCHLD) == 0;
     }
     signal_generated(w, parent, NULL, SIGCHLD);
+}
+
+bool proc_chld_mend(struct world *w, struct process *p, siginfo_t *si)
+{
+    bool sent = p->chld_sent;       /* pending SIGCHLDs are one: this is it */
+    p->chld_sent = false;
+    if (sent && si->si_code == SI_USER && si->si_pid == 0) {
+        /* dsim's, for a warm copy: the kernel's siginfo, not a kill's. */
+        memset(si, 0, sizeof *si);
+        si->si_signo = SIGCHLD;
+        si->si_code = p->chld.code;
+        si->si_pid = p->chld.pid;
+        si->si_uid = p->chld.uid;
+        si->si_status = p->chld.status;
+        si->si_utime = p->chld.utime;
+        return true;
+    }
+    if (si->si_code < CLD_EXITED || si->si_code > CLD_CONTINUED) return false;
+    const struct process *c = world_proc_by_vpid(p->m, w, si->si_pid);
+    unsigned n = p->nexit_times < 8 ? p->nexit_times : 8, k = 0, slot = 0;
+    for (; k < n; k++) {            /* newest first: a pid may come again */
+        slot = (p->nexit_times - 1 - k) % 8;
+        if (p->exit_times[slot].vpid == si->si_pid) break;
+    }
+    if (k < n) si->si_utime = p->exit_times[slot].utime;
+    else if (c && c->parent == p) si->si_utime = chld_utime(w, c);
+    else return false;
+    si->si_stime = 0;
+    return true;
 }
 
 void proc_on_exit(struct world *w, struct process *p)
@@ -573,7 +615,7 @@ static enum sys_action waitid_emulate(struct world *w, struct thread *t, struct 
 {
     struct { int signo, err, code, pad; pid_t pid; uid_t uid; int status; } info = { 0 };
     if (z) {
-        struct chld_info c = chld_info_of(z);
+        struct chld_info c = chld_info_of(w, z);
         info = (typeof(info)){ .signo = SIGCHLD, .code = c.code, .pid = c.pid, .uid = c.uid, .status = c.status };
         uint64_t steps = mark_reaped(w, t->proc, z->vpid, !(ARG3(t) & WNOWAIT));
         struct rusage ru;

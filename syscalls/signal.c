@@ -285,6 +285,26 @@ static bool sigwait_ready(struct world *w, struct thread *t)
     return read_sigstate(t->tid, &s) && (s.pending & t->call.sigtimedwait.set);
 }
 
+bool siginfo_mend(struct world *w, struct process *p, siginfo_t *si)
+{
+    if (si->si_signo == SIGCHLD) return proc_chld_mend(w, p, si);
+    return itimer_mend(p, si);
+}
+
+/* sigtimedwait's exit: the siginfo it wrote, as a handler would get it. */
+static void sigwait_taken(struct world *w, struct thread *t, long result)
+{
+    siginfo_t si;
+    if (result <= 0 || !ARG1(t) || mem_read(t->tid, ARG1(t), &si, sizeof si) != 0) return;
+    if (siginfo_mend(w, t->proc, &si)) mem_write(t->tid, ARG1(t), &si, sizeof si);
+}
+
+static enum sys_action sigwait_take(struct thread *t)
+{
+    t->exit_quiet = sigwait_taken;     /* the event stays a passed call's: hashes as before */
+    return SYS_PASS;
+}
+
 enum sys_action sys_rt_sigtimedwait(struct world *w, struct thread *t)
 {
     if (!t->retry) {
@@ -300,9 +320,9 @@ enum sys_action sys_rt_sigtimedwait(struct world *w, struct thread *t)
             timeout = w->now + ns;
         }
         t->call.sigtimedwait.deadline = timeout;
-        if (sigwait_ready(w, t) || timeout == w->now) return SYS_PASS;
+        if (sigwait_ready(w, t) || timeout == w->now) return sigwait_take(t);
     }
-    if (sigwait_ready(w, t)) return SYS_PASS;
+    if (sigwait_ready(w, t)) return sigwait_take(t);
     if (t->timed_out) return emulate(t, -EAGAIN);
     return block(t, t->call.sigtimedwait.deadline, sigwait_ready);
 }

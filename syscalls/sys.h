@@ -5,6 +5,7 @@
 #include "world/tracer.h"
 #include "disk/ftimes.h"
 #include <errno.h>
+#include <signal.h>
 
 enum sys_action {
     SYS_EMULATE,    /* skip the call; the tracee sees t->regs.rax */
@@ -270,6 +271,15 @@ void proc_on_exit(struct world *w, struct process *p);
 void proc_pgid_note(struct process *p);
 /* A clone/fork/vfork event stop: registers the child. */
 void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid, int event);
+/* signal.c: the siginfo of a signal p takes (delivered to a handler, or
+ * taken by sigtimedwait) made what Linux's would be where dsim's differs:
+ * an itimer's signal dsim sent (kill: SI_USER) says SI_KERNEL; a SIGCHLD
+ * tells the child's CPU time as dsim counts it (si_utime; si_stime 0), and
+ * one dsim sent for a warm copy all of the kernel's. True if it changed.
+ * itimer_mend (time.c) and proc_chld_mend (process.c) are its parts. */
+bool siginfo_mend(struct world *w, struct process *p, siginfo_t *si);
+bool itimer_mend(struct process *p, siginfo_t *si);
+bool proc_chld_mend(struct world *w, struct process *p, siginfo_t *si);
 /* prctl(PR_SET_CHILD_SUBREAPER). */
 enum sys_action proc_set_subreaper(struct world *w, struct thread *t);
 /* At a child's first stop: it sees the clone flags its parent passed. */

@@ -583,7 +583,10 @@ void timers_fire(struct world *w)
         p->alarm_at = alarm.expiry;
         w->io_epoch++;
         trace_event(w->trace, w->now, p->m->name, p->vpid, "timer SIGALRM");
-        if (kill(p->pid, SIGALRM) == 0) signal_generated(w, p, NULL, SIGALRM);
+        if (kill(p->pid, SIGALRM) == 0) {
+            p->itimer_sigs |= 1ULL << SIGALRM;
+            signal_generated(w, p, NULL, SIGALRM);
+        }
     }
     /* CPU-time itimers: the process's steps moved its clock past them. */
     for (size_t i = 0; i < w->nprocs; i++) {
@@ -597,7 +600,20 @@ void timers_fire(struct world *w)
             w->io_epoch++;
             int sig = k == 0 ? SIGVTALRM : SIGPROF;
             trace_event(w->trace, w->now, p->m->name, p->vpid, "timer SIG%s", sigabbrev_np(sig));
-            if (kill(p->pid, sig) == 0) signal_generated(w, p, NULL, sig);
+            if (kill(p->pid, sig) == 0) {
+                p->itimer_sigs |= 1ULL << sig;
+                signal_generated(w, p, NULL, sig);
+            }
         }
     }
+}
+
+bool itimer_mend(struct process *p, siginfo_t *si)
+{
+    int sig = si->si_signo;
+    if (sig < 1 || sig > 63 || !(p->itimer_sigs & (1ULL << sig))) return false;
+    p->itimer_sigs &= ~(1ULL << sig);   /* pending, they were one */
+    if (si->si_code != SI_USER || si->si_pid != 0) return false;
+    si->si_code = SI_KERNEL;
+    return true;
 }

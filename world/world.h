@@ -183,7 +183,12 @@ struct process {
     /* A SIGCHLD dsim sent its parent for it (parent_emulated), whose
      * siginfo becomes the kernel's at its delivery (step.c). */
     bool chld_sent;
-    struct chld_info { int code, status; pid_t pid; uid_t uid; } chld;
+    struct chld_info { int code, status; pid_t pid; uid_t uid; long utime; } chld;
+    /* Its children's CPU times at their exits, the last few (a ring): a
+     * SIGCHLD's si_utime when it is delivered, maybe after the wait that
+     * reaped the child (process.c proc_chld_delivery). */
+    struct { pid_t vpid; long utime; } exit_times[8];
+    unsigned nexit_times;
     int mm;                 /* address-space id: keys private futexes */
     int pidfd;              /* for pidfd_getfd; -1 until needed */
     int nlive;              /* live threads */
@@ -194,6 +199,9 @@ struct process {
     int wstatus;
     struct sighand *sh;
     uint64_t alarm_at;      /* ITIMER_REAL expiry (virtual ns), 0 = off */
+    /* The itimer signals dsim sent it (bit per signal: SIGALRM, SIGVTALRM,
+     * SIGPROF) and it has not taken yet: the kernel's say SI_KERNEL. */
+    uint64_t itimer_sigs;
     uint64_t alarm_interval;
     /* ITIMER_VIRTUAL and ITIMER_PROF: expiry and interval on its CPU time
      * (its steps times the quantum, all of it user time), 0 = off. */

@@ -1,11 +1,13 @@
 /* CPU time across processes and threads: what a child used is reported by
- * wait4 and, once waited for, by getrusage(RUSAGE_CHILDREN) and times(),
- * the same figure; the process's own CPU clock never goes backwards while
- * hundreds of its threads come and go. Prints one line per check (the same
- * natively and under dsim); with --positive it also requires the child's
- * time to be non-zero (under dsim every step costs CPU time; natively a
- * short child may round to 0). */
+ * wait4, by its SIGCHLD (si_utime + si_stime, in ticks) and, once waited
+ * for, by getrusage(RUSAGE_CHILDREN) and times(), the same figure; the
+ * process's own CPU clock never goes backwards while hundreds of its
+ * threads come and go. Prints one line per check (the same natively and
+ * under dsim); with --positive it also requires the child's time to be
+ * non-zero (under dsim every step costs CPU time; natively a short child
+ * may round to 0) and prints the SIGCHLD's ticks. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -20,6 +22,14 @@ static void check(const char *what, int ok)
 {
     printf("%s: %s\n", what, ok ? "ok" : "WRONG");
     bad += !ok;
+}
+
+static volatile long chld_ticks = -1;
+
+static void on_chld(int sig, siginfo_t *si, void *ctx)
+{
+    (void)sig, (void)ctx;
+    chld_ticks = (long)(si->si_utime + si->si_stime);
 }
 
 static long long us(struct timeval tv) { return tv.tv_sec * 1000000LL + tv.tv_usec; }
@@ -41,6 +51,9 @@ int main(int argc, char **argv)
 {
     int positive = argc > 1 && !strcmp(argv[1], "--positive");
     struct rusage before, waited, after;
+    struct sigaction sa = { .sa_sigaction = on_chld, .sa_flags = SA_SIGINFO | SA_RESTART };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCHLD, &sa, NULL);
     getrusage(RUSAGE_CHILDREN, &before);
     check("no children's time before any child", us(before.ru_utime) + us(before.ru_stime) == 0);
     pid_t pid = fork();
@@ -58,7 +71,11 @@ int main(int argc, char **argv)
     long hz = sysconf(_SC_CLK_TCK);
     check("times() counts the child like getrusage",
           (long long)(tm.tms_cutime + tm.tms_cstime) * 1000000 / hz <= child + 2 * 1000000 / hz);
+    long tick_us = 1000000 / hz, ticks = chld_ticks;
+    check("SIGCHLD's times = what wait4 reported, to a tick",
+          ticks >= 0 && ticks * tick_us <= child + 2 * tick_us && ticks * tick_us + 2 * tick_us >= child);
     if (positive) check("the child used some CPU time", child > 0);
+    if (positive) printf("SIGCHLD ticks %ld\n", ticks);
     long long last = cpu_ns();
     int monotonic = 1;
     for (int i = 0; i < 600; i++) {
