@@ -182,7 +182,10 @@ static enum sys_action read_call(struct world *w, struct thread *t, bool vec, bo
         fd_return(t, copy);
         return SYS_PASS;
     }
-    return read_or_wait(w, t, copy, &st, POLLIN, true);
+    bool sigfd = !vec && sigfd_read(w, t, fd, &st);
+    a = read_or_wait(w, t, copy, &st, POLLIN, true);
+    if (a == SYS_PASS && sigfd) t->exit_quiet = sigfd_taken;    /* the event stays a passed call's */
+    return a;
 }
 
 enum sys_action sys_read(struct world *w, struct thread *t) { return read_call(w, t, false, false); }

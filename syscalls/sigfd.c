@@ -23,6 +23,8 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -39,6 +41,38 @@ enum sys_action sys_signalfd(struct world *w, struct thread *t)
     if (ARG2(t) == sizeof mask && mem_read(t->tid, ARG1(t), &mask, sizeof mask) == 0)
         t->proc->m->sigfd_mask |= mask & ~NOT_WATCHABLE;
     return SYS_PASS;
+}
+
+bool sigfd_read(struct world *w, struct thread *t, int fd, const struct stat *st)
+{
+    (void)w;
+    if (!t->proc->m->sigfd_mask || (st->st_mode & S_IFMT)) return false;     /* anon inodes have no type */
+    char link[64], target[32];
+    snprintf(link, sizeof link, "/proc/%d/fd/%d", t->tid, fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n <= 0) return false;
+    target[n] = 0;
+    return !strcmp(target, "anon_inode:[signalfd]");
+}
+
+/* The records a signalfd read gave, each mended as a handler's siginfo
+ * (signal.c siginfo_mend). */
+void sigfd_taken(struct world *w, struct thread *t, long result)
+{
+    struct signalfd_siginfo r;
+    for (long off = 0; off + (long)sizeof r <= result; off += (long)sizeof r) {
+        uint64_t at = ARG1(t) + (uint64_t)off;
+        if (mem_read(t->tid, at, &r, sizeof r) != 0) return;
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        si.si_signo = (int)r.ssi_signo, si.si_code = r.ssi_code, si.si_pid = (pid_t)r.ssi_pid;
+        si.si_uid = r.ssi_uid, si.si_status = r.ssi_status;
+        si.si_utime = (clock_t)r.ssi_utime, si.si_stime = (clock_t)r.ssi_stime;
+        if (!siginfo_mend(w, t->proc, &si)) continue;
+        r.ssi_code = si.si_code, r.ssi_pid = (uint32_t)si.si_pid, r.ssi_uid = si.si_uid;
+        r.ssi_status = si.si_status, r.ssi_utime = (uint64_t)si.si_utime, r.ssi_stime = (uint64_t)si.si_stime;
+        mem_write(t->tid, at, &r, sizeof r);
+    }
 }
 
 /* Raw calls: glibc would keep its own two signals out of a mask. */

@@ -278,6 +278,12 @@ void proc_on_clone_event(struct world *w, struct thread *parent, pid_t child_tid
  * one dsim sent for a warm copy all of the kernel's. True if it changed.
  * itimer_mend (time.c) and proc_chld_mend (process.c) are its parts. */
 bool siginfo_mend(struct world *w, struct process *p, siginfo_t *si);
+/* sigfd.c: whether fd, of stat st, is a signalfd (only on a machine that
+ * made one); a read of it passed to the kernel has its records mended at
+ * the exit (sigfd_taken, an exit_quiet function). */
+struct stat;
+bool sigfd_read(struct world *w, struct thread *t, int fd, const struct stat *st);
+void sigfd_taken(struct world *w, struct thread *t, long result);
 bool itimer_mend(struct process *p, siginfo_t *si);
 bool proc_chld_mend(struct world *w, struct process *p, siginfo_t *si);
 /* prctl(PR_SET_CHILD_SUBREAPER). */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/times.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -76,6 +77,25 @@ int main(int argc, char **argv)
           ticks >= 0 && ticks * tick_us <= child + 2 * tick_us && ticks * tick_us + 2 * tick_us >= child);
     if (positive) check("the child used some CPU time", child > 0);
     if (positive) printf("SIGCHLD ticks %ld\n", ticks);
+    /* A second child, its SIGCHLD read from a signalfd. */
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, NULL);
+    int sfd = signalfd(-1, &chld, SFD_CLOEXEC);
+    if ((pid = fork()) == 0) {
+        for (int i = 0; i < 10000; i++) getppid();
+        _exit(0);
+    }
+    struct signalfd_siginfo r;
+    if (sfd < 0 || read(sfd, &r, sizeof r) != sizeof r) { perror("signalfd"); return 2; }
+    if (wait4(pid, &status, 0, &waited) != pid) { perror("wait4"); return 2; }
+    child = us(waited.ru_utime) + us(waited.ru_stime);
+    ticks = (long)(r.ssi_utime + r.ssi_stime);
+    check("a signalfd's SIGCHLD times = what wait4 reported, to a tick",
+          ticks * tick_us <= child + 2 * tick_us && ticks * tick_us + 2 * tick_us >= child);
+    if (positive) printf("signalfd SIGCHLD ticks %ld\n", ticks);
+    sigprocmask(SIG_UNBLOCK, &chld, NULL);
     long long last = cpu_ns();
     int monotonic = 1;
     for (int i = 0; i < 600; i++) {

@@ -5,6 +5,7 @@
  * lines natively and under dsim. */
 #include <signal.h>
 #include <stdio.h>
+#include <sys/signalfd.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -66,5 +67,11 @@ int main(void)
     if (sigwaitinfo(&set, &si) != SIGALRM) return 1;
     code = si.si_code, pid = si.si_pid, uid = si.si_uid;
     show("sigwaitinfo");
+    int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+    struct signalfd_siginfo r;
+    setitimer(ITIMER_REAL, &it, NULL);
+    if (sfd < 0 || read(sfd, &r, sizeof r) != sizeof r || r.ssi_signo != SIGALRM) return 1;
+    code = r.ssi_code, pid = (int)r.ssi_pid, uid = (int)r.ssi_uid;
+    show("signalfd");
     return 0;
 }
