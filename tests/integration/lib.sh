@@ -35,6 +35,15 @@ dsim_exec() {
     "$DSIM" exec --seed "$seed" ${EXEC_OPTS:-} -- "$@" 2>"$TMP/exec.err"
 }
 
+# refused_here OPTS TEXT WHAT: `dsim exec OPTS -- /bin/true` is refused on this
+# host (exit status 2) with TEXT in its message; WHAT names the setting.
+refused_here() {
+    # shellcheck disable=SC2086
+    "$DSIM" exec $1 -- /bin/true 2>"$TMP/refused.err"
+    [ $? = 2 ] || fail "$3: not refused with status 2"
+    grep -q "$2" "$TMP/refused.err" || fail "$3 refused without a reason: $(cat "$TMP/refused.err")"
+}
+
 # host_traps_rdtsc: true if rdtsc faults under PR_SET_TSC here (dsim doctor).
 host_traps_rdtsc() { "$DSIM" doctor | grep -q '^  rdtsc faults under PR_SET_TSC *yes'; }
 
