@@ -1,4 +1,5 @@
 #include "code/vcpu.h"
+#include <elf.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,6 +59,14 @@ void vcpu_mask_host(struct vcpu *c, const struct vcpu_mask *host, char *missing,
         if (k > 0) n += (size_t)k;
         if (n >= len) n = len ? len - 1 : 0;
     }
+}
+
+bool vcpu_auxv(const struct vcpu *c, uint64_t type, uint64_t *value)
+{
+    if (type == AT_HWCAP) *value = c->has.l1_edx;
+    else if (type == AT_HWCAP2) *value = 0;
+    else return false;
+    return true;
 }
 
 void vcpu_flags(const struct vcpu *c, char *buf, size_t len)

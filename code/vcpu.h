@@ -46,6 +46,11 @@ struct vcpu_cache {
 };
 size_t vcpu_caches(const struct vcpu_cache **out);
 
+/* An auxiliary vector entry the virtual CPU decides: AT_HWCAP (leaf 1's
+ * edx) and AT_HWCAP2 (0: no ring-3 MWAIT, no FSGSBASE). True and *value
+ * for those types. */
+bool vcpu_auxv(const struct vcpu *c, uint64_t type, uint64_t *value);
+
 /* The flags line of /proc/cpuinfo, as Linux names and orders them. */
 void vcpu_flags(const struct vcpu *c, char *buf, size_t len);
 

@@ -175,6 +175,7 @@ static void release_vfork_parent(struct process *p)
  * read the clock page (world/clockpage.h). */
 static void patch_auxv(struct world *w, struct thread *t, bool hide_vdso)
 {
+    t->proc->vdso_hidden = hide_vdso;
     struct user_regs_struct r;
     if (tracer_getregs(t->tid, &r)) return;
     uint64_t sp = r.rsp, word;
@@ -195,13 +196,8 @@ static void patch_auxv(struct world *w, struct thread *t, bool hide_vdso)
         } else if (pair[0] == AT_SYSINFO_EHDR && hide_vdso) {
             uint64_t zero = 0;
             mem_write(t->tid, p + 8, &zero, 8);
-        } else if ((pair[0] == AT_HWCAP || pair[0] == AT_HWCAP2) && w->cpuid_virtual) {
-            /* The virtual CPU's (code/vcpu.h): leaf 1's edx, and none of
-             * HWCAP2's (ring-3 MWAIT, FSGSBASE: leaf 7 is empty). */
-            uint32_t leaf1[4];
-            vcpu_cpuid(&w->vcpu, 1, 0, 0, leaf1);
-            uint64_t v = pair[0] == AT_HWCAP ? leaf1[VCPU_EDX] : 0;
-            mem_write(t->tid, p + 8, &v, 8);
+        } else if (w->cpuid_virtual && vcpu_auxv(&w->vcpu, pair[0], &word)) {
+            mem_write(t->tid, p + 8, &word, 8);     /* the virtual CPU's (code/vcpu.h) */
         }
     }
 }

@@ -539,14 +539,10 @@ static void make_auxv(struct world *w, const struct acct *a, int copy, FILE *out
 {
     uint64_t v[2 * 64];
     ssize_t n = pread(copy, v, sizeof v, 0);
-    const struct process *p = a->proc;
-    bool no_vdso = p && (w->conf->clock_reads != CLOCK_READS_PAGE || !p->clock_stub);
-    uint32_t leaf1[4];
-    vcpu_cpuid(&w->vcpu, 1, 0, 0, leaf1);
+    bool no_vdso = a->proc && a->proc->vdso_hidden;
     for (ssize_t i = 0; i + 1 < n / 8; i += 2) {
-        if (v[i] == AT_HWCAP && w->cpuid_virtual) v[i + 1] = leaf1[VCPU_EDX];
-        else if (v[i] == AT_HWCAP2 && w->cpuid_virtual) v[i + 1] = 0;
-        else if (v[i] == AT_SYSINFO_EHDR && no_vdso) v[i + 1] = 0;
+        if (w->cpuid_virtual && vcpu_auxv(&w->vcpu, v[i], &v[i + 1])) continue;
+        if (v[i] == AT_SYSINFO_EHDR && no_vdso) v[i + 1] = 0;
     }
     if (n > 0) fwrite(v, 1, (size_t)n, out);
 }

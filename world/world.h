@@ -219,6 +219,7 @@ struct process {
     struct clock_map *clock; /* its address space's clock page, or NULL (world/clockpage.h) */
     uint64_t clock_stub;    /* where the clock stub is in its vDSO (0: not written) */
     bool cpuid_arm_due;     /* exec'd, its cpuid's fault not armed yet (world/cpuidarm.c) */
+    bool vdso_hidden;       /* its auxv names no vDSO (syscalls/process.c patch_auxv) */
     struct kept_fd *kept;   /* copies of its socket fds kept between calls (syscalls/fdcache.c) */
     int nkept;
     int *plain;             /* its fds known to name a plain file or directory (fdcache.c) */

@@ -3,6 +3,7 @@
  * function tables of a real ELF file (this test's own binary); and the
  * virtual CPU cpuid tells (code/vcpu.c). */
 #include <check.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,14 @@ START_TEST(test_vcpu_model)
 	ck_assert_uint_eq(r[VCPU_EBX], 1024);
 	vcpu_init(&c, 0);
 	ck_assert_uint_eq(c.cpus, 1);
+	/* The auxiliary vector's hardware capabilities: leaf 1's edx, none more. */
+	uint64_t v = 7;
+	cpuid_of(&c, 1, 0, r);
+	ck_assert(vcpu_auxv(&c, AT_HWCAP, &v));
+	ck_assert_uint_eq(v, r[VCPU_EDX]);
+	ck_assert(vcpu_auxv(&c, AT_HWCAP2, &v));
+	ck_assert_uint_eq(v, 0);
+	ck_assert(!vcpu_auxv(&c, AT_PAGESZ, &v));
 }
 END_TEST
 
