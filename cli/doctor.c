@@ -74,10 +74,15 @@ int cmd_doctor(int argc, char **argv)
     if (supervisor_tsc_resolve(&shared, err, sizeof err) != 0) {
         printf("supervisor's rdtsc: %s\n", err);
         ok = false;
-    } else if (!rewrite) {
-        printf("supervisor's rdtsc while machines run: %s\n",
-               shared ? "faults too (no CR4 write at a stop's context switches)"
-                      : "enabled (DSIM_SUPERVISOR_TSC=enable: every stop's two context switches write CR4)");
+    } else {
+        if (!rewrite)
+            printf("supervisor's rdtsc while machines run: %s\n",
+                   shared ? "faults too (no CR4 write at a stop's context switches)"
+                          : "enabled (DSIM_SUPERVISOR_TSC=enable: every stop's two context switches write CR4)");
+        if (cpuid == CPUID_BY_FAULT)
+            printf("supervisor's cpuid while machines run: %s\n",
+                   shared ? "faults too (no MSR write at a stop's context switches)"
+                          : "enabled (DSIM_SUPERVISOR_TSC=enable: every stop's two context switches write an MSR)");
     }
     bool pidns;
     if (proc_mount_resolve(&pidns, err, sizeof err) != 0) {

@@ -118,6 +118,9 @@ if "$DSIM" doctor | grep -q '^  CPUID faulting *yes'; then
         { cat "$TMP/exec.err" >&2; fail "dsim's own cpuid, armed: the run failed"; }
     grep -q 'own cpuid read 0' "$TMP/exec.err" && fail "dsim's own cpuid read 0"
     [ "$(exec_hash)" = "$h1" ] || fail "dsim's own cpuid, armed: hash $(exec_hash), not $h1"
+    "$DSIM" doctor | grep -q "^supervisor's cpuid while machines run: faults too" || fail "doctor: no supervisor's cpuid line"
+    DSIM_SUPERVISOR_TSC=enable "$DSIM" doctor | grep -q "^supervisor's cpuid while machines run: enabled" ||
+        fail "doctor: DSIM_SUPERVISOR_TSC=enable not said for cpuid"
     note "this host has CPUID faulting: trap and rewrite agree"
 else
     refused_here "--cpuid trap" 'no CPUID faulting' "cpuid = trap on a host without CPUID faulting"
