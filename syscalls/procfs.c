@@ -34,6 +34,10 @@
  *   namespace of its own sees it (the host's names dsim's cgroup, whose
  *   limits Node and the JVM size their heaps by; a machine's /sys has no
  *   cgroup file system, supervisor/machine.c);
+ * - oom_score: Linux's formula over the model's resident memory, the
+ *   kernel's page tables and the process's oom_score_adj, against the
+ *   machine's memory (the host's RAM and counts made it another number on
+ *   every host and in every run);
  * - auxv: what the process's own copy says after dsim's changes at exec
  *   (process.c): the virtual CPU's AT_HWCAP and AT_HWCAP2, no vDSO where it
  *   is hidden (the kernel keeps the vector it made).
@@ -58,9 +62,9 @@
 #define TICK_NS 10000000ULL         /* USER_HZ = 100 */
 
 enum pfile { PF_STAT, PF_STATUS, PF_STATM, PF_SCHEDSTAT, PF_IO, PF_MAPS, PF_CGROUP, PF_MOUNTINFO, PF_FDINFO, PF_AUXV,
-             PF_SMAPS, PF_ROLLUP, PF_NONE };
+             PF_SMAPS, PF_ROLLUP, PF_OOM, PF_NONE };
 static const char *const pfile_names[] = { "stat", "status", "statm", "schedstat", "io", "maps", "cgroup", "mountinfo",
-                                           "fdinfo/", "auxv", "smaps", "smaps_rollup" };
+                                           "fdinfo/", "auxv", "smaps", "smaps_rollup", "oom_score" };
 
 /* What a /proc path names: a process (vtid 0) or one of its threads. */
 struct ptarget {
@@ -132,7 +136,7 @@ static bool acct_of(struct world *w, struct machine *m, const struct ptarget *x,
 
 /* ---- memory ---- */
 
-struct mem { uint64_t anon_kb, file_kb, hwm_kb; bool known; };
+struct mem { uint64_t anon_kb, file_kb, hwm_kb, pte_kb; bool known; };
 
 static uint64_t status_kb(const char *text, const char *field)
 {
@@ -156,6 +160,7 @@ static void mem_of(const struct acct *a, struct mem *mem)
     mem->known = true;
     mem->anon_kb = status_kb(text, "\nVmData:") + status_kb(text, "\nVmStk:");
     mem->file_kb = status_kb(text, "\nVmExe:") + status_kb(text, "\nVmLib:");
+    mem->pte_kb = status_kb(text, "\nVmPTE:");
     uint64_t rss = mem->anon_kb + mem->file_kb;
     if (a->proc && rss > a->proc->rss_peak_kb) a->proc->rss_peak_kb = rss;
     mem->hwm_kb = a->proc ? a->proc->rss_peak_kb : rss;
@@ -534,6 +539,27 @@ static char *kernel_text(int copy)
     return text;
 }
 
+/* oom_score as 6.1's proc_oom_score makes it: the badness (resident and
+ * page-table pages, plus oom_score_adj thousandths of the memory) scaled
+ * into 0..2000 and by 2/3; 0 for a process that has no memory (a zombie)
+ * or is exempt (oom_score_adj -1000). The memory is the machine's, no swap. */
+static void make_oom_score(struct world *w, const struct acct *a, FILE *out)
+{
+    struct mem mem;
+    char path[64], text[32] = "";
+    mem_of(a, &mem);
+    snprintf(path, sizeof path, "/proc/%d/oom_score_adj", (int)a->host);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof text - 1);
+    if (fd >= 0) close(fd);
+    long adj = n > 0 ? strtol(text, NULL, 10) : 0, total = (long)(w->conf->memory_bytes / 4096), points = 0;
+    if (mem.known && adj != -1000 && total > 0) {
+        long badness = (long)((mem.anon_kb + mem.file_kb + mem.pte_kb) / 4) + adj * (total / 1000);
+        points = (1000 + badness * 1000 / total) * 2 / 3;
+    }
+    fprintf(out, "%ld\n", points);
+}
+
 /* The kernel's auxiliary vector (binary pairs) with dsim's changes. */
 static void make_auxv(struct world *w, const struct acct *a, int copy, FILE *out)
 {
@@ -575,6 +601,7 @@ static void generate(struct world *w, struct machine *m, const struct ptarget *x
     case PF_AUXV: make_auxv(w, a, copy, out); break;
     case PF_SMAPS: make_smaps(m, kernel, out); break;
     case PF_ROLLUP: make_rollup(a->host, kernel, out); break;
+    case PF_OOM: make_oom_score(w, a, out); break;
     case PF_NONE: break;
     }
     fclose(out);

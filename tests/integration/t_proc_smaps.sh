@@ -5,7 +5,8 @@
 # host's counts, which follow its page cache, fault-around and THP setting,
 # and other processes' sharing (Pss). One output per seed; smaps' mapping
 # lines are maps' lines; the rollup is the sum of smaps; 6.1's fields, and
-# no ProtectionKey (the virtual CPU has no PKU).
+# no ProtectionKey (the virtual CPU has no PKU). oom_score is Linux's
+# formula over that memory and the machine's 4 GiB (not the host's RAM).
 . "$(dirname "$0")/lib.sh"
 sv=$(build smaps_view)
 "$sv" >"$TMP/native.out" || fail "smaps_view failed natively"
@@ -26,6 +27,8 @@ rss=$(val Rss:)
 [ "$(val Shared_Clean:)" = 0 ] || fail "Shared_Clean: $(val Shared_Clean:)"
 [ $(( $(val Private_Dirty:) + $(val Private_Clean:) )) = "$rss" ] || fail "private memory is not Rss"
 [ "$(val Anonymous:)" = "$(val Private_Dirty:)" ] || fail "anonymous memory is not the dirty memory"
+grep -q '^oom_score_adj 0 oom_score 666$' "$out" || fail "oom_score: $(grep oom_score "$out")"
+grep -q '^oom_score_adj 500 oom_score 1000$' "$out" || fail "oom_score at 500: $(grep oom_score "$out")"
 # Another seed: the same memory (nothing in it depends on the seed).
 dsim_exec 2 "$sv" >"$TMP/seed2.out" || fail "seed 2 failed"
 cmp -s "$TMP/seed2.out" "$out" || fail "seed 2 shows other memory"

@@ -1,7 +1,7 @@
 /* A process's memory as smaps and smaps_rollup tell it, beside status's
  * VmRSS and maps: the rollup's totals, the sums over smaps' mappings,
  * whether smaps' mapping lines are maps' lines, and the fields of the
- * first mapping. Under dsim every number is the model's (one per seed,
+ * first mapping; and its oom_score, with oom_score_adj 0 and 500. Under dsim every number is the model's (one per seed,
  * the same on every host); natively the host's page cache and other
  * processes' sharing move them. */
 #include <stdio.h>
@@ -60,5 +60,12 @@ int main(void)
            pkeys);
     for (size_t i = 0; i < NF; i++) printf("%s rollup %llu smaps %llu\n", fields[i], rollup[i], sum[i]);
     printf("VmRSS %llu\n", vmrss);
+    for (int adj = 0; adj <= 500; adj += 500) {
+        f = fopen("/proc/self/oom_score_adj", "w");
+        if (f) fprintf(f, "%d\n", adj), fclose(f);
+        f = fopen("/proc/self/oom_score", "r");
+        if (f && fgets(line, sizeof line, f)) printf("oom_score_adj %d oom_score %s", adj, line);
+        if (f) fclose(f);
+    }
     return 0;
 }
